@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, baseUrl, loadConfig } from './index';
+
+describe('loadConfig', () => {
+  it('applies the embedded defaults', () => {
+    const c = loadConfig({}, '/srv/loupe');
+    expect(c).toMatchObject({ port: 8080, databaseUrl: undefined, dataDir: '/srv/loupe/.data', servicePrefix: 'loupe_' });
+    expect(baseUrl(c)).toBe('http://localhost:8080');
+  });
+
+  it('reads overrides and treats empty values as unset', () => {
+    const c = loadConfig({ PORT: '9000', DATABASE_URL: 'postgres://x/y', DATA_DIR: '', WORKER_ENABLED: 'false' }, '/a');
+    expect(c.port).toBe(9000);
+    expect(c.databaseUrl).toBe('postgres://x/y');
+    expect(c.dataDir).toBe('/a/.data');
+    expect(c.workerEnabled).toBe(false);
+  });
+
+  it('names the variable that is wrong', () => {
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(ConfigError);
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/);
+    expect(() => loadConfig({ SERVICE_PREFIX: 'Loupe' })).toThrow(/SERVICE_PREFIX/);
+  });
+
+  it('prefers the public base url', () => {
+    expect(baseUrl(loadConfig({ PUBLIC_BASE_URL: 'https://loupe.example/' }))).toBe('https://loupe.example');
+  });
+});

@@ -1,0 +1,10 @@
+export { newId } from './ids';
+export { createPool, withTransaction, type Pool, type PoolClient } from './pool';
+export { createPrismaClient, type Db } from './prisma';
+export { migrate, migrationsApplied, readMigrations } from './migrate';
+export { startEmbeddedPostgres, type RunningPostgres } from './embedded';
+export { ensureDatabase, withDatabase } from './database-url';
+export { openDatabase, EMBEDDED_DATABASE, type Database, type DatabaseSettings } from './open-database';
+export { migrationsDir, repoRoot } from './paths';
+export { Prisma } from './generated/prisma/client';
+export * from './generated/prisma/enums';
