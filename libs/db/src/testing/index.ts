@@ -20,6 +20,9 @@ export interface TestDatabase {
 export async function createTestDatabase(): Promise<TestDatabase> {
   const serverUrl = inject('loupeTestServerUrl');
   const template = inject('loupeTemplateDatabase');
+  if (!serverUrl || !template) {
+    throw new Error('createTestDatabase needs the global setup: add @loupe/db/testing/global-setup to this project\'s vitest.config.ts');
+  }
   const name = `${template}_f${randomBytes(5).toString('hex')}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();

@@ -1,0 +1,68 @@
+import { Readable } from 'node:stream';
+import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
+import express from 'express';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiError, BodyTooLargeError, createLogger, createRateLimiter, errorHandler, readBoundedBody, requestContext } from './index';
+
+function bodyOf(parts: string[], headers: Record<string, unknown> = {}) {
+  return Object.assign(Readable.from(parts.map((p) => Buffer.from(p))), { headers });
+}
+
+describe('readBoundedBody', () => {
+  it('reads up to the limit and refuses one byte more', async () => {
+    expect((await readBoundedBody(bodyOf(['ab', 'cd']), 4)).toString()).toBe('abcd');
+    await expect(readBoundedBody(bodyOf(['ab', 'cde']), 4)).rejects.toBeInstanceOf(BodyTooLargeError);
+  });
+  it('refuses a declared length over the limit before reading', async () => {
+    await expect(readBoundedBody(bodyOf([], { 'content-length': '5' }), 4)).rejects.toBeInstanceOf(BodyTooLargeError);
+  });
+});
+
+describe('errorHandler', () => {
+  it('answers the shared shape and hides unexpected errors', async () => {
+    const app = express();
+    app.use(requestContext(createLogger('silent')));
+    app.get('/known', () => {
+      throw new ApiError(429, 'RATE_LIMITED', 'slow down', { retryAfter: 1, headers: { 'retry-after': '1' } });
+    });
+    app.get('/boom', () => {
+      throw new Error('secret internals');
+    });
+    app.use(errorHandler);
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const known = await fetch(`${base}/known`);
+    expect(known.status).toBe(429);
+    expect(known.headers.get('retry-after')).toBe('1');
+    expect(await known.json()).toEqual({ error: 'RATE_LIMITED', message: 'slow down', retryAfter: 1 });
+    const boom = await fetch(`${base}/boom`);
+    expect(boom.status).toBe(500);
+    const body = await boom.json();
+    expect(body.error).toBe('INTERNAL_ERROR');
+    expect(JSON.stringify(body)).not.toMatch(/secret internals|at .*\.ts/);
+    server.close();
+  });
+});
+
+describe('createRateLimiter', () => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+  });
+  afterAll(() => t.close());
+
+  it('allows the limit per window across limiters sharing a database', async () => {
+    let now = 1_000_000_250;
+    const clock = { now: () => now };
+    const a = createRateLimiter(t.pool, { limit: 10, windowMs: 1000, clock });
+    const b = createRateLimiter(t.pool, { limit: 10, windowMs: 1000, clock });
+    const decisions = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).take('key-1')));
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(10);
+    const refused = decisions.find((d) => !d.allowed)!;
+    expect(refused.retryAfterSeconds).toBe(1);
+    expect((await a.take('key-2')).allowed).toBe(true);
+    now += 1000;
+    expect((await a.take('key-1')).allowed).toBe(true);
+  });
+});

@@ -1,0 +1,10 @@
+export { ApiError, errorBody, type ErrorBody } from './errors';
+export { errorHandler, notFoundHandler } from './error-handler';
+export { requestContext } from './request-context';
+export { createLogger, type Logger } from './logger';
+export { readBoundedBody, BodyTooLargeError } from './body';
+export { createRateLimiter, type RateLimiter, type RateDecision } from './rate-limit';
+export { systemClock, type Clock } from './clock';
+export { healthRouter, databaseReadiness, type ReadinessCheck } from './health';
+export { listen, type Listening } from './server';
+export { createIdempotencyStore, requestFingerprint, IDEMPOTENCY_TTL_MS, type IdempotencyStore, type IdempotencyClaim } from './idempotency';

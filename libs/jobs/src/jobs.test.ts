@@ -1,0 +1,45 @@
+import { withTransaction } from '@loupe/db';
+import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QUEUES, createBoss, enqueue, ensureQueues, type Boss } from './index';
+
+describe('queues', () => {
+  let t: TestDatabase;
+  let boss: Boss;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    boss = createBoss({ connectionString: t.url, supervise: false });
+    boss.on('error', () => {});
+    await boss.start();
+    await Promise.all([ensureQueues(boss), ensureQueues(boss)]);
+  });
+  afterAll(async () => {
+    await boss.stop({ graceful: false, close: true });
+    await t.close();
+  });
+
+  it('creates every queue with a dead-letter queue', async () => {
+    const q = await boss.getQueue(QUEUES.processBatch);
+    expect(q?.deadLetter).toBe(QUEUES.deadLetter);
+    expect(q?.retryLimit).toBeGreaterThan(0);
+    expect(await boss.getQueue(QUEUES.downloadAttachment)).toBeTruthy();
+  });
+
+  it('refuses a payload that breaks the queue schema', async () => {
+    await expect(enqueue(boss, QUEUES.processBatch, { batchId: 'b' } as never)).rejects.toThrow(/workspaceId/);
+  });
+
+  it('commits a job only with the transaction that sent it', async () => {
+    await expect(
+      withTransaction(t.pool, async (client) => {
+        await enqueue(boss, QUEUES.processBatch, { workspaceId: 'w', batchId: 'rolled-back' }, { client });
+        throw new Error('abort');
+      }),
+    ).rejects.toThrow('abort');
+    await withTransaction(t.pool, (client) =>
+      enqueue(boss, QUEUES.processBatch, { workspaceId: 'w', batchId: 'committed' }, { client }),
+    );
+    const jobs = await boss.fetch(QUEUES.processBatch, { batchSize: 10 });
+    expect(jobs.map((j) => (j.data as { batchId: string }).batchId)).toEqual(['committed']);
+  });
+});
