@@ -1,0 +1,1 @@
+export { createAuthApp, type AuthAppDeps } from './app';

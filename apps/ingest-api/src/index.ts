@@ -1,0 +1,1 @@
+export { createIngestApp, INGEST_RATE_LIMIT, type IngestAppDeps } from './app';

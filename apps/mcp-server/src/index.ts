@@ -1,0 +1,1 @@
+export { createMcpApp, protectedResourceMetadata, MCP_PATH, MCP_SCOPES, type McpAppDeps } from './app';

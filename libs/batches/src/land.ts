@@ -1,0 +1,139 @@
+import { newId, withTransaction } from '@loupe/db';
+import { QUEUES, enqueue, type Boss } from '@loupe/jobs';
+import type { AcceptedRecord, RecordError } from '@loupe/records';
+import type pg from 'pg';
+import { transitionBatch } from './lifecycle';
+
+export interface LandingInput {
+  workspaceId: string;
+  apiKeyId: string | null;
+  productId: string;
+  type: string;
+  source: string;
+  format: string | undefined;
+  accepted: AcceptedRecord[];
+  rejectedCount: number;
+  totalErrorCount: number;
+  /** The first errors, as reported. */
+  errors: RecordError[];
+  now: number;
+}
+
+export interface Landed {
+  batchId: string;
+  insertedCount: number;
+  duplicateCount: number;
+  attachmentDownloadTotal: number;
+}
+
+// One JSON parameter carries every record; `data` is spliced in as the raw text that was sent.
+function recordsParameter(ids: string[], accepted: AcceptedRecord[]): string {
+  const parts = accepted.map((a, i) => {
+    const r = a.record;
+    const head = JSON.stringify({
+      id: ids[i],
+      position: a.index,
+      dedup_key: a.dedupKey,
+      type: r._type,
+      nature: r._nature,
+      project_ids: r._project_ids,
+      event_at: a.eventAt,
+      vendor_ids: r._vendor_ids,
+      thread_id: r._thread_id ?? null,
+      participants: r._participants ?? null,
+      tags: r._tags ?? [],
+      pii: r._pii ?? null,
+    });
+    return `${head.slice(0, -1)},"data":${a.rawData}}`;
+  });
+  return `[${parts.join(',')}]`;
+}
+
+const INSERT_RECORDS = `
+  INSERT INTO records (id, workspace_id, batch_id, position, dedup_key, type, nature, product_id, project_ids,
+                       event_at, vendor_ids, thread_id, participants, tags, pii, data, received_at)
+  SELECT r.id, $1, $2, r.position, r.dedup_key, r.type, r.nature, $3, r.project_ids,
+         r.event_at, r.vendor_ids, r.thread_id, r.participants, r.tags, r.pii, r.data, $5
+    FROM json_to_recordset($4::json) AS r(id text, position int, dedup_key text, type text, nature text,
+         project_ids text[], event_at timestamptz, vendor_ids jsonb, thread_id text, participants jsonb,
+         tags text[], pii jsonb, data json)
+  ON CONFLICT (workspace_id, dedup_key) DO NOTHING
+  RETURNING position`;
+
+const INSERT_ATTACHMENTS = `
+  INSERT INTO attachments (id, workspace_id, batch_id, record_id, position, type, filename, declared_size, mime_type,
+                           sha1, md5, vendor_url, upload_intent_id, status)
+  SELECT a.id, $1, $2, a.record_id, a.position, a.type, a.filename, a.size, a.mime_type,
+         a.sha1, a.md5, a.vendor_url, a.upload_intent_id, a.status::attachment_status
+    FROM jsonb_to_recordset($3::jsonb) AS a(id text, record_id text, position int, type text, filename text,
+         size bigint, mime_type text, sha1 text, md5 text, vendor_url text, upload_intent_id text, status text)`;
+
+/**
+ * Stores a batch, its accepted records (each dedup key once per workspace), their
+ * attachments and the job that will process them in one transaction. `finalize`
+ * runs inside the same transaction (the idempotency record), so a crash leaves
+ * all of it or none.
+ */
+export async function landBatch(
+  pool: pg.Pool,
+  boss: Boss,
+  input: LandingInput,
+  finalize?: (client: pg.PoolClient, landed: Landed) => Promise<void>,
+): Promise<Landed> {
+  const batchId = newId('bat', input.now);
+  const recordIds = input.accepted.map(() => newId('rec', input.now));
+  const createdAt = new Date(input.now);
+  return withTransaction(pool, async (client) => {
+    await client.query(
+      `INSERT INTO batches (id, workspace_id, api_key_id, product_id, source, type, format, status,
+                            accepted_count, rejected_count, total_error_count, errors, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 'LANDING', $8, $9, $10, $11, $12, $12)`,
+      [batchId, input.workspaceId, input.apiKeyId, input.productId, input.source, input.type, input.format ?? null,
+        input.accepted.length, input.rejectedCount, input.totalErrorCount, JSON.stringify(input.errors), createdAt],
+    );
+    const { rows } = await client.query<{ position: number }>(INSERT_RECORDS, [
+      input.workspaceId, batchId, input.productId, recordsParameter(recordIds, input.accepted), createdAt,
+    ]);
+    const inserted = new Set(rows.map((r) => r.position));
+    const attachments: Record<string, unknown>[] = [];
+    input.accepted.forEach((a, i) => {
+      if (!inserted.has(a.index)) return;
+      a.record._attachments?.forEach((att, position) => {
+        attachments.push({
+          id: newId('att', input.now),
+          record_id: recordIds[i],
+          position,
+          type: att.type,
+          filename: att.filename ?? null,
+          size: att.size ?? null,
+          mime_type: att.mime_type ?? null,
+          sha1: att.sha1 ?? null,
+          md5: att.md5 ?? null,
+          vendor_url: att.vendor_url ?? null,
+          upload_intent_id: att.upload_intent_id ?? null,
+          status: att.vendor_url ? 'PENDING' : 'NOT_DOWNLOADED',
+        });
+      });
+    });
+    if (attachments.length) {
+      await client.query(INSERT_ATTACHMENTS, [input.workspaceId, batchId, JSON.stringify(attachments)]);
+    }
+    const downloads = attachments.filter((a) => a.vendor_url).length;
+    const landed: Landed = {
+      batchId,
+      insertedCount: inserted.size,
+      duplicateCount: input.accepted.length - inserted.size,
+      attachmentDownloadTotal: downloads,
+    };
+    await client.query(
+      `UPDATE batches SET duplicate_count = $2, attachment_download_total = $3,
+              attachment_download_status = CASE WHEN $3 > 0 THEN 'PENDING'::download_status END
+        WHERE id = $1`,
+      [batchId, landed.duplicateCount, downloads],
+    );
+    await transitionBatch(client, batchId, 'LANDING', 'LANDED');
+    await enqueue(boss, QUEUES.processBatch, { workspaceId: input.workspaceId, batchId }, { client });
+    await finalize?.(client, landed);
+    return landed;
+  });
+}

@@ -1,0 +1,98 @@
+import { LIMITS } from './schemas';
+import { rawDataOf, recordRanges } from './raw-json';
+
+export type BodyKind = 'json' | 'ndjson';
+
+/** One item of the body, in order: a parsed value with the raw text of its `data`, or a line that is not JSON. */
+export type BodyItem =
+  | { index: number; ok: true; value: unknown; rawData: string | undefined }
+  | { index: number; ok: false; message: string };
+
+export class BodyError extends Error {
+  override name = 'BodyError';
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** `application/json` or `application/x-ndjson` (parameters such as charset allowed); anything else is undefined. */
+export function bodyKindOf(contentType: string | undefined): BodyKind | undefined {
+  const media = contentType?.split(';')[0]?.trim().toLowerCase();
+  if (media === 'application/json') return 'json';
+  if (media === 'application/x-ndjson') return 'ndjson';
+  return undefined;
+}
+
+function checkCount(n: number) {
+  if (n === 0) throw new BodyError('NO_RECORDS', 'The body holds no records; send 1 to 1000');
+  if (n > LIMITS.recordsPerRequest) {
+    throw new BodyError('TOO_MANY_RECORDS', `The body holds ${n} records; at most ${LIMITS.recordsPerRequest} are allowed per request`);
+  }
+}
+
+function parseJsonBody(text: string): BodyItem[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new BodyError('INVALID_JSON', `The body is not valid JSON: ${(error as Error).message}`);
+  }
+  let records: unknown[];
+  if (Array.isArray(parsed)) {
+    records = parsed;
+  } else if (parsed !== null && typeof parsed === 'object') {
+    const keys = Object.keys(parsed);
+    const extra = keys.filter((k) => k !== 'records');
+    if (!keys.includes('records')) {
+      throw new BodyError('INVALID_BODY', 'The body must be an array of records or an object whose only property is "records"');
+    }
+    if (extra.length) {
+      throw new BodyError('INVALID_BODY', `The body object may hold only "records"; unexpected: ${extra.map((k) => JSON.stringify(k)).join(', ')}`);
+    }
+    const value = (parsed as { records: unknown }).records;
+    if (!Array.isArray(value)) throw new BodyError('INVALID_BODY', '"records" must be an array of records');
+    records = value;
+  } else {
+    throw new BodyError('INVALID_BODY', 'The body must be an array of records or an object whose only property is "records"');
+  }
+  checkCount(records.length);
+  const ranges = recordRanges(text);
+  return records.map((value, index) => {
+    const range = ranges?.[index];
+    return { index, ok: true, value, rawData: range && rawDataOf(text, range) };
+  });
+}
+
+function parseNdjsonBody(text: string): BodyItem[] {
+  const items: BodyItem[] = [];
+  let index = 0;
+  for (const line of text.split('\n')) {
+    const trimmed = line.trim();
+    if (trimmed === '') continue;
+    if (index >= LIMITS.recordsPerRequest) {
+      index++;
+      continue; // only counted, for the error below
+    }
+    try {
+      const value: unknown = JSON.parse(trimmed);
+      const rawData =
+        value !== null && typeof value === 'object' && !Array.isArray(value) ? rawDataOf(trimmed, { start: 0, end: trimmed.length }) : undefined;
+      items.push({ index, ok: true, value, rawData });
+    } catch (error) {
+      items.push({ index, ok: false, message: `line is not valid JSON: ${(error as Error).message}` });
+    }
+    index++;
+  }
+  checkCount(index);
+  return items;
+}
+
+/** Splits a request body into records. Throws BodyError for what makes the whole body unusable. */
+export function parseBody(kind: BodyKind, body: Buffer): BodyItem[] {
+  let text = body.toString('utf8');
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  return kind === 'json' ? parseJsonBody(text) : parseNdjsonBody(text);
+}

@@ -1,0 +1,153 @@
+import { z } from 'zod';
+
+export const RECORD_TYPES = [
+  'email_thread', 'email', 'meeting_notes', 'call', 'call_transcription',
+  'conversation', 'message', 'document', 'spreadsheet',
+] as const;
+export const NATURES = ['evidence', 'guidance', 'context'] as const;
+export const FORMATS = ['text', 'audio', 'video', 'file'] as const;
+export const BATCH_STATUSES = ['LANDING', 'LANDED', 'PROCESSING', 'COMPLETE', 'FAILED'] as const;
+export const DOWNLOAD_STATUSES = ['PENDING', 'IN_PROGRESS', 'COMPLETE', 'PARTIAL_FAILURE', 'FAILED'] as const;
+
+export const LIMITS = {
+  bodyBytes: 5 * 1024 * 1024,
+  recordsPerRequest: 1000,
+  attachmentsPerRequest: 1000,
+  attachmentBytes: 2 * 1024 * 1024 * 1024,
+  errorsPerResponse: 20,
+  idempotencyKeyLength: 256,
+  pageSizeMax: 100,
+  pageSizeDefault: 20,
+  cursorLength: 256,
+  batchIdLength: 128,
+} as const;
+
+/** `YYYY-MM-DDThh:mm:ss`, optionally `.` and 1–3 digits, then `Z`. */
+export const EVENT_AT_PATTERN = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,3})?Z$/;
+
+function isRealInstant(value: string): boolean {
+  const m = EVENT_AT_PATTERN.exec(value);
+  if (!m) return false;
+  const [y, mo, d, h, mi, s] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  const date = new Date(Date.UTC(y, mo - 1, d, h, mi, s));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d && h < 24 && mi < 60 && s < 60;
+}
+
+/** Truncates an accepted `_event_at` to whole seconds: `2026-01-02T03:04:05.678Z` → `2026-01-02T03:04:05Z`. */
+export function truncateEventAt(value: string): string {
+  return `${value.slice(0, 19)}Z`;
+}
+
+const text = (max: number) => z.string().max(max);
+
+export const participantSchema = z.strictObject({
+  id: z.string().min(1).max(256),
+  role: z.enum(['internal', 'external', 'unknown']),
+  name: text(256).optional(),
+  email: z.email().max(320).optional(),
+  type: z.enum(['user', 'contact', 'workspace_member', 'bot', 'system', 'unknown']).optional(),
+});
+
+export const attachmentSchema = z.strictObject({
+  type: z.enum(['audio', 'video', 'file', 'image', 'text', 'unknown']),
+  filename: text(512).optional(),
+  size: z.int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+  mime_type: text(256).optional(),
+  sha1: text(128).optional(),
+  md5: text(128).optional(),
+  vendor_url: z.url().max(2048).optional(),
+  upload_intent_id: text(256).optional(),
+});
+
+export const piiEntitySchema = z.strictObject({
+  type: z.string().min(1).max(64),
+  value: text(1024).optional(),
+  confidence: z.number().min(0).max(1).optional(),
+});
+
+export const piiSchema = z.strictObject({
+  contains_email: z.boolean().optional(),
+  contains_phone: z.boolean().optional(),
+  sensitive_score: z.number().min(0).max(1).optional(),
+  detected_entities: z.array(piiEntitySchema).optional(),
+  redaction_status: z.enum(['unredacted', 'redacted', 'encrypted']).optional(),
+});
+
+export const recordSchema = z.strictObject({
+  _type: z.enum(RECORD_TYPES),
+  _schema_version: z.literal('1.0.0'),
+  _event_at: z
+    .string()
+    .regex(EVENT_AT_PATTERN, 'must be an ISO-8601 UTC timestamp YYYY-MM-DDThh:mm:ss, optionally with .s to .sss, ending in Z')
+    .refine(isRealInstant, 'is not a real date and time'),
+  _vendor_ids: z
+    .record(z.string(), z.string())
+    .refine((v) => Object.keys(v).length > 0, 'must have at least one entry'),
+  _product_id: z.string().min(1).max(128),
+  _project_ids: z.array(z.string().min(1).max(128)).min(1),
+  _nature: z.enum(NATURES),
+  data: z.record(z.string(), z.unknown()),
+  _thread_id: text(512).optional(),
+  _participants: z.array(participantSchema).max(5000).optional(),
+  _attachments: z.array(attachmentSchema).max(10).optional(),
+  _tags: z.array(text(64)).max(200).optional(),
+  _pii: piiSchema.optional(),
+});
+
+export const recordErrorSchema = z.strictObject({
+  index: z.int().min(0),
+  code: z.string().max(64),
+  message: z.string().max(2048),
+});
+
+export const submissionResponseSchema = z.strictObject({
+  batchId: z.string().max(128),
+  acceptedCount: z.int().min(0),
+  rejectedCount: z.int().min(0),
+  totalErrorCount: z.int().min(0),
+  duplicateCount: z.int().min(0).optional(),
+  errors: z.array(recordErrorSchema).max(20).optional(),
+});
+
+export const batchSchema = z.strictObject({
+  batchId: z.string().max(128),
+  status: z.enum(BATCH_STATUSES),
+  createdAt: z.int(),
+  acceptedCount: z.int().min(0),
+  rejectedCount: z.int().min(0),
+  duplicateCount: z.int().min(0),
+  totalErrorCount: z.int().min(0),
+  errors: z.array(recordErrorSchema).max(20),
+  source: z.string(),
+  type: z.string(),
+  format: z.enum(FORMATS).optional(),
+  attachmentDownloadTotal: z.int().min(0).optional(),
+  attachmentDownloadComplete: z.int().min(0).optional(),
+  attachmentDownloadFailed: z.int().min(0).optional(),
+  attachmentDownloadStatus: z.enum(DOWNLOAD_STATUSES).optional(),
+  billing: z.strictObject({ totalCreditsCharged: z.int().min(0) }),
+});
+
+export const batchListSchema = z.strictObject({
+  batches: z.array(batchSchema),
+  nextCursor: z.string().max(256).optional(),
+});
+
+export const errorResponseSchema = z.object({
+  error: z.string().max(64),
+  message: z.string().max(2048),
+  retryAfter: z.number().optional(),
+  details: z.record(z.string(), z.unknown()).optional(),
+  errors: z.array(recordErrorSchema).max(20).optional(),
+});
+
+export type IngestRecordInput = z.infer<typeof recordSchema>;
+export type Participant = z.infer<typeof participantSchema>;
+export type AttachmentInput = z.infer<typeof attachmentSchema>;
+export type Pii = z.infer<typeof piiSchema>;
+export type RecordError = z.infer<typeof recordErrorSchema>;
+export type SubmissionResponse = z.infer<typeof submissionResponseSchema>;
+export type BatchView = z.infer<typeof batchSchema>;
+export type BatchList = z.infer<typeof batchListSchema>;
+export type ErrorResponse = z.infer<typeof errorResponseSchema>;
+export type RecordType = (typeof RECORD_TYPES)[number];

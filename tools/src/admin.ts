@@ -1,0 +1,146 @@
+import { parseArgs } from 'node:util';
+import { ApiKeyError, createApiKey, listApiKeys, revokeApiKey } from '@loupe/api-keys';
+import { ConfigError, loadConfig } from '@loupe/config';
+import { openDatabase, type Database } from '@loupe/db';
+import { NotFoundError, createProduct, createProject, createWorkspace, listWorkspaces } from '@loupe/workspaces';
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export const USAGE = `Usage: npm run admin -- <command> [options]
+
+  workspace create --name <name> [--owner <email>]
+  workspace list
+  product create   --workspace <id> --name <name> [--description <text>]
+  project create   --workspace <id> --product <id> --name <name>
+  key create       --workspace <id> --name <name> --permissions <list> [--product <id>]
+                   permissions: comma-separated among api:read, api:write, mcp:read, mcp:write, mcp:thirdparty
+                   (MCP permissions need --product, the key's default product)
+  key list         --workspace <id>
+  key revoke       --workspace <id> --key <key id>
+
+Uses DATABASE_URL, or the embedded PostgreSQL under DATA_DIR (default .data), running or not.`;
+
+const OPTIONS = {
+  name: { type: 'string' },
+  owner: { type: 'string' },
+  description: { type: 'string' },
+  workspace: { type: 'string' },
+  product: { type: 'string' },
+  permissions: { type: 'string' },
+  key: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Values = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'string' ? string : boolean };
+
+function need(values: Values, name: keyof Values): string {
+  const v = values[name];
+  if (typeof v !== 'string' || v.trim() === '') throw new UsageError(`Missing --${name}`);
+  return v.trim();
+}
+
+/** Runs one admin command; returns the lines to print. */
+export async function runAdmin(argv: string[], database: Database, servicePrefix: string): Promise<string[]> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const values = parsed.values as Values;
+  const [noun, verb, ...rest] = parsed.positionals;
+  if (rest.length) throw new UsageError(`Unexpected argument ${JSON.stringify(rest[0])}`);
+  const { db } = database;
+  switch (`${noun ?? ''} ${verb ?? ''}`) {
+    case 'workspace create': {
+      const ws = await createWorkspace(db, { name: need(values, 'name'), ...(values.owner ? { ownerEmail: values.owner } : {}) });
+      return [`Created workspace ${ws.id} (${ws.name})`];
+    }
+    case 'workspace list': {
+      const all = await listWorkspaces(db);
+      if (!all.length) return ['No workspaces'];
+      return all.flatMap((w) => [
+        `${w.id}  ${w.name}`,
+        ...w.products.flatMap((p) => [`  product ${p.id}  ${p.name}`, ...p.projects.map((j) => `    project ${j.id}  ${j.name}`)]),
+      ]);
+    }
+    case 'product create': {
+      const p = await createProduct(db, need(values, 'workspace'), {
+        name: need(values, 'name'), ...(values.description ? { description: values.description } : {}),
+      });
+      return [`Created product ${p.id} (${p.name})`];
+    }
+    case 'project create': {
+      const p = await createProject(db, need(values, 'workspace'), need(values, 'product'), { name: need(values, 'name') });
+      return [`Created project ${p.id} (${p.name})`];
+    }
+    case 'key create': {
+      const { key, apiKey } = await createApiKey(db, {
+        workspaceId: need(values, 'workspace'),
+        name: need(values, 'name'),
+        permissions: need(values, 'permissions').split(/[\s,]+/).filter(Boolean),
+        defaultProductId: values.product,
+        servicePrefix,
+      });
+      return [
+        `Created API key ${apiKey.id} (${apiKey.name}) with ${apiKey.permissions.join(', ')}`,
+        'The key is shown once; store it now:',
+        key,
+      ];
+    }
+    case 'key list': {
+      const keys = await listApiKeys(db, need(values, 'workspace'));
+      if (!keys.length) return ['No API keys'];
+      return keys.map((k) =>
+        [
+          k.id, `${k.displayPrefix}…`, k.name, k.permissions.join(','),
+          k.defaultProductId ? `product=${k.defaultProductId}` : 'no default product',
+          `created ${k.createdAt.toISOString()}`,
+          k.lastUsedAt ? `last used ${k.lastUsedAt.toISOString()}` : 'never used',
+          k.revokedAt ? `REVOKED ${k.revokedAt.toISOString()}` : 'active',
+        ].join('  '),
+      );
+    }
+    case 'key revoke': {
+      const keyId = need(values, 'key');
+      await revokeApiKey(db, need(values, 'workspace'), keyId);
+      return [`Revoked API key ${keyId}`];
+    }
+    default:
+      throw new UsageError(noun ? `Unknown command "${[noun, verb].filter(Boolean).join(' ')}"` : 'No command given');
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  if (argv.length === 0 || argv.includes('--help') || argv.includes('-h')) {
+    console.log(USAGE);
+    return argv.length === 0 ? 2 : 0;
+  }
+  let database: Database | undefined;
+  try {
+    const config = loadConfig();
+    database = await openDatabase({
+      databaseUrl: config.databaseUrl, dataDir: config.dataDir, embeddedPgPort: config.embeddedPgPort, poolSize: 2, whenRunning: 'share',
+    });
+    for (const line of await runAdmin(argv, database, config.servicePrefix)) console.log(line);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`Error: ${error.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (error instanceof ApiKeyError || error instanceof NotFoundError || error instanceof ConfigError || /permission/i.test((error as Error).message)) {
+      console.error(`Error: ${(error as Error).message}`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    await database?.close();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  process.exitCode = await main(process.argv.slice(2));
+}

@@ -1,0 +1,2 @@
+export { startService, type RunningService } from './service';
+export { seedDemo, demoBanner, type DemoSeed } from './seed';

@@ -1,0 +1,71 @@
+import { API_KEY_PERMISSIONS, createApiKey } from '@loupe/api-keys';
+import { type Database } from '@loupe/db';
+import { createProduct, createProject, createWorkspace } from '@loupe/workspaces';
+
+export interface DemoSeed {
+  workspaceId: string;
+  productId: string;
+  projectId: string;
+  apiKey: string;
+}
+
+const SEED_LOCK = 72_707_002;
+
+/**
+ * On the very first start (no workspace exists yet) creates a demo workspace with
+ * one product, one project and a key holding every permission. Returns undefined
+ * when the database already has workspaces, so restarts never seed twice.
+ */
+export async function seedDemo(database: Database, servicePrefix: string): Promise<DemoSeed | undefined> {
+  const client = await database.pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [SEED_LOCK]);
+    const { rowCount } = await client.query('SELECT 1 FROM workspaces LIMIT 1');
+    if (rowCount) return undefined;
+    const workspace = await createWorkspace(database.db, { name: 'Demo workspace', ownerEmail: 'demo@loupe.local' });
+    const product = await createProduct(database.db, workspace.id, { name: 'Demo product', description: 'Created on first start' });
+    const project = await createProject(database.db, workspace.id, product.id, { name: 'Demo project' });
+    const owner = await database.db.membership.findFirst({ where: { workspaceId: workspace.id } });
+    const { key } = await createApiKey(database.db, {
+      workspaceId: workspace.id,
+      name: 'Demo key (every permission)',
+      permissions: API_KEY_PERMISSIONS,
+      defaultProductId: product.id,
+      createdByUserId: owner?.userId,
+      servicePrefix,
+    });
+    return { workspaceId: workspace.id, productId: product.id, projectId: project.id, apiKey: key };
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [SEED_LOCK]).catch(() => {});
+    client.release();
+  }
+}
+
+/** The first-start banner: the key (shown once), the ids and a ready-to-paste curl line. */
+export function demoBanner(url: string, seed: DemoSeed): string {
+  const record = {
+    _type: 'meeting_notes',
+    _schema_version: '1.0.0',
+    _event_at: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    _vendor_ids: { demo: 'note-1' },
+    _product_id: seed.productId,
+    _project_ids: [seed.projectId],
+    _nature: 'evidence',
+    data: { title: 'Kickoff with Acme', content: '# Pain points\nExports take too long.' },
+  };
+  return [
+    '',
+    'Demo workspace created. This API key is shown once; keep it:',
+    '',
+    `  API key:     ${seed.apiKey}`,
+    `  Base URL:    ${url}`,
+    `  Workspace:   ${seed.workspaceId}`,
+    `  Product id:  ${seed.productId}`,
+    `  Project id:  ${seed.projectId}`,
+    '',
+    'Submit a record:',
+    '',
+    `  curl -sS -X POST ${url}/api/v1/ingest -H 'content-type: application/json' -H 'x-api-key: ${seed.apiKey}' -d '${JSON.stringify([record])}'`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,95 @@
+import { baseUrl, type Config } from '@loupe/config';
+import { migrationsApplied, migrationsDir, openDatabase, type Database } from '@loupe/db';
+import {
+  createLogger, databaseReadiness, errorHandler, healthRouter, listen, notFoundHandler, requestContext, systemClock,
+  type Clock, type Listening, type Logger,
+} from '@loupe/http';
+import { createIngestApp } from '@loupe/ingest-api';
+import { createAuthApp } from '@loupe/auth-server';
+import { createMcpApp } from '@loupe/mcp-server';
+import { createBoss, ensureQueues, type Boss } from '@loupe/jobs';
+import { createWorker, type Worker } from '@loupe/worker';
+import express from 'express';
+
+export interface RunningService {
+  url: string;
+  port: number;
+  database: Database;
+  boss: Boss;
+  log: Logger;
+  /** Stop accepting, finish in-flight requests and jobs, close the database, stop the embedded server. */
+  close(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  config: Config;
+  log?: Logger;
+  clock?: Clock;
+}
+
+/**
+ * The whole service in one process: every app's routes on one host and port
+ * (the OAuth server and the MCP endpoint must share a host), and the worker.
+ */
+export async function startService({ config, log = createLogger(config.logLevel), clock = systemClock }: ServiceOptions): Promise<RunningService> {
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    embeddedPgPort: config.embeddedPgPort,
+    poolSize: config.dbPoolSize,
+    log: (line) => log.trace({ component: 'postgres' }, line),
+  });
+  if (database.migrationsApplied.length) log.info({ migrations: database.migrationsApplied }, 'migrations applied');
+  const boss = createBoss({ connectionString: database.url, supervise: config.workerEnabled });
+  boss.on('error', (err) => log.error({ err }, 'pg-boss error'));
+  let worker: Worker | undefined;
+  let http: Listening | undefined;
+  try {
+    await boss.start();
+    await ensureQueues(boss);
+
+    let publicUrl = baseUrl(config);
+    const app = express();
+    app.disable('x-powered-by');
+    app.set('trust proxy', 'loopback');
+    app.use(requestContext(log));
+    app.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir))));
+    app.use(createIngestApp({ pool: database.pool, boss, clock, servicePrefix: config.servicePrefix, baseUrl: () => publicUrl }));
+    app.use(createMcpApp({ baseUrl: () => publicUrl }));
+    app.use(createAuthApp({ baseUrl: () => publicUrl }));
+    app.use(notFoundHandler);
+    app.use(errorHandler);
+
+    if (config.workerEnabled) {
+      worker = createWorker({ pool: database.pool, db: database.db, boss, clock, log: log.child({ component: 'worker' }), config });
+      await worker.start();
+    }
+    http = await listen(app, config.port, config.host);
+    publicUrl = baseUrl(config, http.port);
+    log.info({ url: publicUrl }, 'listening');
+  } catch (error) {
+    await http?.close(0);
+    await worker?.stop().catch(() => {});
+    await boss.stop({ graceful: false, close: true }).catch(() => {});
+    await database.close();
+    throw error;
+  }
+  const listening = http;
+  let closing: Promise<void> | undefined;
+  return {
+    url: baseUrl(config, listening.port),
+    port: listening.port,
+    database,
+    boss,
+    log,
+    close() {
+      closing ??= (async () => {
+        await listening.close(config.shutdownTimeoutMs);
+        await worker?.stop();
+        await boss.stop({ graceful: true, close: true, timeout: config.shutdownTimeoutMs });
+        await database.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,50 @@
+import { ConfigError, loadConfig } from '@loupe/config';
+import { createLogger } from '@loupe/http';
+import { demoBanner, seedDemo } from './seed';
+import { startService } from './service';
+
+// `npm start`: the whole service in one process, on the embedded PostgreSQL unless DATABASE_URL is set.
+let config;
+try {
+  config = loadConfig();
+} catch (error) {
+  if (error instanceof ConfigError) {
+    console.error(error.message);
+    process.exit(2);
+  }
+  throw error;
+}
+const log = createLogger(config.logLevel);
+const started = Date.now();
+let service;
+try {
+  service = await startService({ config, log });
+} catch (error) {
+  log.fatal({ err: error }, 'could not start');
+  process.exit(1);
+}
+const seed = await seedDemo(service.database, config.servicePrefix);
+if (seed) process.stdout.write(`${demoBanner(service.url, seed)}\n`);
+log.info(
+  { url: service.url, database: service.database.embedded ? `embedded, data in ${config.dataDir}` : 'DATABASE_URL', ms: Date.now() - started },
+  `Loupe is ready at ${service.url} (GET /readyz)`,
+);
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down: no new requests, finishing in-flight work');
+    service
+      .close()
+      .then(() => {
+        log.info('stopped');
+        process.exit(0);
+      })
+      .catch((error: unknown) => {
+        log.error({ err: error }, 'unclean shutdown');
+        process.exit(1);
+      });
+  });
+}
