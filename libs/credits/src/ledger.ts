@@ -1,0 +1,209 @@
+import { newId, withTransaction } from '@loupe/db';
+import type pg from 'pg';
+
+/** A connection that is inside a transaction the caller controls. */
+export type TxClient = Pick<pg.PoolClient, 'query'>;
+
+export interface CreditStatus {
+  workspaceId: string;
+  /** Sum of the ledger: grants minus charges. Below zero means unpaid usage. */
+  balance: number;
+  planId: string | null;
+  overageAllowed: boolean;
+  /** No credits left and no plan that allows overage: MCP tool calls are refused. */
+  paused: boolean;
+}
+
+export interface ChargeItem {
+  amount: number;
+  reference: string;
+  description?: string | undefined;
+}
+
+export interface ChargeInput extends ChargeItem {
+  workspaceId: string;
+}
+
+export interface ChargeOptions {
+  /**
+   * `record` (the default, used by ingestion): the charge is always written, even when the
+   * workspace is paused. `refuse` (used by tool calls): nothing is written while paused.
+   */
+  whenPaused?: 'record' | 'refuse';
+}
+
+export interface ChargeResult {
+  /** Credits newly charged by this call (0 when every reference was charged before or it was refused). */
+  charged: number;
+  /** Of `charged`, the part the balance before the charge did not cover. */
+  overage: number;
+  /** References already in the ledger: charged by an earlier call, not again. */
+  duplicates: string[];
+  /** True when `whenPaused: 'refuse'` stopped the charge. */
+  refused: boolean;
+  /** The workspace after this call. */
+  status: CreditStatus;
+}
+
+export class CreditError extends Error {
+  override name = 'CreditError';
+}
+
+// The first key of the two-key advisory lock: the namespace of credit locks.
+const CREDIT_LOCK_NAMESPACE = 72_707_101;
+
+export function isPaused(balance: number, planId: string | null, overageAllowed: boolean): boolean {
+  return balance <= 0 && !(planId !== null && overageAllowed);
+}
+
+function assertAmount(amount: number, what: string): void {
+  if (!Number.isSafeInteger(amount) || amount <= 0) {
+    throw new CreditError(`${what} must be a positive whole number of credits (got ${amount})`);
+  }
+}
+
+function assertReference(reference: string): void {
+  if (typeof reference !== 'string' || reference.length === 0 || reference.length > 256) {
+    throw new CreditError(`a ledger reference must be 1 to 256 characters (got ${JSON.stringify(reference)})`);
+  }
+}
+
+/**
+ * Serialises every ledger write of one workspace until the caller's transaction ends, so a
+ * balance read after it stays true until the write that depends on it commits.
+ */
+async function lockWorkspace(client: TxClient, workspaceId: string): Promise<void> {
+  await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [CREDIT_LOCK_NAMESPACE, workspaceId]);
+}
+
+async function readStatus(client: TxClient | pg.Pool, workspaceId: string): Promise<CreditStatus> {
+  const { rows } = await client.query<{ balance: string | number; plan_id: string | null; overage_allowed: boolean | null }>(
+    `SELECT w.plan_id, p.overage_allowed,
+            COALESCE((SELECT SUM(amount) FROM credit_ledger WHERE workspace_id = w.id), 0) AS balance
+       FROM workspaces w LEFT JOIN plans p ON p.id = w.plan_id
+      WHERE w.id = $1`,
+    [workspaceId],
+  );
+  const row = rows[0];
+  if (!row) throw new CreditError(`workspace ${workspaceId} does not exist`);
+  const balance = Number(row.balance);
+  const overageAllowed = row.overage_allowed === true;
+  return { workspaceId, balance, planId: row.plan_id, overageAllowed, paused: isPaused(balance, row.plan_id, overageAllowed) };
+}
+
+/** The workspace's balance, plan and paused state as committed now. */
+export async function creditStatus(db: TxClient | pg.Pool, workspaceId: string): Promise<CreditStatus> {
+  return readStatus(db, workspaceId);
+}
+
+export async function balance(db: TxClient | pg.Pool, workspaceId: string): Promise<number> {
+  return (await readStatus(db, workspaceId)).balance;
+}
+
+/**
+ * Adds `amount` credits. Idempotent by `reference`: a second grant with the same reference
+ * adds nothing and returns false.
+ */
+export async function grantCredits(
+  pool: pg.Pool,
+  workspaceId: string,
+  amount: number,
+  reference: string,
+  description?: string,
+): Promise<boolean> {
+  assertAmount(amount, 'a grant');
+  assertReference(reference);
+  return withTransaction(pool, async (client) => {
+    await lockWorkspace(client, workspaceId);
+    const { rowCount } = await client.query(
+      `INSERT INTO credit_ledger (id, workspace_id, kind, amount, overage, reference, description)
+       VALUES ($1, $2, 'grant', $3, 0, $4, $5)
+       ON CONFLICT (workspace_id, reference) DO NOTHING`,
+      [newId('cl'), workspaceId, amount, reference, description ?? null],
+    );
+    return rowCount === 1;
+  });
+}
+
+/**
+ * Charges several items to one workspace inside the caller's transaction (`client` must be in
+ * one: the lock lasts until it ends). Each reference is charged at most once, ever; a reference
+ * already in the ledger is reported in `duplicates` and not charged again.
+ */
+export async function chargeMany(
+  client: TxClient,
+  workspaceId: string,
+  items: readonly ChargeItem[],
+  options: ChargeOptions = {},
+): Promise<ChargeResult> {
+  for (const item of items) {
+    assertAmount(item.amount, `the charge ${item.reference}`);
+    assertReference(item.reference);
+  }
+  const byReference = new Map<string, ChargeItem>();
+  for (const item of items) {
+    const seen = byReference.get(item.reference);
+    if (seen && seen.amount !== item.amount) {
+      throw new CreditError(`reference ${item.reference} is given twice with different amounts (${seen.amount} and ${item.amount})`);
+    }
+    byReference.set(item.reference, item);
+  }
+  await lockWorkspace(client, workspaceId);
+  const before = await readStatus(client, workspaceId);
+  const references = [...byReference.keys()];
+  const { rows: existing } = await client.query<{ reference: string; kind: string; amount: number }>(
+    'SELECT reference, kind, amount FROM credit_ledger WHERE workspace_id = $1 AND reference = ANY($2::text[])',
+    [workspaceId, references],
+  );
+  for (const row of existing) {
+    const item = byReference.get(row.reference)!;
+    if (row.kind !== 'charge' || row.amount !== -item.amount) {
+      throw new CreditError(
+        `reference ${row.reference} is already in the ledger as a ${row.kind} of ${row.amount}, not a charge of ${item.amount}`,
+      );
+    }
+  }
+  const duplicates = existing.map((r) => r.reference);
+  const fresh = [...byReference.values()].filter((i) => !duplicates.includes(i.reference));
+  if (fresh.length === 0 || (before.paused && options.whenPaused === 'refuse')) {
+    return { charged: 0, overage: 0, duplicates, refused: fresh.length > 0, status: before };
+  }
+  let running = before.balance;
+  const rows = fresh.map((item) => {
+    const covered = Math.min(item.amount, Math.max(running, 0));
+    running -= item.amount;
+    return { id: newId('cl'), amount: -item.amount, overage: item.amount - covered, reference: item.reference, description: item.description ?? null };
+  });
+  const { rows: inserted } = await client.query<{ amount: number; overage: number }>(
+    `INSERT INTO credit_ledger (id, workspace_id, kind, amount, overage, reference, description)
+     SELECT r.id, $1, 'charge', r.amount, r.overage, r.reference, r.description
+       FROM json_to_recordset($2::json) AS r(id text, amount int, overage int, reference text, description text)
+     ON CONFLICT (workspace_id, reference) DO NOTHING
+     RETURNING amount, overage`,
+    [workspaceId, JSON.stringify(rows)],
+  );
+  if (inserted.length !== rows.length) {
+    // Every writer takes the lock first, so this means a writer that bypassed this module.
+    throw new CreditError(`ledger of workspace ${workspaceId} changed under the credit lock (a writer outside @loupe/credits?)`);
+  }
+  const charged = inserted.reduce((sum, r) => sum - r.amount, 0);
+  const overage = inserted.reduce((sum, r) => sum + r.overage, 0);
+  const after = before.balance - charged;
+  return {
+    charged,
+    overage,
+    duplicates,
+    refused: false,
+    status: { ...before, balance: after, paused: isPaused(after, before.planId, before.overageAllowed) },
+  };
+}
+
+/** One charge inside the caller's transaction; see `chargeMany`. */
+export async function charge(client: TxClient, input: ChargeInput, options: ChargeOptions = {}): Promise<ChargeResult> {
+  return chargeMany(client, input.workspaceId, [input], options);
+}
+
+/** `charge` in a transaction of its own, for callers that have none. */
+export async function chargeNow(pool: pg.Pool, input: ChargeInput, options: ChargeOptions = {}): Promise<ChargeResult> {
+  return withTransaction(pool, (client) => charge(client, input, options));
+}
