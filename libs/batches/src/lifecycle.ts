@@ -48,10 +48,10 @@ export async function transitionBatch(
 ): Promise<boolean> {
   assertBatchTransition(from, to);
   const { rowCount } = await db.query(
-    `UPDATE batches SET status = $3, updated_at = now(),
-            completed_at = CASE WHEN $3 IN ('COMPLETE', 'FAILED') THEN now() ELSE completed_at END,
+    `UPDATE batches SET status = $3::batch_status, updated_at = now(),
+            completed_at = CASE WHEN $3::batch_status IN ('COMPLETE', 'FAILED') THEN now() ELSE completed_at END,
             errors = CASE WHEN $4::jsonb IS NULL THEN errors ELSE (errors || $4::jsonb) END
-      WHERE id = $1 AND status = $2`,
+      WHERE id = $1 AND status = $2::batch_status`,
     [batchId, from, to, extra.errors ? JSON.stringify(extra.errors) : null],
   );
   return rowCount === 1;
@@ -60,8 +60,8 @@ export async function transitionBatch(
 export async function transitionDownloads(db: Queryable, batchId: string, from: DownloadStatus, to: DownloadStatus): Promise<boolean> {
   assertDownloadTransition(from, to);
   const { rowCount } = await db.query(
-    `UPDATE batches SET attachment_download_status = $3, updated_at = now()
-      WHERE id = $1 AND attachment_download_status = $2`,
+    `UPDATE batches SET attachment_download_status = $3::download_status, updated_at = now()
+      WHERE id = $1 AND attachment_download_status = $2::download_status`,
     [batchId, from, to],
   );
   return rowCount === 1;

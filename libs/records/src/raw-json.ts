@@ -106,3 +106,17 @@ export function rawDataOf(text: string, range: Range): string | undefined {
   const r = memberValue(text, range.start, 'data');
   return r && text.slice(r.start, r.end);
 }
+
+/** Deepest nesting of arrays and objects in valid JSON text, counted without recursion. */
+export function nestingDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  for (let j = 0; j < text.length; j++) {
+    const c = text.charCodeAt(j);
+    if (c === 0x22) j = endOfString(text, j) - 1;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) max = depth;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return max;
+}

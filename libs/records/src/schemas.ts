@@ -20,6 +20,8 @@ export const LIMITS = {
   pageSizeDefault: 20,
   cursorLength: 256,
   batchIdLength: 128,
+  /** Not in the spec: PostgreSQL cannot store JSON nested much deeper than a few tens of thousands of levels. */
+  dataNestingDepth: 512,
 } as const;
 
 /** `YYYY-MM-DDThh:mm:ss`, optionally `.` and 1–3 digits, then `Z`. */

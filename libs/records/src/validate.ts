@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import type { BodyItem } from './parse-body';
+import { nestingDepth } from './raw-json';
 import { LIMITS, recordSchema, truncateEventAt, type IngestRecordInput, type RecordError } from './schemas';
 
 export interface AcceptedRecord {
@@ -27,13 +28,24 @@ function pathOf(path: readonly PropertyKey[]): string {
   return out;
 }
 
-function describe(issue: z.core.$ZodIssue): string {
+/** True when the property at `path` is absent from its (present) parent object. */
+function isMissing(root: unknown, path: readonly PropertyKey[]): boolean {
+  if (path.length === 0) return false;
+  let node: unknown = root;
+  for (const key of path.slice(0, -1)) {
+    if (node === null || typeof node !== 'object') return false;
+    node = (node as Record<PropertyKey, unknown>)[key];
+  }
+  return node !== null && typeof node === 'object' && !Object.hasOwn(node, path[path.length - 1]!);
+}
+
+function describe(issue: z.core.$ZodIssue, input: unknown): string {
   const where = pathOf(issue.path);
+  if (isMissing(input, issue.path)) return `${where}: is required`;
   if (issue.code === 'unrecognized_keys') {
     const keys = issue.keys.map((k) => JSON.stringify(k)).join(', ');
     return `${where ? `${where}: ` : ''}unknown propert${issue.keys.length > 1 ? 'ies' : 'y'} ${keys} (no additional properties are allowed)`;
   }
-  if (issue.code === 'invalid_type' && issue.input === undefined) return `${where}: is required`;
   return `${where || 'record'}: ${issue.message}`;
 }
 
@@ -80,12 +92,14 @@ export function validateItems(items: BodyItem[]): ValidationResult {
     const parsed = recordSchema.safeParse(item.value);
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
-        errors.push({ index: item.index, code: 'VALIDATION_ERROR', message: describe(issue).slice(0, 2048) });
+        errors.push({ index: item.index, code: 'VALIDATION_ERROR', message: describe(issue, item.value).slice(0, 2048) });
       }
       rejectedIndexes.add(item.index);
       continue;
     }
-    const bad = findUnstorable(item.value, []);
+    // `data` is stored as JSON text, which keeps any escape; the other fields are stored as values.
+    const { data: _data, ...fields } = item.value as Record<string, unknown>;
+    const bad = findUnstorable(fields, []);
     if (bad) {
       errors.push({
         index: item.index,
@@ -95,12 +109,23 @@ export function validateItems(items: BodyItem[]): ValidationResult {
       rejectedIndexes.add(item.index);
       continue;
     }
+    const rawData = item.rawData ?? JSON.stringify(parsed.data.data);
+    const depth = nestingDepth(rawData);
+    if (depth > LIMITS.dataNestingDepth) {
+      errors.push({
+        index: item.index,
+        code: 'VALIDATION_ERROR',
+        message: `data: nested ${depth} levels deep; at most ${LIMITS.dataNestingDepth} levels are allowed`,
+      });
+      rejectedIndexes.add(item.index);
+      continue;
+    }
     const record = parsed.data;
     const eventAt = truncateEventAt(record._event_at);
     accepted.push({
       index: item.index,
       record,
-      rawData: item.rawData ?? JSON.stringify(record.data),
+      rawData,
       eventAt,
       dedupKey: dedupKeyOf(record._type, record._vendor_ids, eventAt),
     });

@@ -1,0 +1,120 @@
+import { createApiKey, revokeApiKey } from '@loupe/api-keys';
+import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
+import { createLogger, errorHandler, listen, notFoundHandler, requestContext, systemClock, type Clock, type RateLimiter } from '@loupe/http';
+import { createBoss, ensureQueues, type Boss } from '@loupe/jobs';
+import { createProduct, createProject, createWorkspace } from '@loupe/workspaces';
+import express from 'express';
+import { createIngestApp } from '../app';
+
+export const unlimited: RateLimiter = { take: async () => ({ allowed: true, limit: 1e9, remaining: 1e9, retryAfterSeconds: 1 }) };
+
+export interface Tenant {
+  workspaceId: string;
+  productId: string;
+  projectId: string;
+  otherProjectId: string;
+  writeKey: string;
+  readKey: string;
+}
+
+async function tenant(t: TestDatabase, name: string): Promise<Tenant> {
+  const ws = await createWorkspace(t.db, { name });
+  const product = await createProduct(t.db, ws.id, { name: 'P' });
+  const project = await createProject(t.db, ws.id, product.id, { name: 'J' });
+  const other = await createProject(t.db, ws.id, product.id, { name: 'K' });
+  const write = await createApiKey(t.db, { workspaceId: ws.id, name: 'w', permissions: ['api:write'], servicePrefix: 'loupe_' });
+  const read = await createApiKey(t.db, { workspaceId: ws.id, name: 'r', permissions: ['api:read'], servicePrefix: 'loupe_' });
+  return { workspaceId: ws.id, productId: product.id, projectId: project.id, otherProjectId: other.id, writeKey: write.key, readKey: read.key };
+}
+
+export interface Harness {
+  t: TestDatabase;
+  boss: Boss;
+  a: Tenant;
+  b: Tenant;
+  revokedKey: string;
+  mcpOnlyKey: string;
+  /** Starts another instance of the API on the same database. */
+  startApp(options?: { rateLimiter?: RateLimiter; boss?: Boss; clock?: Clock }): Promise<string>;
+  base: string;
+  close(): Promise<void>;
+}
+
+export async function startHarness(options: { rateLimiter?: RateLimiter } = { rateLimiter: unlimited }): Promise<Harness> {
+  const t = await createTestDatabase();
+  const boss = createBoss({ connectionString: t.url, supervise: false, max: 2 });
+  boss.on('error', () => {});
+  await boss.start();
+  await ensureQueues(boss);
+  const a = await tenant(t, 'A');
+  const b = await tenant(t, 'B');
+  const revoked = await createApiKey(t.db, { workspaceId: a.workspaceId, name: 'x', permissions: ['api:write'], servicePrefix: 'loupe_' });
+  await revokeApiKey(t.db, a.workspaceId, revoked.apiKey.id);
+  const mcp = await createApiKey(t.db, {
+    workspaceId: a.workspaceId, name: 'm', permissions: ['mcp:read'], defaultProductId: a.productId, servicePrefix: 'loupe_',
+  });
+  const closers: (() => Promise<void>)[] = [];
+  const startApp = async (o: { rateLimiter?: RateLimiter; boss?: Boss; clock?: Clock } = {}) => {
+    const app = express();
+    app.use(requestContext(createLogger(process.env.TEST_LOG_LEVEL ?? 'silent')));
+    let url = '';
+    const limiter = 'rateLimiter' in o ? o.rateLimiter : options.rateLimiter;
+    app.use(createIngestApp({
+      pool: t.pool, boss: o.boss ?? boss, clock: o.clock ?? systemClock, servicePrefix: 'loupe_', baseUrl: () => url,
+      ...(limiter ? { rateLimiter: limiter } : {}),
+    }));
+    app.use(notFoundHandler);
+    app.use(errorHandler);
+    const l = await listen(app, 0, '127.0.0.1');
+    url = `http://127.0.0.1:${l.port}`;
+    closers.push(() => l.close(100));
+    return url;
+  };
+  const base = await startApp();
+  return {
+    t, boss, a, b, revokedKey: revoked.key, mcpOnlyKey: mcp.key, startApp, base,
+    async close() {
+      await Promise.all(closers.map((c) => c()));
+      await boss.stop({ graceful: false, close: true });
+      await t.close();
+    },
+  };
+}
+
+let seq = 0;
+/** A valid record for `tenant`, with `overrides` merged over it. */
+export function rec(tenant: Tenant, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  seq++;
+  return {
+    _type: 'email',
+    _schema_version: '1.0.0',
+    _event_at: '2026-03-04T05:06:07Z',
+    _vendor_ids: { crm: `msg-${process.pid}-${Date.now()}-${seq}` },
+    _product_id: tenant.productId,
+    _project_ids: [tenant.projectId],
+    _nature: 'evidence',
+    data: { subject: 'Hello', body: 'We need CSV export' },
+    ...overrides,
+  };
+}
+
+export async function post(base: string, key: string | undefined, body: unknown, options: { headers?: Record<string, string>; query?: string; raw?: string | Buffer; contentType?: string } = {}) {
+  const headers: Record<string, string> = { 'content-type': options.contentType ?? 'application/json', ...options.headers };
+  if (key) headers['x-api-key'] = key;
+  const res = await fetch(`${base}/api/v1/ingest${options.query ?? ''}`, {
+    method: 'POST', headers, body: options.raw ?? JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json: Record<string, unknown>;
+  try {
+    json = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    json = { raw: text };
+  }
+  return { status: res.status, body: json as Record<string, any>, headers: res.headers, text };
+}
+
+export async function get(base: string, key: string | undefined, path: string) {
+  const res = await fetch(`${base}${path}`, { headers: key ? { 'x-api-key': key } : {} });
+  return { status: res.status, body: (await res.json()) as Record<string, any>, headers: res.headers };
+}
