@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    globalSetup: ['../db/src/testing/global-setup.ts'],
+    globalSetup: ['../../libs/db/src/testing/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

@@ -1,3 +1,4 @@
+import { requestFingerprint } from '@loupe/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { post, rec, startHarness, type Harness } from './test/harness';
 
@@ -55,7 +56,7 @@ describe('Idempotency-Key', () => {
     expect(r.status).toBe(422); // a different fingerprint is a different body, even in flight
     await h.t.pool.query(`UPDATE idempotency_keys SET request_hash = $2 WHERE workspace_id = $1 AND key = 'k-busy'`, [
       h.a.workspaceId,
-      (await import('@loupe/http')).requestFingerprint(['json', '', Buffer.from(body)]),
+      requestFingerprint(['json', '', Buffer.from(body)]),
     ]);
     const busy = await post(h.base, h.a.writeKey, null, { raw: body, headers: { 'idempotency-key': 'k-busy' } });
     expect(busy.status).toBe(409);

@@ -38,7 +38,7 @@ describe('errorHandler', () => {
     expect(await known.json()).toEqual({ error: 'RATE_LIMITED', message: 'slow down', retryAfter: 1 });
     const boom = await fetch(`${base}/boom`);
     expect(boom.status).toBe(500);
-    const body = await boom.json();
+    const body = (await boom.json()) as { error: string };
     expect(body.error).toBe('INTERNAL_ERROR');
     expect(JSON.stringify(body)).not.toMatch(/secret internals|at .*\.ts/);
     server.close();

@@ -10,12 +10,7 @@ import { startEmbeddedPostgres, type RunningPostgres } from '../embedded';
 import { migrate } from '../migrate';
 import { migrationsDir } from '../paths';
 
-declare module 'vitest' {
-  export interface ProvidedContext {
-    loupeTestServerUrl: string;
-    loupeTemplateDatabase: string;
-  }
-}
+import './provided';
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

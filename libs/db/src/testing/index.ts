@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
+import './provided';
 import { withDatabase } from '../database-url';
 import { createPool } from '../pool';
 import { createPrismaClient, type Db } from '../prisma';

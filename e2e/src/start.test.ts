@@ -1,0 +1,99 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, runTool, startProcess, type Started } from './process';
+
+// The foundation's promises, checked on the real `npm start` process with its own embedded PostgreSQL.
+describe('npm start', () => {
+  let dataDir: string;
+  let env: Record<string, string>;
+  let first: Started;
+  let key: string;
+  let productId: string;
+  let projectId: string;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'loupe-e2e-'));
+    env = { DATA_DIR: dataDir, PORT: String(await freePort()), EMBEDDED_PG_PORT: String(await freePort()) };
+    delete process.env.DATABASE_URL;
+    first = await startProcess(env);
+    const out = first.output();
+    key = /API key:\s+(\S+)/.exec(out)![1]!;
+    productId = /Product id:\s+(\S+)/.exec(out)![1]!;
+    projectId = /Project id:\s+(\S+)/.exec(out)![1]!;
+  });
+  afterAll(async () => {
+    await first?.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('prints the demo key once, with the base URL and a curl line, and answers /healthz and /readyz', async () => {
+    const out = first.output();
+    expect(key).toMatch(/^loupe_sk_/);
+    expect(out).toContain(`Base URL:    ${first.url}`);
+    expect(out).toMatch(new RegExp(`curl -sS -X POST ${first.url}/api/v1/ingest .*x-api-key: ${key}`));
+    expect(await (await fetch(`${first.url}/healthz`)).json()).toMatchObject({ status: 'ok' });
+    expect(await (await fetch(`${first.url}/readyz`)).json()).toEqual({ status: 'ready', checks: { database: 'ok', migrations: 'ok' } });
+  });
+
+  it('runs the printed curl line: the record is accepted, processed and readable as a source', async () => {
+    const curl = /(curl -sS -X POST .*)$/m.exec(first.output())![1]!;
+    const body = /-d '(.*)'$/.exec(curl)![1]!;
+    const res = await fetch(`${first.url}/api/v1/ingest`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body });
+    expect(res.status).toBe(202);
+    const { batchId } = (await res.json()) as { batchId: string };
+    let status = '';
+    for (let i = 0; i < 100 && status !== 'COMPLETE'; i++) {
+      status = ((await (await fetch(`${first.url}/api/v1/ingest/batches/${batchId}`, { headers: { 'x-api-key': key } })).json()) as { status: string }).status;
+      if (status !== 'COMPLETE') await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(status).toBe('COMPLETE');
+  });
+
+  it('stores the key as a hash only', async () => {
+    const password = (await readFile(path.join(dataDir, 'postgres.password'), 'utf8')).trim();
+    const client = new pg.Client({ connectionString: `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${env.EMBEDDED_PG_PORT}/loupe` });
+    await client.connect();
+    const { rows } = await client.query('SELECT secret_hash, display_prefix FROM api_keys');
+    await client.end();
+    expect(rows).toHaveLength(1);
+    expect(rows[0].secret_hash).toBe(createHash('sha256').update(key).digest('hex'));
+    expect(JSON.stringify(rows)).not.toContain(key);
+  });
+
+  it('lets the admin CLI create a key beside the running service, printed once and listed by prefix', async () => {
+    const ws = /Workspace:\s+(\S+)/.exec(first.output())![1]!;
+    const created = await runTool('tools/src/admin.ts', ['key', 'create', '--workspace', ws, '--name', 'ci', '--permissions', 'api:read,api:write', '--product', productId], env);
+    expect(created.code).toBe(0);
+    const newKey = created.stdout.trim().split('\n').pop()!;
+    expect(newKey).toMatch(/^loupe_sk_[\w-]{43}$/);
+    const listed = await runTool('tools/src/admin.ts', ['key', 'list', '--workspace', ws], env);
+    expect(listed.stdout).toContain(`${newKey.slice(0, 15)}…`);
+    expect(listed.stdout).not.toContain(newKey);
+    const r = await fetch(`${first.url}/api/v1/ingest/batches`, { headers: { 'x-api-key': newKey } });
+    expect(r.status).toBe(200);
+    const bad = await runTool('tools/src/admin.ts', ['key', 'create', '--workspace', ws, '--name', 'x', '--permissions', 'api:nope'], env);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/Unknown permission "api:nope"/);
+  });
+
+  it('keeps the data across a restart and does not seed a second demo workspace', async () => {
+    expect(await first.stop()).toBe(0);
+    const second = await startProcess(env);
+    try {
+      expect(second.output()).not.toContain('API key:');
+      const r = await fetch(`${second.url}/api/v1/ingest/batches`, { headers: { 'x-api-key': key } });
+      expect(((await r.json()) as { batches: unknown[] }).batches).toHaveLength(1);
+      const again = await fetch(`${second.url}/api/v1/ingest`, {
+        method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key },
+        body: JSON.stringify([{ _type: 'message', _schema_version: '1.0.0', _event_at: '2026-01-01T00:00:00Z', _vendor_ids: { a: 'b' }, _product_id: productId, _project_ids: [projectId], _nature: 'evidence', data: {} }]),
+      });
+      expect(again.status).toBe(202);
+    } finally {
+      expect(await second.stop()).toBe(0);
+    }
+  });
+});

@@ -1,0 +1,123 @@
+import { pathToFileURL } from 'node:url';
+import { benchTenant, machine, makeRecords, percentile, round, startBenchService, type BenchTenant } from './lib';
+import type { RunningService } from '../src/service';
+
+export interface IngestFigures {
+  api: { recordsPerSecond: number; requests: number; p50Ms: number; p99Ms: number; records: number; seconds: number };
+  raw: { recordsPerSecond: number; records: number; seconds: number };
+  ratio: number;
+  settings: string;
+  /** Per second of the run: records accepted and the median latency of the requests that finished in it. */
+  timeline: { second: number; recordsPerSecond: number; p50Ms: number }[];
+}
+
+const RECORDS_PER_REQUEST = 1000;
+
+/** Sends 1,000-record requests from `clients` loops for `seconds`; every request must be a 202. */
+async function driveApi(service: RunningService, t: BenchTenant, clients: number, seconds: number) {
+  const latencies: number[] = [];
+  const finished: { at: number; ms: number; records: number }[] = [];
+  let records = 0;
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: clients }, async (_, c) => {
+      while (performance.now() < deadline) {
+        const body = JSON.stringify(makeRecords(t, RECORDS_PER_REQUEST));
+        const t0 = performance.now();
+        const res = await fetch(`${service.url}/api/v1/ingest`, {
+          method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': t.keys[c]! }, body,
+        });
+        const answer = (await res.json()) as { acceptedCount?: number; message?: string };
+        const ms = performance.now() - t0;
+        if (res.status !== 202) throw new Error(`ingest answered ${res.status}: ${answer.message}`);
+        latencies.push(ms);
+        records += answer.acceptedCount!;
+        finished.push({ at: performance.now() - started, ms, records: answer.acceptedCount! });
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  return { latencies: latencies.sort((a, b) => a - b), records, elapsed, finished };
+}
+
+/** The same records written by one INSERT … SELECT … FROM jsonb_to_recordset(…) ON CONFLICT DO NOTHING per request. */
+async function driveRaw(service: RunningService, t: BenchTenant, clients: number, seconds: number) {
+  const { pool } = service.database;
+  await pool.query(
+    `INSERT INTO batches (id, workspace_id, product_id, source, type, status, accepted_count, rejected_count, total_error_count)
+     VALUES ('bat_rawceiling', $1, $2, 'bench', 'conversation', 'LANDED', 0, 0, 0) ON CONFLICT DO NOTHING`,
+    [t.workspaceId, t.productId],
+  );
+  let records = 0;
+  let seq = 0;
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (performance.now() < deadline) {
+        const rows = makeRecords(t, RECORDS_PER_REQUEST).map((r, i) => ({
+          id: `rec_raw${seq}_${i}`, position: i, dedup_key: `raw-${seq}-${i}-${Math.random()}`, type: r._type, nature: r._nature,
+          project_ids: r._project_ids, event_at: r._event_at, vendor_ids: r._vendor_ids, participants: r._participants, tags: r._tags, data: r.data,
+        }));
+        seq++;
+        const { rowCount } = await pool.query(
+          `INSERT INTO records (id, workspace_id, batch_id, position, dedup_key, type, nature, product_id, project_ids, event_at, vendor_ids, participants, tags, data)
+           SELECT r.id, $1, 'bat_rawceiling', r.position, r.dedup_key, r.type, r.nature, $2, r.project_ids, r.event_at, r.vendor_ids, r.participants, r.tags, r.data
+             FROM jsonb_to_recordset($3::jsonb) AS r(id text, position int, dedup_key text, type text, nature text, project_ids text[],
+                  event_at timestamptz, vendor_ids jsonb, participants jsonb, tags text[], data json)
+           ON CONFLICT (workspace_id, dedup_key) DO NOTHING`,
+          [t.workspaceId, t.productId, JSON.stringify(rows)],
+        );
+        records += rowCount ?? 0;
+      }
+    }),
+  );
+  return { records, elapsed: (performance.now() - started) / 1000 };
+}
+
+export async function runIngestBench(options: { seconds?: number; clients?: number; service?: RunningService } = {}): Promise<IngestFigures> {
+  const seconds = options.seconds ?? Number(process.env.BENCH_SECONDS ?? 20);
+  const clients = options.clients ?? Number(process.env.BENCH_CLIENTS ?? 4);
+  const service = options.service ?? (await startBenchService({ WORKER_ENABLED: 'false' }));
+  try {
+    const t = await benchTenant(service, clients);
+    await driveApi(service, t, clients, 2); // warm-up: JIT, pools, plans
+    const api = await driveApi(service, t, clients, seconds);
+    const raw = await driveRaw(service, t, clients, seconds);
+    const apiRate = api.records / api.elapsed;
+    const rawRate = raw.records / raw.elapsed;
+    const timeline = Array.from({ length: Math.ceil(api.elapsed) }, (_, s) => {
+      const inSecond = api.finished.filter((f) => f.at >= s * 1000 && f.at < (s + 1) * 1000);
+      return {
+        second: s + 1,
+        recordsPerSecond: inSecond.reduce((n, f) => n + f.records, 0),
+        p50Ms: round(percentile(inSecond.map((f) => f.ms).sort((a, b) => a - b), 50), 1),
+      };
+    });
+    return {
+      api: {
+        recordsPerSecond: round(apiRate), requests: api.latencies.length, p50Ms: round(percentile(api.latencies, 50), 1),
+        p99Ms: round(percentile(api.latencies, 99), 1), records: api.records, seconds: round(api.elapsed, 1),
+      },
+      raw: { recordsPerSecond: round(rawRate), records: raw.records, seconds: round(raw.elapsed, 1) },
+      ratio: round(apiRate / rawRate, 2),
+      settings: `${clients} concurrent clients (one key each), ${RECORDS_PER_REQUEST} records of ~1 KB per request, ${seconds} s per phase, worker off, ${service.database.embedded ? 'embedded PostgreSQL 18' : 'DATABASE_URL'}`,
+      timeline,
+    };
+  } finally {
+    if (!options.service) await service.close();
+  }
+}
+
+export function printIngest(f: IngestFigures) {
+  console.log(`machine:  ${machine()}`);
+  console.log(`settings: ${f.settings}`);
+  console.log(`API:      ${f.api.recordsPerSecond} records/s accepted (${f.api.requests} requests, ${f.api.records} records in ${f.api.seconds} s); latency p50 ${f.api.p50Ms} ms, p99 ${f.api.p99Ms} ms`);
+  console.log(`raw:      ${f.raw.recordsPerSecond} records/s (one INSERT … SELECT … FROM jsonb_to_recordset … ON CONFLICT DO NOTHING per 1,000 records)`);
+  console.log(`ratio:    ${f.ratio} (API / raw ceiling; target ≥ 0.7)`);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
+  printIngest(await runIngestBench());
+}
