@@ -1,0 +1,92 @@
+import type { IngestFigures } from './ingest';
+import type { PipelineFigures } from './pipeline';
+
+interface Series {
+  name: string;
+  color: string;
+  points: [number, number][];
+}
+
+/** A small line chart: one panel per series group, x = seconds of the run. */
+function panel(title: string, unit: string, series: Series[], top: number, width: number, height: number): string {
+  const xs = series.flatMap((s) => s.points.map((p) => p[0]));
+  const ys = series.flatMap((s) => s.points.map((p) => p[1]));
+  const xMax = Math.max(1, ...xs);
+  const yMax = Math.max(1, ...ys) * 1.1;
+  const left = 70;
+  const plotW = width - left - 20;
+  const plotH = height - 50;
+  const x = (v: number) => left + (v / xMax) * plotW;
+  const y = (v: number) => top + 30 + plotH - (v / yMax) * plotH;
+  const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => {
+    const v = yMax * f;
+    return `<line x1="${left}" x2="${left + plotW}" y1="${y(v)}" y2="${y(v)}" stroke="#eee"/><text x="${left - 6}" y="${y(v) + 4}" text-anchor="end" font-size="11">${Math.round(v)}</text>`;
+  });
+  const lines = series.map((s, i) => {
+    const d = s.points.map((p) => `${x(p[0]).toFixed(1)},${y(p[1]).toFixed(1)}`).join(' ');
+    return `<polyline fill="none" stroke="${s.color}" stroke-width="2" points="${d}"/><text x="${left + 10 + i * 200}" y="${top + 22}" font-size="12" fill="${s.color}">${s.name}</text>`;
+  });
+  return [
+    `<text x="${left}" y="${top + 10}" font-size="14" font-weight="bold">${title}</text>`,
+    `<text x="10" y="${top + 30 + plotH / 2}" font-size="11" transform="rotate(-90 10 ${top + 30 + plotH / 2})">${unit}</text>`,
+    ...ticks,
+    `<line x1="${left}" x2="${left}" y1="${top + 30}" y2="${top + 30 + plotH}" stroke="#999"/>`,
+    `<line x1="${left}" x2="${left + plotW}" y1="${top + 30 + plotH}" y2="${top + 30 + plotH}" stroke="#999"/>`,
+    `<text x="${left + plotW}" y="${top + 45 + plotH}" text-anchor="end" font-size="11">seconds of the run (max ${Math.round(xMax)})</text>`,
+    ...lines,
+  ].join('\n');
+}
+
+export function chartSvg(ingest: IngestFigures, pipeline: PipelineFigures): string {
+  const width = 760;
+  const h = 220;
+  const perSecond = pipeline.timeline.map((p, i) => {
+    const prev = pipeline.timeline[i - 1] ?? { accepted: 0, processed: 0 };
+    return { s: p.second, accepted: p.accepted - prev.accepted, processed: p.processed - prev.processed };
+  });
+  const body = [
+    panel('Ingest benchmark: records/s accepted', 'records/s', [
+      { name: 'API records/s', color: '#1f77b4', points: ingest.timeline.map((t) => [t.second, t.recordsPerSecond]) },
+      { name: `raw ceiling ${ingest.raw.recordsPerSecond}/s`, color: '#aaa', points: [[0, ingest.raw.recordsPerSecond], [ingest.timeline.length, ingest.raw.recordsPerSecond]] },
+    ], 0, width, h),
+    panel('Ingest benchmark: median latency of 1,000-record requests', 'ms', [
+      { name: 'p50 latency (ms)', color: '#d62728', points: ingest.timeline.map((t) => [t.second, t.p50Ms]) },
+    ], h + 10, width, h),
+    panel('Pipeline benchmark: records/s accepted and processed', 'records/s', [
+      { name: 'accepted', color: '#1f77b4', points: perSecond.map((p) => [p.s, p.accepted]) },
+      { name: 'processed (sources)', color: '#2ca02c', points: perSecond.map((p) => [p.s, p.processed]) },
+    ], 2 * h + 20, width, h),
+  ];
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${3 * h + 40}" font-family="sans-serif">\n<rect width="100%" height="100%" fill="white"/>\n${body.join('\n')}\n</svg>\n`;
+}
+
+export function reportMarkdown(ingest: IngestFigures, pipeline: PipelineFigures, machine: string, date: string, chartFile: string): string {
+  return `# Benchmark report
+
+Date: ${date}
+Machine: ${machine}
+Command: \`npm run bench\`
+
+## Ingestion (\`npm run bench:ingest\`)
+
+Settings: ${ingest.settings}
+
+| | records/s | requests | p50 latency | p99 latency |
+|---|---|---|---|---|
+| API (\`POST /api/v1/ingest\`) | ${ingest.api.recordsPerSecond} | ${ingest.api.requests} | ${ingest.api.p50Ms} ms | ${ingest.api.p99Ms} ms |
+| Raw ceiling (one \`INSERT … SELECT … FROM jsonb_to_recordset … ON CONFLICT DO NOTHING\` per 1,000 records) | ${ingest.raw.recordsPerSecond} | | | |
+
+Ratio API / raw: **${ingest.ratio}** (target ≥ 0.7).
+
+## Pipeline (\`npm run bench:pipeline\`)
+
+Settings: ${pipeline.settings}
+
+| | records/s |
+|---|---|
+| Ingest (202s) | ${pipeline.ingestRecordsPerSecond} |
+| End to end (first request → last batch COMPLETE, ${pipeline.seconds} s) | ${pipeline.endToEndRecordsPerSecond} |
+
+![records/s and latency over the run](${chartFile})
+`;
+}
