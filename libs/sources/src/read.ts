@@ -1,0 +1,123 @@
+import type pg from 'pg';
+
+/** `read_source` limits: at most this many segments, and about this many characters, per page. */
+export const READ_LIMITS = { defaultSegments: 200, maxSegments: 500, maxChars: 60_000 } as const;
+
+export interface SourceSegmentView {
+  position: number;
+  kind: string;
+  speaker: string | null;
+  heading: string | null;
+  text: string;
+  start_ms: number | null;
+}
+
+export interface SourcePage {
+  source: {
+    id: string;
+    title: string;
+    source_type: string;
+    nature: string;
+    status: 'processing' | 'ready';
+    occurred_at: string;
+    product_id: string;
+    project_ids: string[];
+    participants: unknown[];
+    tags: string[];
+    thread_id: string | null;
+    record_id: string | null;
+  };
+  segments: SourceSegmentView[];
+  offset: number;
+  returned: number;
+  total_segments: number;
+  has_more: boolean;
+  /** Where the next page starts; absent on the last page. */
+  next_offset?: number;
+}
+
+export class SourceReadError extends Error {
+  override name = 'SourceReadError';
+}
+
+interface SourceRow {
+  id: string;
+  title: string;
+  type: string;
+  nature: string;
+  status: 'processing' | 'ready';
+  occurred_at: Date;
+  product_id: string;
+  project_ids: string[] | null;
+  participants: unknown[];
+  tags: string[] | null;
+  thread_id: string | null;
+  record_id: string | null;
+  segment_count: number;
+}
+
+/**
+ * One page of a source's segments, in order, within the workspace only: undefined when the
+ * source does not exist there. A page stops at `limit` segments or once it holds about
+ * 60,000 characters (always at least one segment, so paging always advances).
+ */
+export async function readSource(
+  db: Pick<pg.Pool, 'query'>,
+  workspaceId: string,
+  sourceId: string,
+  page: { offset?: number; limit?: number } = {},
+): Promise<SourcePage | undefined> {
+  const offset = page.offset ?? 0;
+  const limit = page.limit ?? READ_LIMITS.defaultSegments;
+  if (!Number.isInteger(offset) || offset < 0) throw new SourceReadError(`offset must be a whole number from 0 (got ${offset})`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > READ_LIMITS.maxSegments) {
+    throw new SourceReadError(`limit must be a whole number from 1 to ${READ_LIMITS.maxSegments} (got ${limit})`);
+  }
+  const { rows } = await db.query<SourceRow>(
+    `SELECT id, title, type, nature, status, occurred_at, product_id, project_ids, participants, tags, thread_id,
+            record_id, segment_count
+       FROM sources WHERE workspace_id = $1 AND id = $2`,
+    [workspaceId, sourceId],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  const { rows: segments } = await db.query<SourceSegmentView>(
+    `SELECT position, kind, speaker, heading, text, start_ms
+       FROM source_segments WHERE source_id = $1 AND position >= $2
+      ORDER BY position LIMIT $3`,
+    [sourceId, offset, limit],
+  );
+  const pageSegments: SourceSegmentView[] = [];
+  let chars = 0;
+  for (const s of segments) {
+    const size = s.text.length + (s.heading?.length ?? 0) + (s.speaker?.length ?? 0);
+    if (pageSegments.length > 0 && chars + size > READ_LIMITS.maxChars) break;
+    pageSegments.push(s);
+    chars += size;
+  }
+  const end = offset + pageSegments.length;
+  const hasMore = end < row.segment_count;
+  const result: SourcePage = {
+    source: {
+      id: row.id,
+      title: row.title,
+      source_type: row.type,
+      nature: row.nature,
+      status: row.status,
+      occurred_at: row.occurred_at.toISOString(),
+      product_id: row.product_id,
+      project_ids: row.project_ids ?? [],
+      participants: row.participants,
+      tags: row.tags ?? [],
+      thread_id: row.thread_id,
+      record_id: row.record_id,
+    },
+    segments: pageSegments,
+    offset,
+    returned: pageSegments.length,
+    total_segments: row.segment_count,
+    has_more: hasMore,
+  };
+  if (hasMore) result.next_offset = end;
+  return result;
+}
