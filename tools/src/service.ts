@@ -64,7 +64,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
       worker = createWorker({ pool: database.pool, db: database.db, boss, clock, log: log.child({ component: 'worker' }), config });
       await worker.start();
     }
-    http = await listen(app, config.port, config.host);
+    http = await listen(app, config.port, config.host, { requestTimeoutMs: config.requestTimeoutMs });
     publicUrl = baseUrl(config, http.port);
     log.info({ url: publicUrl }, 'listening');
   } catch (error) {

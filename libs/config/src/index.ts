@@ -23,6 +23,7 @@ export const envSchema = z.object({
   DB_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(10),
   FETCH_ALLOW_LOOPBACK: bool.default(false),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(15000),
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30000),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -41,6 +42,8 @@ export interface Config {
   dbPoolSize: number;
   fetchAllowLoopback: boolean;
   shutdownTimeoutMs: number;
+  /** A request (headers and body) must arrive within this time; slow or endless senders are cut off. */
+  requestTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -70,6 +73,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     dbPoolSize: e.DB_POOL_SIZE,
     fetchAllowLoopback: e.FETCH_ALLOW_LOOPBACK,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
   };
 }
 

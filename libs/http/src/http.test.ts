@@ -1,8 +1,9 @@
+import { connect } from 'node:net';
 import { Readable } from 'node:stream';
 import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, BodyTooLargeError, createLogger, createRateLimiter, errorHandler, readBoundedBody, requestContext } from './index';
+import { ApiError, BodyTooLargeError, createLogger, createRateLimiter, errorHandler, listen, readBoundedBody, requestContext } from './index';
 
 function bodyOf(parts: string[], headers: Record<string, unknown> = {}) {
   return Object.assign(Readable.from(parts.map((p) => Buffer.from(p))), { headers });
@@ -64,5 +65,34 @@ describe('createRateLimiter', () => {
     expect((await a.take('key-2')).allowed).toBe(true);
     now += 1000;
     expect((await a.take('key-1')).allowed).toBe(true);
+  });
+});
+
+describe('listen', () => {
+  it('cuts off a sender that never finishes its body, while serving others', async () => {
+    const app = express();
+    app.post('/slow', async (req, res) => {
+      for await (const _ of req) void _;
+      res.json({ ok: true });
+    });
+    app.get('/fast', (_req, res) => {
+      res.json({ ok: true });
+    });
+    const server = await listen(app, 0, '127.0.0.1', { requestTimeoutMs: 1000 });
+    const socket = connect(server.port, '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    socket.write('POST /slow HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n[');
+    const trickle = setInterval(() => socket.writable && socket.write(' '), 100);
+    let answer = '';
+    socket.on('data', (d) => (answer += d.toString()));
+    const closed = new Promise((r) => socket.once('close', r));
+    const fast = await fetch(`http://127.0.0.1:${server.port}/fast`);
+    expect(fast.status).toBe(200);
+    const started = Date.now();
+    await closed;
+    clearInterval(trickle);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(answer).toMatch(/^HTTP\/1.1 408/);
+    await server.close(100);
   });
 });

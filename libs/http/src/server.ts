@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 
@@ -9,15 +9,22 @@ export interface Listening {
   close(timeoutMs?: number): Promise<void>;
 }
 
-export async function listen(app: Express, port: number, host: string): Promise<Listening> {
-  const server = app.listen(port, host);
+export async function listen(app: Express, port: number, host: string, options: { requestTimeoutMs?: number } = {}): Promise<Listening> {
+  // Slow or never-ending requests must not hold a connection forever: Node answers 408 and closes.
+  const requestTimeout = options.requestTimeoutMs ?? 30_000;
+  const server = createServer(
+    {
+      requestTimeout,
+      headersTimeout: Math.min(requestTimeout, 20_000),
+      connectionsCheckingInterval: Math.min(1000, requestTimeout / 4),
+    },
+    app,
+  );
+  server.listen(port, host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
   });
-  // Slow or never-ending request bodies must not hold a connection forever.
-  server.requestTimeout = 60_000;
-  server.headersTimeout = 20_000;
   server.keepAliveTimeout = 5_000;
   return {
     server,
