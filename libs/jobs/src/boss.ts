@@ -40,6 +40,9 @@ export async function ensureQueues(boss: PgBoss): Promise<void> {
     retryBackoff: true,
     retryDelayMax: 300,
     expireInSeconds: 15 * 60,
+    // A worker that dies (SIGKILL, lost host) stops sending heartbeats; its job is retried
+    // after this long instead of after expireInSeconds.
+    heartbeatSeconds: 30,
     deadLetter: QUEUES.deadLetter,
   });
   await create(QUEUES.downloadAttachment, {
@@ -48,6 +51,7 @@ export async function ensureQueues(boss: PgBoss): Promise<void> {
     retryBackoff: true,
     retryDelayMax: 600,
     expireInSeconds: 60 * 60,
+    heartbeatSeconds: 30,
     deadLetter: QUEUES.deadLetter,
   });
 }

@@ -1,0 +1,118 @@
+import type { Config } from '@loupe/config';
+import type { Db } from '@loupe/db';
+import type { Clock, Logger } from '@loupe/http';
+import { QUEUES, payloadSchemas, type Boss } from '@loupe/jobs';
+import { createSafeFetch, type SafeFetch } from '@loupe/safe-fetch';
+import { createLocalStorage, type Storage } from '@loupe/storage';
+import type pg from 'pg';
+import type { JobWithMetadata } from 'pg-boss';
+import type { Attempt, WorkerContext } from './context';
+import { handleDeadJob } from './dead-letter';
+import { downloadAttachment } from './download-attachment';
+import { DEFAULT_OPTIONS, type WorkerOptions } from './options';
+import { processBatch } from './process-batch';
+
+export interface WorkerDeps {
+  pool: pg.Pool;
+  db: Db;
+  boss: Boss;
+  clock: Clock;
+  log: Logger;
+  config: Config;
+  /** Where attachments go; `<config.dataDir>/attachments` on local disk by default. */
+  storage?: Storage;
+  /** The outbound fetch; the SSRF-safe one with `config.fetchAllowLoopback` by default. */
+  fetch?: SafeFetch;
+  options?: Partial<WorkerOptions>;
+}
+
+export interface Worker {
+  /** Starts taking jobs. */
+  start(): Promise<void>;
+  /** Stops taking jobs and lets the ones in hand finish, for up to `config.shutdownTimeoutMs`. */
+  stop(): Promise<void>;
+}
+
+const QUEUES_WORKED = [QUEUES.processBatch, QUEUES.downloadAttachment, QUEUES.deadLetter] as const;
+
+function attemptOf(job: JobWithMetadata<unknown>): Attempt {
+  return { retryCount: job.retryCount, retryLimit: job.retryLimit, signal: job.signal };
+}
+
+function wait(ms: number): Promise<'timeout'> {
+  return new Promise((resolve) => setTimeout(() => resolve('timeout'), ms).unref());
+}
+
+/**
+ * The background worker: processes landed batches into sources and credit charges, and downloads
+ * their attachments. Any number of workers, in any number of processes, may run at once.
+ */
+export function createWorker(deps: WorkerDeps): Worker {
+  const options: WorkerOptions = { ...DEFAULT_OPTIONS, ...deps.options };
+  const shutdown = new AbortController();
+  const ctx: WorkerContext = {
+    pool: deps.pool,
+    boss: deps.boss,
+    clock: deps.clock,
+    log: deps.log,
+    config: deps.config,
+    storage: deps.storage ?? createLocalStorage(deps.config.dataDir),
+    fetch: deps.fetch ?? createSafeFetch({ allowLoopback: deps.config.fetchAllowLoopback }),
+    options,
+    shutdown: shutdown.signal,
+  };
+  const concurrency = Math.max(1, deps.config.workerConcurrency);
+  let state: 'idle' | 'running' | 'stopped' = 'idle';
+  let stopping: Promise<void> | undefined;
+
+  async function start(): Promise<void> {
+    if (state !== 'idle') return;
+    state = 'running';
+    const polling = { pollingIntervalSeconds: options.pollingIntervalSeconds, includeMetadata: true as const, batchSize: 1 };
+    await deps.boss.work<unknown, unknown, typeof polling & { localConcurrency: number }>(
+      QUEUES.processBatch,
+      { ...polling, localConcurrency: Math.max(1, Math.ceil(concurrency / 2)) },
+      async ([job]) => {
+        if (!job) return undefined;
+        return processBatch(ctx, payloadSchemas[QUEUES.processBatch].parse(job.data), attemptOf(job));
+      },
+    );
+    await deps.boss.work<unknown, unknown, typeof polling & { localConcurrency: number }>(
+      QUEUES.downloadAttachment,
+      { ...polling, localConcurrency: concurrency },
+      async ([job]) => {
+        if (!job) return undefined;
+        return downloadAttachment(ctx, payloadSchemas[QUEUES.downloadAttachment].parse(job.data), attemptOf(job));
+      },
+    );
+    await deps.boss.work<unknown, unknown, typeof polling>(
+      QUEUES.deadLetter,
+      { ...polling, pollingIntervalSeconds: Math.max(options.pollingIntervalSeconds, 5) },
+      async ([job]) => (job ? handleDeadJob(ctx, job) : undefined),
+    );
+    deps.log.info({ concurrency, queues: QUEUES_WORKED }, 'worker started');
+  }
+
+  async function stopOnce(): Promise<void> {
+    if (state !== 'running') {
+      state = 'stopped';
+      return;
+    }
+    state = 'stopped';
+    const drained = Promise.all(QUEUES_WORKED.map((q) => deps.boss.offWork(q, { wait: true }))).then(() => 'drained' as const);
+    if ((await Promise.race([drained, wait(deps.config.shutdownTimeoutMs)])) === 'timeout') {
+      deps.log.warn({ timeoutMs: deps.config.shutdownTimeoutMs }, 'jobs still running at the shutdown timeout; aborting them (they are retried)');
+      shutdown.abort(new Error('worker shutdown'));
+      await Promise.race([drained, wait(5_000)]);
+    }
+    deps.log.info('worker stopped');
+  }
+
+  return {
+    start,
+    stop() {
+      stopping ??= stopOnce();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,25 @@
+import type { Timeouts } from '@loupe/safe-fetch';
+
+/** How the worker paces itself; the defaults suit production, tests shorten them. */
+export interface WorkerOptions {
+  /** Records turned into sources, charged and marked processed per transaction. */
+  chunkSize: number;
+  pollingIntervalSeconds: number;
+  /** Spec 8: attachment size limit. */
+  maxAttachmentBytes: number;
+  maxRedirects: number;
+  downloadTimeouts: Timeouts;
+  /** Errors kept in a batch's `errors` (the API shows the first 20; `totalErrorCount` counts all). */
+  maxStoredErrors: number;
+}
+
+export const DEFAULT_OPTIONS: WorkerOptions = {
+  chunkSize: 200,
+  pollingIntervalSeconds: 2,
+  maxAttachmentBytes: 2 * 1024 ** 3,
+  maxRedirects: 5,
+  // The total stays under the download queue's 60-minute expiry, so a slow transfer fails as a
+  // timeout before pg-boss gives up on the job.
+  downloadTimeouts: { connectMs: 10_000, responseMs: 60_000, idleMs: 60_000, totalMs: 55 * 60_000 },
+  maxStoredErrors: 100,
+};

@@ -1,0 +1,155 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { balance } from '@loupe/credits';
+import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
+import type { Boss } from '@loupe/jobs';
+import { readSource } from '@loupe/sources';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWorker } from './app';
+import { handleDeadJob } from './dead-letter';
+import { processBatch } from './process-batch';
+import {
+  FAST_OPTIONS, FIRST_ATTEMPT, batchRow, createWorkspace, effects, land, silentLog, startBoss, testConfig, testContext,
+  transcriptRecords, waitForBatch,
+} from './test/helpers';
+
+describe('processing batches', () => {
+  let t: TestDatabase;
+  let boss: Boss;
+  let dataDir: string;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'loupe-worker-'));
+    boss = await startBoss(t.url);
+    // Records titled "poison…" are refused by the database, as bad data would be.
+    await t.pool.query(`
+      CREATE FUNCTION refuse_poison() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.title LIKE 'poison%' THEN RAISE EXCEPTION 'title % is not storable', NEW.title USING ERRCODE = '22023'; END IF;
+        IF NEW.title LIKE 'outage%' THEN RAISE EXCEPTION 'simulated database outage' USING ERRCODE = '57P01'; END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER refuse_poison BEFORE INSERT ON sources FOR EACH ROW EXECUTE FUNCTION refuse_poison();`);
+  });
+  afterAll(async () => {
+    await boss.stop({ graceful: false, close: true });
+    await t.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('turns every record into one source, charges one credit each and completes the batch', async () => {
+    const ws = await createWorkspace(t.pool, 100);
+    const batchId = await land(t.pool, boss, ws, 'call', transcriptRecords(230));
+    const worker = createWorker({ pool: t.pool, db: t.db, boss, clock: { now: () => Date.now() }, log: silentLog, config: testConfig(dataDir), options: FAST_OPTIONS });
+    await worker.start();
+    try {
+      const done = await waitForBatch(t.pool, batchId, ['COMPLETE', 'FAILED']);
+      expect(done).toMatchObject({ status: 'COMPLETE', processed_count: 230, credits_charged: 230, total_error_count: 0, errors: [] });
+    } finally {
+      await worker.stop();
+    }
+    expect(await effects(t.pool, ws, batchId)).toEqual({ records: 230, processed: 230, sources: 230, charges: 230, charged: 230, duplicates: 0 });
+    expect(await balance(t.pool, ws)).toBe(100 - 230);
+    const { rows: overage } = await t.pool.query<{ n: number }>('SELECT sum(overage)::int AS n FROM credit_ledger WHERE workspace_id = $1', [ws]);
+    expect(overage[0]!.n).toBe(130);
+    const { rows } = await t.pool.query<{ id: string }>(
+      `SELECT s.id FROM sources s JOIN records r ON r.id = s.record_id WHERE r.batch_id = $1 AND r.position = 7`,
+      [batchId],
+    );
+    const page = await readSource(t.pool, ws, rows[0]!.id);
+    expect(page!.source.title).toBe('Call 7');
+    expect(page!.segments.map((s) => [s.speaker, s.text])).toEqual([
+      ['Ann', 'Hello number 7'],
+      ['Bo', 'Exports are slow, said customer 7'],
+    ]);
+  });
+
+  it('processes and charges each record once when the job runs twice, or three times at once', async () => {
+    const ws = await createWorkspace(t.pool, 1000);
+    const batchId = await land(t.pool, boss, ws, 'conversation', transcriptRecords(400));
+    const ctx = testContext(t.pool, boss, testConfig(dataDir), { chunkSize: 25 });
+    const job = { workspaceId: ws, batchId };
+    const outcomes = await Promise.all([processBatch(ctx, job, FIRST_ATTEMPT), processBatch(ctx, job, FIRST_ATTEMPT), processBatch(ctx, job, FIRST_ATTEMPT)]);
+    expect(outcomes.filter((o) => o === 'COMPLETE')).toHaveLength(1);
+    expect(await processBatch(ctx, job, FIRST_ATTEMPT)).toBe('already-final');
+    expect(await batchRow(t.pool, batchId)).toMatchObject({ status: 'COMPLETE', processed_count: 400, credits_charged: 400 });
+    expect(await effects(t.pool, ws, batchId)).toEqual({ records: 400, processed: 400, sources: 400, charges: 400, charged: 400, duplicates: 0 });
+    expect(await balance(t.pool, ws)).toBe(600);
+  });
+
+  it('shares a batch between two worker processes without double work', async () => {
+    const ws = await createWorkspace(t.pool);
+    const other = await startBoss(t.url);
+    const batchId = await land(t.pool, boss, ws, 'message', transcriptRecords(300));
+    // A duplicate job for the same batch, as a retry or a second producer would make.
+    await boss.send('batch.process', { workspaceId: ws, batchId });
+    const make = (b: Boss) =>
+      createWorker({ pool: t.pool, db: t.db, boss: b, clock: { now: () => Date.now() }, log: silentLog, config: testConfig(dataDir), options: { ...FAST_OPTIONS, chunkSize: 20 } });
+    const workers = [make(boss), make(other)];
+    await Promise.all(workers.map((w) => w.start()));
+    try {
+      await waitForBatch(t.pool, batchId, ['COMPLETE', 'FAILED']);
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
+      await other.stop({ graceful: false, close: true });
+    }
+    expect(await batchRow(t.pool, batchId)).toMatchObject({ status: 'COMPLETE', processed_count: 300, credits_charged: 300 });
+    expect(await effects(t.pool, ws, batchId)).toEqual({ records: 300, processed: 300, sources: 300, charges: 300, charged: 300, duplicates: 0 });
+  });
+
+  it('records a record that cannot be stored as an error and completes the rest', async () => {
+    const ws = await createWorkspace(t.pool);
+    const records = transcriptRecords(6);
+    records[4] = { data: { title: 'poison pill', transcript: 'Ann: hi\nBo: ho' } };
+    const batchId = await land(t.pool, boss, ws, 'call', records);
+    const ctx = testContext(t.pool, boss, testConfig(dataDir));
+    expect(await processBatch(ctx, { workspaceId: ws, batchId }, FIRST_ATTEMPT)).toBe('COMPLETE');
+    const row = await batchRow(t.pool, batchId);
+    expect(row).toMatchObject({ status: 'COMPLETE', processed_count: 5, credits_charged: 5, total_error_count: 1 });
+    expect(row.errors).toEqual([{ index: 4, code: 'SOURCE_STORE_FAILED', message: expect.stringMatching(/title poison pill is not storable/) }]);
+    expect(await effects(t.pool, ws, batchId)).toMatchObject({ records: 6, processed: 6, sources: 5, charges: 5 });
+  });
+
+  it('fails a batch none of whose records can become a source', async () => {
+    const ws = await createWorkspace(t.pool);
+    const batchId = await land(t.pool, boss, ws, 'document', [{ data: { title: 'poison a' } }, { data: { title: 'poison b' } }]);
+    const ctx = testContext(t.pool, boss, testConfig(dataDir));
+    expect(await processBatch(ctx, { workspaceId: ws, batchId }, FIRST_ATTEMPT)).toBe('FAILED');
+    const row = await batchRow(t.pool, batchId);
+    expect(row).toMatchObject({ status: 'FAILED', processed_count: 0, credits_charged: 0, total_error_count: 2 });
+    expect(row.errors.map((e) => e.index)).toEqual([0, 1]);
+  });
+
+  it('retries a database failure and fails the batch on the last attempt, naming where it stopped', async () => {
+    const ws = await createWorkspace(t.pool);
+    const records = transcriptRecords(3);
+    records[1] = { data: { title: 'outage here' } };
+    const batchId = await land(t.pool, boss, ws, 'call', records);
+    const ctx = testContext(t.pool, boss, testConfig(dataDir), { chunkSize: 10 });
+    const job = { workspaceId: ws, batchId };
+    const signal = new AbortController().signal;
+    await expect(processBatch(ctx, job, { retryCount: 0, retryLimit: 1, signal })).rejects.toThrow(/simulated database outage/);
+    expect(await batchRow(t.pool, batchId)).toMatchObject({ status: 'PROCESSING', processed_count: 0 });
+    await expect(processBatch(ctx, job, { retryCount: 1, retryLimit: 1, signal })).rejects.toThrow(/simulated database outage/);
+    const row = await batchRow(t.pool, batchId);
+    expect(row).toMatchObject({ status: 'FAILED', processed_count: 0, credits_charged: 0 });
+    expect(row.errors).toEqual([
+      { index: 0, code: 'PROCESSING_FAILED', message: expect.stringMatching(/3 of 3 records unprocessed, from record 0: after 2 attempts: simulated database outage/) },
+    ]);
+    expect(await effects(t.pool, ws, batchId)).toMatchObject({ sources: 0, charges: 0 });
+  });
+
+  it('fails a batch whose job was dead-lettered, once', async () => {
+    const ws = await createWorkspace(t.pool);
+    const batchId = await land(t.pool, boss, ws, 'call', transcriptRecords(2));
+    const ctx = testContext(t.pool, boss, testConfig(dataDir));
+    const dead = { sourceName: 'batch.process', sourceRetryCount: 8, sourceOutput: { message: 'handler execution exceeded 900s' }, data: { workspaceId: ws, batchId } };
+    expect(await handleDeadJob(ctx, dead)).toBe('batch-failed');
+    expect(await handleDeadJob(ctx, dead)).toBe('batch-already-final');
+    const row = await batchRow(t.pool, batchId);
+    expect(row.status).toBe('FAILED');
+    expect(row.errors).toHaveLength(1);
+    expect(row.errors[0]!.message).toMatch(/gave up after 9 attempts: handler execution exceeded 900s/);
+  });
+});
