@@ -1,0 +1,1 @@
+export { ingestBodies, type GeneratedBody, type RecordFactory } from './bodies';
