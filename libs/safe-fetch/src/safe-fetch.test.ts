@@ -266,3 +266,25 @@ describe('safe fetch', () => {
     await expect(pending).rejects.toThrow(FetchAbortedError);
   });
 });
+
+describe('a body that fails before anyone reads it', () => {
+  it('keeps the error for the reader that comes later, without an uncaught exception', async () => {
+    const server = http.createServer((_req, res) => {
+      res.writeHead(200);
+      res.end(Buffer.alloc(5000));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const fetcher = createSafeFetch({ allowLoopback: true });
+      const response = await fetcher.stream(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { maxBytes: 100 });
+      await new Promise((r) => setTimeout(r, 100));
+      expect(response.body.destroyed).toBe(true);
+      const error = await (async () => {
+        for await (const _chunk of response.body) void _chunk;
+      })().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(FetchTooLargeError);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});

@@ -155,6 +155,10 @@ export function createSafeFetch(settings: SafeFetchSettings = {}): SafeFetch {
       throw fail(new FetchTooLargeError(currentUrl, options.maxBytes, contentLength));
     }
     const body = new BodyLimiter({ url: currentUrl, maxBytes: options.maxBytes, idleMs: timeouts.idleMs });
+    // The body may fail before its consumer attaches (the caller awaits something first). Node
+    // keeps the error on the stream and hands it to any later reader or pipeline, so this only
+    // stops an early error from being an uncaught exception.
+    body.on('error', () => {});
     request.on('error', (error) => body.destroy(fail(error)));
     body.on('close', () => {
       clearTimeout(totalTimer);
