@@ -68,6 +68,23 @@ async function runAsIds(): Promise<{ uid: number; gid: number } | undefined> {
   }
 }
 
+/**
+ * As root the cluster runs as `postgres`, which must be able to walk down to it.
+ * Directories on the way that refuse others (a home directory, a 0700 temp dir)
+ * get the search bit only (o+x: pass through, not list).
+ */
+async function ensureReachable(dir: string, ids: { uid: number; gid: number }, log: (line: string) => void) {
+  for (let d = path.dirname(dir); ; d = path.dirname(d)) {
+    const st = await stat(d);
+    const reachable = st.uid === ids.uid ? st.mode & 0o100 : st.gid === ids.gid ? st.mode & 0o010 : st.mode & 0o001;
+    if (!reachable) {
+      await chmod(d, st.mode | 0o001);
+      log(`allowed the postgres user to pass through ${d} (o+x)`);
+    }
+    if (d === path.dirname(d)) break;
+  }
+}
+
 async function exec(bin: string, args: string[], ids: { uid: number; gid: number } | undefined) {
   try {
     return await run(bin, args, { ...(ids ?? {}), env: { ...process.env, LC_ALL: 'C', LANG: 'C' }, timeout: 120_000 });
@@ -103,6 +120,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const log = options.log ?? (() => {});
   const passwordFile = `${dir}.password`;
   await mkdir(path.dirname(dir), { recursive: true });
+  if (ids) await ensureReachable(dir, ids, log);
 
   if (!existsSync(path.join(dir, 'PG_VERSION'))) {
     await rm(dir, { recursive: true, force: true });

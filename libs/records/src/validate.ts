@@ -44,7 +44,7 @@ function describe(issue: z.core.$ZodIssue, input: unknown): string {
   if (isMissing(input, issue.path)) return `${where}: is required`;
   if (issue.code === 'unrecognized_keys') {
     const keys = issue.keys.map((k) => JSON.stringify(k)).join(', ');
-    return `${where ? `${where}: ` : ''}unknown propert${issue.keys.length > 1 ? 'ies' : 'y'} ${keys} (no additional properties are allowed)`;
+    return `${where || 'record'}: unknown propert${issue.keys.length > 1 ? 'ies' : 'y'} ${keys} (no additional properties are allowed)`;
   }
   return `${where || 'record'}: ${issue.message}`;
 }

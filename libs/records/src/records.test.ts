@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { BodyError, canonicalVendorIds, dedupKeyOf, parseBody, truncateEventAt, validateItems } from './index';
+import { nestingDepth, rawDataOf, recordRanges } from './raw-json';
+
+describe('raw JSON positions', () => {
+  it('finds each record and the exact text of its data, the last one when repeated', () => {
+    const text = ' [ {"a":1,"data": {"z":1, "a":[1.50, "x\\"}"]} } , {"data":{"q":1},"data" : {"last":true}} ,{"b":[]}]';
+    const ranges = recordRanges(text)!;
+    expect(ranges).toHaveLength(3);
+    expect(rawDataOf(text, ranges[0]!)).toBe('{"z":1, "a":[1.50, "x\\"}"]}');
+    expect(rawDataOf(text, ranges[1]!)).toBe('{"last":true}');
+    expect(rawDataOf(text, ranges[2]!)).toBeUndefined();
+  });
+
+  it('reads the records of a wrapper and keys written with escapes', () => {
+    const text = '{"records":[{"d\\u0061ta":{"k":"v"}}]}';
+    expect(rawDataOf(text, recordRanges(text)![0]!)).toBe('{"k":"v"}');
+  });
+
+  it('measures nesting without recursion, ignoring brackets inside strings', () => {
+    expect(nestingDepth('{"a":[{"b":"[[[["}]}')).toBe(3);
+    expect(nestingDepth('['.repeat(200_000) + ']'.repeat(200_000))).toBe(200_000);
+  });
+});
+
+describe('parseBody', () => {
+  it('numbers NDJSON records by non-blank line', () => {
+    const items = parseBody('ndjson', Buffer.from('{"data":{}}\n\n  \nnope\r\n{"data":{"x":1}}\n'));
+    expect(items.map((i) => [i.index, i.ok])).toEqual([[0, true], [1, false], [2, true]]);
+    expect(items[2]).toMatchObject({ rawData: '{"x":1}' });
+  });
+
+  it('ignores a UTF-8 byte order mark', () => {
+    expect(parseBody('json', Buffer.from('\ufeff[{"data":{}}]'))).toHaveLength(1);
+  });
+
+  it.each([
+    ['{"records":{}}', 'INVALID_BODY'],
+    ['"text"', 'INVALID_BODY'],
+    ['[', 'INVALID_JSON'],
+    ['[]', 'NO_RECORDS'],
+    ['', 'INVALID_JSON'],
+  ])('refuses %j as %s', (body, code) => {
+    expect(() => parseBody('json', Buffer.from(body))).toThrow(expect.objectContaining({ code }) as BodyError);
+  });
+});
+
+describe('dedup key', () => {
+  it('ignores vendor id key order and sub-second precision after truncation', () => {
+    expect(canonicalVendorIds({ b: '2', a: '1' })).toBe(canonicalVendorIds({ a: '1', b: '2' }));
+    const at = truncateEventAt('2026-01-02T03:04:05.678Z');
+    expect(at).toBe('2026-01-02T03:04:05Z');
+    expect(dedupKeyOf('email', { b: '2', a: '1' }, at)).toBe(dedupKeyOf('email', { a: '1', b: '2' }, truncateEventAt('2026-01-02T03:04:05Z')));
+    expect(dedupKeyOf('call', { a: '1' }, at)).not.toBe(dedupKeyOf('email', { a: '1' }, at));
+    expect(dedupKeyOf('email', { a: '1:2' }, at)).not.toBe(dedupKeyOf('email', { 'a:1': '2' }, at));
+  });
+});
+
+describe('validateItems', () => {
+  const valid = {
+    _type: 'call', _schema_version: '1.0.0', _event_at: '2026-01-02T03:04:05Z', _vendor_ids: { x: '1' },
+    _product_id: 'p', _project_ids: ['j'], _nature: 'evidence', data: {},
+  };
+  it('accepts a record and gives every broken rule its own error with the path', () => {
+    const r = validateItems([
+      { index: 0, ok: true, value: valid, rawData: '{}' },
+      { index: 1, ok: true, value: { ...valid, _type: 'fax', _tags: ['x'.repeat(65)], extra: 1 }, rawData: '{}' },
+    ]);
+    expect(r.accepted.map((a) => a.index)).toEqual([0]);
+    expect(r.errors.map((e) => e.message.split(':')[0])).toEqual(['_type', '_tags[0]', 'record']);
+    expect(r.errors[2]!.message).toBe('record: unknown property "extra" (no additional properties are allowed)');
+  });
+});
