@@ -1,7 +1,7 @@
 import { newId, withTransaction } from '@loupe/db';
 import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { balance, charge, chargeMany, chargeNow, creditStatus, grantCredits, CreditError } from './index';
+import { balance, charge, chargeMany, chargeNow, creditStatus, grantCredits, grantIncludedCredits, CreditError } from './index';
 
 describe('credit ledger', () => {
   let t: TestDatabase;
@@ -44,6 +44,15 @@ describe('credit ledger', () => {
       { kind: 'grant', amount: 50, overage: 0, reference: 'grant:welcome' },
       { kind: 'charge', amount: -3, overage: 0, reference: 'tool:1' },
     ]);
+  });
+
+  it("grants a plan's included credits once per period", async () => {
+    const ws = await workspace({ overageAllowed: false });
+    expect(await grantIncludedCredits(t.pool, ws, '2026-11')).toBe(100);
+    expect(await grantIncludedCredits(t.pool, ws, '2026-11')).toBe(0);
+    expect(await grantIncludedCredits(t.pool, ws, '2026-12')).toBe(100);
+    expect(await balance(t.pool, ws)).toBe(200);
+    expect(await grantIncludedCredits(t.pool, await workspace(), '2026-11')).toBe(0);
   });
 
   it('grants once per reference', async () => {

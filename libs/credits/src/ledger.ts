@@ -126,6 +126,22 @@ export async function grantCredits(
 }
 
 /**
+ * Grants the workspace's plan's included credits for one billing `period` (e.g. `2026-11`), once:
+ * the reference is `plan:<planId>:<period>`. Returns the credits granted (0 without a plan, or
+ * when this period was granted before).
+ */
+export async function grantIncludedCredits(pool: pg.Pool, workspaceId: string, period: string): Promise<number> {
+  const { rows } = await pool.query<{ plan_id: string; included_credits: number; name: string }>(
+    'SELECT p.id AS plan_id, p.included_credits, p.name FROM workspaces w JOIN plans p ON p.id = w.plan_id WHERE w.id = $1',
+    [workspaceId],
+  );
+  const plan = rows[0];
+  if (!plan || plan.included_credits <= 0) return 0;
+  const granted = await grantCredits(pool, workspaceId, plan.included_credits, `plan:${plan.plan_id}:${period}`, `${plan.name} plan credits for ${period}`);
+  return granted ? plan.included_credits : 0;
+}
+
+/**
  * Charges several items to one workspace inside the caller's transaction (`client` must be in
  * one: the lock lasts until it ends). Each reference is charged at most once, ever; a reference
  * already in the ledger is reported in `duplicates` and not charged again.

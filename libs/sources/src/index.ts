@@ -2,4 +2,4 @@ export { buildSource, segmentsOfRecord, SourceBuildError } from './build';
 export { insertSources, createSourceFromRecord, type CreatedSource } from './repository';
 export { readSource, READ_LIMITS, SourceReadError, type SourcePage, type SourceSegmentView } from './read';
 export { MAX_SEGMENT_CHARS, splitText } from './text';
-export type { Segment, SegmentKind, SourceDraft, SourceParticipant, SourceRecord } from './types';
+export type { Segment, SegmentKind, SourceDraft, SourceRecord } from './types';

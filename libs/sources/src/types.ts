@@ -34,14 +34,6 @@ export interface Segment {
   startMs: number | null;
 }
 
-export interface SourceParticipant {
-  id: string;
-  role: string;
-  name?: string;
-  email?: string;
-  type?: string;
-}
-
 export interface SourceDraft {
   recordId: string;
   workspaceId: string;
