@@ -1,6 +1,5 @@
 import { pathToFileURL } from 'node:url';
-import { benchTenant, machine, makeRecords, percentile, round, startBenchService, type BenchTenant } from './lib';
-import type { RunningService } from '../src/service';
+import { benchTenant, machine, makeRecords, percentile, round, startBenchService, type BenchTarget, type BenchTenant } from './lib';
 
 export interface IngestFigures {
   api: { recordsPerSecond: number; requests: number; p50Ms: number; p99Ms: number; records: number; seconds: number };
@@ -14,7 +13,7 @@ export interface IngestFigures {
 const RECORDS_PER_REQUEST = 1000;
 
 /** Sends 1,000-record requests from `clients` loops for `seconds`; every request must be a 202. */
-async function driveApi(service: RunningService, t: BenchTenant, clients: number, seconds: number) {
+async function driveApi(service: BenchTarget, t: BenchTenant, clients: number, seconds: number) {
   const latencies: number[] = [];
   const finished: { at: number; ms: number; records: number }[] = [];
   let records = 0;
@@ -42,8 +41,8 @@ async function driveApi(service: RunningService, t: BenchTenant, clients: number
 }
 
 /** The same records written by one INSERT … SELECT … FROM jsonb_to_recordset(…) ON CONFLICT DO NOTHING per request. */
-async function driveRaw(service: RunningService, t: BenchTenant, clients: number, seconds: number) {
-  const { pool } = service.database;
+async function driveRaw(service: BenchTarget, t: BenchTenant, clients: number, seconds: number) {
+  const { pool } = service;
   await pool.query(
     `INSERT INTO batches (id, workspace_id, product_id, source, type, status, accepted_count, rejected_count, total_error_count)
      VALUES ('bat_rawceiling', $1, $2, 'bench', 'conversation', 'LANDED', 0, 0, 0) ON CONFLICT DO NOTHING`,
@@ -76,7 +75,7 @@ async function driveRaw(service: RunningService, t: BenchTenant, clients: number
   return { records, elapsed: (performance.now() - started) / 1000 };
 }
 
-export async function runIngestBench(options: { seconds?: number; clients?: number; service?: RunningService } = {}): Promise<IngestFigures> {
+export async function runIngestBench(options: { seconds?: number; clients?: number; service?: BenchTarget } = {}): Promise<IngestFigures> {
   const seconds = options.seconds ?? Number(process.env.BENCH_SECONDS ?? 20);
   const clients = options.clients ?? Number(process.env.BENCH_CLIENTS ?? 4);
   const service = options.service ?? (await startBenchService({ WORKER_ENABLED: 'false' }));
@@ -102,7 +101,7 @@ export async function runIngestBench(options: { seconds?: number; clients?: numb
       },
       raw: { recordsPerSecond: round(rawRate), records: raw.records, seconds: round(raw.elapsed, 1) },
       ratio: round(apiRate / rawRate, 2),
-      settings: `${clients} concurrent clients (one key each), ${RECORDS_PER_REQUEST} records of ~1 KB per request, ${seconds} s per phase, worker off, ${service.database.embedded ? 'embedded PostgreSQL 18' : 'DATABASE_URL'}`,
+      settings: `${clients} concurrent clients (one key each), ${RECORDS_PER_REQUEST} records of ~1 KB per request, ${seconds} s per phase, worker off, ${service.embedded ? 'embedded PostgreSQL 18' : 'DATABASE_URL'}`,
       timeline,
     };
   } finally {

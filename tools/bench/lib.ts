@@ -1,12 +1,12 @@
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createApiKey } from '@loupe/api-keys';
-import { loadConfig } from '@loupe/config';
-import { createLogger } from '@loupe/http';
+import { createPool, createPrismaClient, type Db, type Pool } from '@loupe/db';
 import { createProduct, createProject, createWorkspace } from '@loupe/workspaces';
-import { startService, type RunningService } from '../src/service';
 
 export interface BenchTenant {
   workspaceId: string;
@@ -15,15 +15,73 @@ export interface BenchTenant {
   keys: string[];
 }
 
-/** The real service on a fresh embedded PostgreSQL (or DATABASE_URL), on a free port. */
-export async function startBenchService(env: Record<string, string> = {}): Promise<RunningService> {
-  const dataDir = process.env.DATABASE_URL ? '.data' : await mkdtemp(path.join(os.tmpdir(), 'loupe-bench-'));
-  const config = loadConfig({ ...process.env, PORT: '0', DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(55000 + Math.floor(Math.random() * 5000)), LOG_LEVEL: 'warn', DB_POOL_SIZE: '20', ...env });
-  return startService({ config, log: createLogger('warn') });
+/** The service under test, running as its own process, and a connection to its database. */
+export interface BenchTarget {
+  url: string;
+  pool: Pool;
+  db: Db;
+  embedded: boolean;
+  close(): Promise<void>;
 }
 
-export async function benchTenant(service: RunningService, keyCount: number): Promise<BenchTenant> {
-  const { db } = service.database;
+const root = path.resolve(import.meta.dirname, '../..');
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts `npm start`'s entry point as a separate process, as users run it: on a
+ * fresh embedded PostgreSQL (or on DATABASE_URL's server when set), on free ports.
+ */
+export async function startBenchService(env: Record<string, string> = {}): Promise<BenchTarget> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'loupe-bench-'));
+  const port = await freePort();
+  const pgPort = await freePort();
+  const child = spawn(path.join(root, 'node_modules/.bin/tsx'), [path.join(root, 'tools/src/start.ts')], {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort), LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`the service exited (${child.exitCode}):\n${out}`);
+    if (await fetch(`${url}/readyz`).then((r) => r.ok, () => false)) break;
+    if (i > 600) throw new Error('the service did not become ready in 60 s');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const databaseUrl = process.env.DATABASE_URL
+    ?? `postgresql://postgres:${encodeURIComponent((await readFile(path.join(dataDir, 'postgres.password'), 'utf8')).trim())}@127.0.0.1:${pgPort}/loupe`;
+  const pool = createPool(databaseUrl, 8);
+  const db = createPrismaClient(pool);
+  return {
+    url,
+    pool,
+    db,
+    embedded: !process.env.DATABASE_URL,
+    async close() {
+      await db.$disconnect();
+      await pool.end();
+      await new Promise((r) => {
+        child.once('exit', r);
+        child.kill('SIGTERM');
+      });
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function benchTenant(service: BenchTarget, keyCount: number): Promise<BenchTenant> {
+  const { db } = service;
   const ws = await createWorkspace(db, { name: `bench ${Date.now()}` });
   const product = await createProduct(db, ws.id, { name: 'Bench' });
   const project = await createProject(db, ws.id, product.id, { name: 'Bench' });

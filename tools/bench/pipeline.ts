@@ -1,6 +1,5 @@
 import { pathToFileURL } from 'node:url';
-import type { RunningService } from '../src/service';
-import { benchTenant, machine, makeRecords, round, startBenchService } from './lib';
+import { benchTenant, machine, makeRecords, round, startBenchService, type BenchTarget } from './lib';
 
 export interface PipelineFigures {
   records: number;
@@ -15,13 +14,13 @@ export interface PipelineFigures {
 }
 
 /** Submits `batches` × 1,000 records, then waits for every batch to reach COMPLETE. */
-export async function runPipelineBench(options: { batches?: number; clients?: number; service?: RunningService } = {}): Promise<PipelineFigures> {
+export async function runPipelineBench(options: { batches?: number; clients?: number; service?: BenchTarget } = {}): Promise<PipelineFigures> {
   const batches = options.batches ?? Number(process.env.BENCH_BATCHES ?? 30);
   const clients = options.clients ?? 2;
   const service = options.service ?? (await startBenchService());
   try {
     const t = await benchTenant(service, clients);
-    const { pool } = service.database;
+    const { pool } = service;
     const started = performance.now();
     const ids: string[] = [];
     const samples: { at: number; accepted: number; processed: number }[] = [];
@@ -75,7 +74,7 @@ export async function runPipelineBench(options: { batches?: number; clients?: nu
       ingestRecordsPerSecond: round(accepted / ingestSeconds),
       endToEndRecordsPerSecond: round(accepted / seconds),
       seconds: round(seconds, 1),
-      settings: `${batches} batches of 1,000 records of ~1 KB from ${clients} clients, worker in the same process (WORKER_CONCURRENCY=${process.env.WORKER_CONCURRENCY ?? 4}), ${service.database.embedded ? 'embedded PostgreSQL 18' : 'DATABASE_URL'}`,
+      settings: `${batches} batches of 1,000 records of ~1 KB from ${clients} clients, worker inside the service process (WORKER_CONCURRENCY=${process.env.WORKER_CONCURRENCY ?? 4}), ${service.embedded ? 'embedded PostgreSQL 18' : 'DATABASE_URL'}`,
       timeline,
     };
   } finally {

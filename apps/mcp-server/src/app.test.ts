@@ -27,7 +27,7 @@ describe('MCP transport rules', () => {
     for (const method of ['GET', 'DELETE']) {
       const res = await fetch(`${base}/api/mcp`, { method });
       expect(res.status).toBe(405);
-      expect((await res.json()).error.code).toBe(-32000);
+      expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32000);
     }
   });
 

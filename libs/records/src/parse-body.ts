@@ -1,11 +1,11 @@
 import { LIMITS } from './schemas';
-import { rawDataOf, recordRanges } from './raw-json';
+import { mayHoldUnstorable, rawDataOf, recordRanges } from './raw-json';
 
 export type BodyKind = 'json' | 'ndjson';
 
 /** One item of the body, in order: a parsed value with the raw text of its `data`, or a line that is not JSON. */
 export type BodyItem =
-  | { index: number; ok: true; value: unknown; rawData: string | undefined }
+  | { index: number; ok: true; value: unknown; rawData: string | undefined; mayHoldUnstorable: boolean }
   | { index: number; ok: false; message: string };
 
 export class BodyError extends Error {
@@ -60,9 +60,10 @@ function parseJsonBody(text: string): BodyItem[] {
   }
   checkCount(records.length);
   const ranges = recordRanges(text);
+  const suspect = mayHoldUnstorable(text);
   return records.map((value, index) => {
     const range = ranges?.[index];
-    return { index, ok: true, value, rawData: range && rawDataOf(text, range) };
+    return { index, ok: true, value, rawData: range && rawDataOf(text, range), mayHoldUnstorable: suspect };
   });
 }
 
@@ -80,7 +81,7 @@ function parseNdjsonBody(text: string): BodyItem[] {
       const value: unknown = JSON.parse(trimmed);
       const rawData =
         value !== null && typeof value === 'object' && !Array.isArray(value) ? rawDataOf(trimmed, { start: 0, end: trimmed.length }) : undefined;
-      items.push({ index, ok: true, value, rawData });
+      items.push({ index, ok: true, value, rawData, mayHoldUnstorable: mayHoldUnstorable(trimmed) });
     } catch (error) {
       items.push({ index, ok: false, message: `line is not valid JSON: ${(error as Error).message}` });
     }

@@ -13,14 +13,17 @@ function skipWs(text: string, i: number): number {
 }
 
 function endOfString(text: string, i: number): number {
-  // text[i] is the opening quote
-  for (let j = i + 1; j < text.length; j++) {
-    const c = text.charCodeAt(j);
-    if (c === 0x5c) j++;
-    else if (c === 0x22) return j + 1;
+  // text[i] is the opening quote; a quote ends the string unless an odd run of backslashes precedes it
+  for (let j = text.indexOf('"', i + 1); j !== -1; j = text.indexOf('"', j + 1)) {
+    let backslashes = 0;
+    while (text.charCodeAt(j - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return j + 1;
   }
   throw new Error('unterminated string');
 }
+
+// The characters that matter when skipping over a container.
+const STRUCTURAL = /["[\]{}]/g;
 
 /** End (exclusive) of the value that starts at `i` (no leading whitespace). */
 function endOfValue(text: string, i: number): number {
@@ -28,14 +31,12 @@ function endOfValue(text: string, i: number): number {
   if (c === 0x22) return endOfString(text, i);
   if (c === 0x7b || c === 0x5b) {
     let depth = 0;
-    for (let j = i; j < text.length; j++) {
-      const d = text.charCodeAt(j);
-      if (d === 0x22) j = endOfString(text, j) - 1;
+    STRUCTURAL.lastIndex = i;
+    for (let m = STRUCTURAL.exec(text); m; m = STRUCTURAL.exec(text)) {
+      const d = text.charCodeAt(m.index);
+      if (d === 0x22) STRUCTURAL.lastIndex = endOfString(text, m.index);
       else if (d === 0x7b || d === 0x5b) depth++;
-      else if (d === 0x7d || d === 0x5d) {
-        depth--;
-        if (depth === 0) return j + 1;
-      }
+      else if (--depth === 0) return m.index + 1;
     }
     throw new Error('unterminated container');
   }
@@ -111,12 +112,22 @@ export function rawDataOf(text: string, range: Range): string | undefined {
 export function nestingDepth(text: string): number {
   let depth = 0;
   let max = 0;
-  for (let j = 0; j < text.length; j++) {
-    const c = text.charCodeAt(j);
-    if (c === 0x22) j = endOfString(text, j) - 1;
+  STRUCTURAL.lastIndex = 0;
+  for (let m = STRUCTURAL.exec(text); m; m = STRUCTURAL.exec(text)) {
+    const c = text.charCodeAt(m.index);
+    if (c === 0x22) STRUCTURAL.lastIndex = endOfString(text, m.index);
     else if (c === 0x7b || c === 0x5b) {
       if (++depth > max) max = depth;
-    } else if (c === 0x7d || c === 0x5d) depth--;
+    } else depth--;
   }
   return max;
+}
+
+/**
+ * Whether JSON text may hold a string PostgreSQL cannot store (NUL, unpaired
+ * surrogate). In valid JSON both can only be written as \u escapes, so text
+ * without such an escape needs no closer look.
+ */
+export function mayHoldUnstorable(text: string): boolean {
+  return /\\u(?:0000|d[89a-f])/i.test(text);
 }

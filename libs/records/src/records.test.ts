@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BodyError, canonicalVendorIds, dedupKeyOf, parseBody, truncateEventAt, validateItems } from './index';
-import { nestingDepth, rawDataOf, recordRanges } from './raw-json';
+import { mayHoldUnstorable, nestingDepth, rawDataOf, recordRanges } from './raw-json';
 
 describe('raw JSON positions', () => {
   it('finds each record and the exact text of its data, the last one when repeated', () => {
@@ -45,6 +45,14 @@ describe('parseBody', () => {
   });
 });
 
+describe('characters PostgreSQL cannot store', () => {
+  it('are looked for only where an escape could hold them', () => {
+    expect(mayHoldUnstorable('{"a":"caf\\u00e9 \\ud83d\\ude00"}')).toBe(true); // a surrogate pair escape: look closer
+    expect(mayHoldUnstorable('{"a":"caf\\u00e9"}')).toBe(false);
+    expect(mayHoldUnstorable('{"a":"\\u0000"}')).toBe(true);
+  });
+});
+
 describe('dedup key', () => {
   it('ignores vendor id key order and sub-second precision after truncation', () => {
     expect(canonicalVendorIds({ b: '2', a: '1' })).toBe(canonicalVendorIds({ a: '1', b: '2' }));
@@ -63,8 +71,8 @@ describe('validateItems', () => {
   };
   it('accepts a record and gives every broken rule its own error with the path', () => {
     const r = validateItems([
-      { index: 0, ok: true, value: valid, rawData: '{}' },
-      { index: 1, ok: true, value: { ...valid, _type: 'fax', _tags: ['x'.repeat(65)], extra: 1 }, rawData: '{}' },
+      { index: 0, ok: true, value: valid, rawData: '{}', mayHoldUnstorable: false },
+      { index: 1, ok: true, value: { ...valid, _type: 'fax', _tags: ['x'.repeat(65)], extra: 1 }, rawData: '{}', mayHoldUnstorable: false },
     ]);
     expect(r.accepted.map((a) => a.index)).toEqual([0]);
     expect(r.errors.map((e) => e.message.split(':')[0])).toEqual(['_type', '_tags[0]', 'record']);

@@ -98,8 +98,11 @@ export function validateItems(items: BodyItem[]): ValidationResult {
       continue;
     }
     // `data` is stored as JSON text, which keeps any escape; the other fields are stored as values.
-    const { data: _data, ...fields } = item.value as Record<string, unknown>;
-    const bad = findUnstorable(fields, []);
+    let bad: string | undefined;
+    if (item.mayHoldUnstorable) {
+      const { data: _data, ...fields } = item.value as Record<string, unknown>;
+      bad = findUnstorable(fields, []);
+    }
     if (bad) {
       errors.push({
         index: item.index,
