@@ -46,7 +46,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
   let http: Listening | undefined;
   try {
     await boss.start();
-    await ensureQueues(boss);
+    await ensureQueues(boss, config.jobs);
 
     let publicUrl = baseUrl(config);
     const app = express();

@@ -25,10 +25,8 @@ try {
 }
 const seed = await seedDemo(service.database, config.servicePrefix);
 if (seed) process.stdout.write(`${demoBanner(service.url, seed)}\n`);
-log.info(
-  { url: service.url, database: service.database.embedded ? `embedded, data in ${config.dataDir}` : 'DATABASE_URL', ms: Date.now() - started },
-  `Loupe is ready at ${service.url} (GET /readyz)`,
-);
+const database = service.database.embedded ? `embedded PostgreSQL, data in ${config.dataDir}` : 'PostgreSQL of DATABASE_URL';
+process.stdout.write(`Loupe is ready at ${service.url} (${database}; started in ${Date.now() - started} ms)\n`);
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

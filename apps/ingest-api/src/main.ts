@@ -16,7 +16,7 @@ const database = await openDatabase({
 const boss = createBoss({ connectionString: database.url, supervise: false });
 boss.on('error', (err) => log.error({ err }, 'pg-boss error'));
 await boss.start();
-await ensureQueues(boss);
+await ensureQueues(boss, config.jobs);
 const app = express();
 app.disable('x-powered-by');
 app.use(requestContext(log));

@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   const boss = createBoss({ connectionString: database.url, supervise: true });
   boss.on('error', (err) => log.error({ err }, 'pg-boss error'));
   await boss.start();
-  await ensureQueues(boss);
+  await ensureQueues(boss, config.jobs);
   const worker = createWorker({ pool: database.pool, db: database.db, boss, clock: systemClock, log, config });
   await worker.start();
 

@@ -24,6 +24,8 @@ export const envSchema = z.object({
   FETCH_ALLOW_LOOPBACK: bool.default(false),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(15000),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30000),
+  JOB_HEARTBEAT_SECONDS: z.coerce.number().int().min(10).max(3600).default(30),
+  JOB_RETRY_BASE_SECONDS: z.coerce.number().int().min(0).max(3600).default(2),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -44,6 +46,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** A request (headers and body) must arrive within this time; slow or endless senders are cut off. */
   requestTimeoutMs: number;
+  /** pg-boss job policy: see JobPolicy in libs/jobs. */
+  jobs: { heartbeatSeconds: number; retryBaseSeconds: number };
 }
 
 export class ConfigError extends Error {
@@ -74,6 +78,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     fetchAllowLoopback: e.FETCH_ALLOW_LOOPBACK,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    jobs: { heartbeatSeconds: e.JOB_HEARTBEAT_SECONDS, retryBaseSeconds: e.JOB_RETRY_BASE_SECONDS },
   };
 }
 

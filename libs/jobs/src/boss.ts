@@ -10,11 +10,23 @@ export interface BossOptions {
   max?: number;
 }
 
+/** How jobs are retried and how soon a job of a dead worker is noticed. */
+export interface JobPolicy {
+  /** A worker that dies (SIGKILL, lost host) stops its heartbeat; its job is retried this long after. */
+  heartbeatSeconds: number;
+  /** First retry delay; it doubles on each retry. */
+  retryBaseSeconds: number;
+}
+
+export const DEFAULT_JOB_POLICY: JobPolicy = { heartbeatSeconds: 30, retryBaseSeconds: 2 };
+
 export function createBoss(options: BossOptions): PgBoss {
   const boss = new PgBoss({
     connectionString: options.connectionString,
     max: options.max ?? 4,
     supervise: options.supervise ?? true,
+    // The supervisor also notices stopped heartbeats; pg-boss's default of 60 s would add up to a minute.
+    superviseIntervalSeconds: 5,
     schedule: false,
     migrate: true,
   });
@@ -22,7 +34,7 @@ export function createBoss(options: BossOptions): PgBoss {
 }
 
 /** Creates every queue with its retry policy; safe to call from any number of instances. */
-export async function ensureQueues(boss: PgBoss): Promise<void> {
+export async function ensureQueues(boss: PgBoss, policy: JobPolicy = DEFAULT_JOB_POLICY): Promise<void> {
   const existing = new Set((await boss.getQueues()).map((q) => q.name));
   const create = async (name: string, options: Parameters<PgBoss['createQueue']>[1]) => {
     if (existing.has(name)) return;
@@ -36,22 +48,20 @@ export async function ensureQueues(boss: PgBoss): Promise<void> {
   await create(QUEUES.deadLetter, { retentionSeconds: 14 * 24 * 3600 });
   await create(QUEUES.processBatch, {
     retryLimit: 8,
-    retryDelay: 2,
+    retryDelay: policy.retryBaseSeconds,
     retryBackoff: true,
     retryDelayMax: 300,
     expireInSeconds: 15 * 60,
-    // A worker that dies (SIGKILL, lost host) stops sending heartbeats; its job is retried
-    // after this long instead of after expireInSeconds.
-    heartbeatSeconds: 30,
+    heartbeatSeconds: policy.heartbeatSeconds,
     deadLetter: QUEUES.deadLetter,
   });
   await create(QUEUES.downloadAttachment, {
     retryLimit: 4,
-    retryDelay: 5,
+    retryDelay: policy.retryBaseSeconds,
     retryBackoff: true,
     retryDelayMax: 600,
     expireInSeconds: 60 * 60,
-    heartbeatSeconds: 30,
+    heartbeatSeconds: policy.heartbeatSeconds,
     deadLetter: QUEUES.deadLetter,
   });
 }
