@@ -31,20 +31,22 @@ export function ingestBodies(rec: RecordFactory): fc.Arbitrary<GeneratedBody> {
     return r;
   });
   const json = (v: unknown): GeneratedBody => ({ text: JSON.stringify(v) ?? 'null', type: 'json' });
+  const common = (arbitrary: fc.Arbitrary<GeneratedBody>) => ({ arbitrary, weight: 6 });
+  const costly = (arbitrary: fc.Arbitrary<GeneratedBody>) => ({ arbitrary, weight: 1 });
   return fc.oneof(
-    fc.array(fresh, { minLength: 1, maxLength: 5 }).map(json),
-    fc.array(fc.oneof(mutated, fresh), { minLength: 0, maxLength: 6 }).map(json),
-    fc.array(mutated, { minLength: 1, maxLength: 4 }).map((a) => json({ records: a })),
-    fc.array(fc.oneof(mutated.map((r) => JSON.stringify(r)), fc.string(), fc.constant(''), fc.constant('\r')), { maxLength: 6 })
-      .map((l): GeneratedBody => ({ text: l.join('\n'), type: 'ndjson' })),
-    fc.jsonValue({ maxDepth: 6 }).map(json),
-    fc.string({ unit: 'binary', maxLength: 300 }).map((s): GeneratedBody => ({ text: s, type: 'json' })),
-    fc.integer({ min: 1, max: 100_000 }).map((d): GeneratedBody => ({ text: `${'['.repeat(d)}${']'.repeat(d)}`, type: 'json' })),
-    fc.integer({ min: 1, max: 100_000 }).map((d): GeneratedBody => ({
+    common(fc.array(fresh, { minLength: 1, maxLength: 5 }).map(json)),
+    common(fc.array(fc.oneof(mutated, fresh), { minLength: 0, maxLength: 6 }).map(json)),
+    common(fc.array(mutated, { minLength: 1, maxLength: 4 }).map((a) => json({ records: a }))),
+    common(fc.array(fc.oneof(mutated.map((r) => JSON.stringify(r)), fc.string(), fc.constant(''), fc.constant('\r')), { maxLength: 6 })
+      .map((l): GeneratedBody => ({ text: l.join('\n'), type: 'ndjson' }))),
+    common(fc.jsonValue({ maxDepth: 6 }).map(json)),
+    common(fc.string({ unit: 'binary', maxLength: 300 }).map((s): GeneratedBody => ({ text: s, type: 'json' }))),
+    common(fc.string().map((s): GeneratedBody => ({ text: s, type: 'ndjson' }))),
+    costly(fc.integer({ min: 1, max: 100_000 }).map((d): GeneratedBody => ({ text: `${'['.repeat(d)}${']'.repeat(d)}`, type: 'json' }))),
+    costly(fc.integer({ min: 1, max: 100_000 }).map((d): GeneratedBody => ({
       text: JSON.stringify([rec({ data: { deep: 0 } })]).replace('{"deep":0}', `${'{"a":'.repeat(d)}1${'}'.repeat(d)}`),
       type: 'json',
-    })),
-    fc.integer({ min: 1, max: 4_000_000 }).map((n) => json([rec({ data: { big: 'é'.repeat(n) } })])),
-    fc.string().map((s): GeneratedBody => ({ text: s, type: 'ndjson' })),
+    }))),
+    costly(fc.integer({ min: 1, max: 4_000_000 }).map((n) => json([rec({ data: { big: 'é'.repeat(n) } })]))),
   );
 }

@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { get, post, rec, startHarness, type Harness } from './test/harness';
+
+// Workspace isolation on every endpoint: a key of workspace B never reaches workspace A's data,
+// and an answer about A's data is indistinguishable from an answer about data that does not exist.
+let h: Harness;
+let aBatchId: string;
+let aRecord: Record<string, unknown>;
+const sharedIdempotencyKey = 'order-sync-2026-11-21';
+beforeAll(async () => {
+  h = await startHarness();
+  aRecord = rec(h.a);
+  const r = await post(h.base, h.a.writeKey, [aRecord], { headers: { 'idempotency-key': sharedIdempotencyKey } });
+  expect(r.status).toBe(202);
+  aBatchId = r.body.batchId;
+});
+afterAll(() => h.close());
+
+/** Replaces ids in an answer so answers about different ids can be compared. */
+const shape = (body: unknown, ids: string[]) => ids.reduce((s, id) => s.split(id).join('<id>'), JSON.stringify(body));
+
+describe('isolation matrix', () => {
+  const matrix: string[] = [];
+  afterAll(() => console.log(`isolation matrix:\n${matrix.join('\n')}`));
+  const note = (endpoint: string, caller: string, status: number) => matrix.push(`  ${endpoint.padEnd(46)} ${caller.padEnd(34)} ${status}`);
+
+  it('GET /api/v1/ingest/batches/{id}: another workspace\'s batch is a 404 identical to a missing one', async () => {
+    const theirs = await get(h.base, h.b.readKey, `/api/v1/ingest/batches/${aBatchId}`);
+    const missing = await get(h.base, h.b.readKey, '/api/v1/ingest/batches/bat_doesnotexist');
+    note('GET /api/v1/ingest/batches/{A batch}', 'B api:read', theirs.status);
+    expect(theirs.status).toBe(404);
+    expect(shape(theirs.body, [aBatchId, 'bat_doesnotexist'])).toBe(shape(missing.body, [aBatchId, 'bat_doesnotexist']));
+    const viaWrite = await get(h.base, h.b.writeKey, `/api/v1/ingest/batches/${aBatchId}`);
+    note('GET /api/v1/ingest/batches/{A batch}', 'B api:write', viaWrite.status);
+    expect(viaWrite.status).toBe(404);
+    expect(JSON.stringify(viaWrite.body)).not.toContain(h.a.workspaceId);
+    expect((await get(h.base, h.a.readKey, `/api/v1/ingest/batches/${aBatchId}`)).status).toBe(200);
+  });
+
+  it('GET /api/v1/ingest/batches: lists only the caller\'s batches, even with a cursor taken from another workspace', async () => {
+    for (let i = 0; i < 3; i++) expect((await post(h.base, h.a.writeKey, [rec(h.a)])).status).toBe(202);
+    const aPage = await get(h.base, h.a.readKey, '/api/v1/ingest/batches?limit=1');
+    expect(aPage.body.nextCursor).toEqual(expect.any(String));
+    const bList = await get(h.base, h.b.readKey, '/api/v1/ingest/batches?limit=100');
+    const bWithACursor = await get(h.base, h.b.readKey, `/api/v1/ingest/batches?limit=100&cursor=${encodeURIComponent(aPage.body.nextCursor)}`);
+    note('GET /api/v1/ingest/batches', 'B api:read', bList.status);
+    note('GET /api/v1/ingest/batches?cursor={A cursor}', 'B api:read', bWithACursor.status);
+    for (const page of [bList, bWithACursor]) {
+      expect([200, 400]).toContain(page.status);
+      expect(JSON.stringify(page.body)).not.toContain(h.a.workspaceId);
+      expect(JSON.stringify(page.body)).not.toContain(aBatchId);
+    }
+    expect(bList.body.batches.every((b: { workspaceId?: string }) => b.workspaceId === undefined || b.workspaceId === h.b.workspaceId)).toBe(true);
+  });
+
+  it('POST /api/v1/ingest: another workspace\'s product is refused exactly like a product that does not exist', async () => {
+    const theirs = await post(h.base, h.b.writeKey, [rec(h.b, { _product_id: h.a.productId, _project_ids: [h.a.projectId] })]);
+    const missing = await post(h.base, h.b.writeKey, [rec(h.b, { _product_id: 'prod_doesnotexist', _project_ids: [h.a.projectId] })]);
+    note('POST /api/v1/ingest  (A product)', 'B api:write', theirs.status);
+    expect(theirs.status).toBe(400);
+    expect(theirs.body.error).toBe('UNKNOWN_PRODUCT');
+    expect(shape(theirs.body, [h.a.productId, 'prod_doesnotexist'])).toBe(shape(missing.body, [h.a.productId, 'prod_doesnotexist']));
+  });
+
+  it('POST /api/v1/ingest: another workspace\'s project is refused exactly like a project that does not exist', async () => {
+    const theirs = await post(h.base, h.b.writeKey, [rec(h.b, { _project_ids: [h.a.projectId] })]);
+    const missing = await post(h.base, h.b.writeKey, [rec(h.b, { _project_ids: ['proj_doesnotexist'] })]);
+    note('POST /api/v1/ingest  (A project)', 'B api:write', theirs.status);
+    expect(theirs.status).toBe(400);
+    expect(theirs.body.errors[0].code).toBe('UNKNOWN_PROJECT');
+    expect(shape(theirs.body, [h.a.projectId, 'proj_doesnotexist'])).toBe(shape(missing.body, [h.a.projectId, 'proj_doesnotexist']));
+  });
+
+  it('POST /api/v1/ingest: an Idempotency-Key used by another workspace neither replays nor blocks', async () => {
+    const r = await post(h.base, h.b.writeKey, [rec(h.b)], { headers: { 'idempotency-key': sharedIdempotencyKey } });
+    note('POST /api/v1/ingest  (A idempotency key)', 'B api:write', r.status);
+    expect(r.status).toBe(202);
+    expect(r.body.batchId).not.toBe(aBatchId);
+    expect(r.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('POST /api/v1/ingest: a record identical to another workspace\'s is stored, not reported as a duplicate', async () => {
+    const copy = { ...aRecord, _product_id: h.b.productId, _project_ids: [h.b.projectId] };
+    const r = await post(h.base, h.b.writeKey, [copy]);
+    note('POST /api/v1/ingest  (A record\'s dedup key)', 'B api:write', r.status);
+    expect(r.status).toBe(202);
+    expect(r.body.duplicateCount).toBe(0);
+    const { rows } = await h.t.pool.query('SELECT workspace_id FROM records WHERE batch_id = $1', [r.body.batchId]);
+    expect(rows).toEqual([{ workspace_id: h.b.workspaceId }]);
+  });
+
+  const endpoints = [
+    { name: 'POST /api/v1/ingest', call: (key?: string) => post(h.base, key, [rec(h.a)]) },
+    { name: 'GET /api/v1/ingest/batches', call: (key?: string) => get(h.base, key, '/api/v1/ingest/batches') },
+    { name: 'GET /api/v1/ingest/batches/{id}', call: (key?: string) => get(h.base, key, `/api/v1/ingest/batches/${aBatchId}`) },
+  ];
+  const callers = () => [
+    { name: 'no key', key: undefined, expected: [401, 401, 401] },
+    { name: 'unknown key', key: 'loupe_sk_0000000000000000000000000000', expected: [401, 401, 401] },
+    { name: 'revoked A key', key: h.revokedKey, expected: [401, 401, 401] },
+    { name: 'A key with mcp:read only', key: h.mcpOnlyKey, expected: [403, 403, 403] },
+    { name: 'A key with api:read only', key: h.a.readKey, expected: [403, 200, 200] },
+  ];
+
+  it('refuses revoked, unknown and permission-lacking keys on every endpoint, without data', async () => {
+    for (const caller of callers()) {
+      for (const [i, endpoint] of endpoints.entries()) {
+        const r = await endpoint.call(caller.key);
+        note(endpoint.name, caller.name, r.status);
+        expect({ endpoint: endpoint.name, caller: caller.name, status: r.status }).toEqual({ endpoint: endpoint.name, caller: caller.name, status: caller.expected[i] });
+        if (r.status >= 400) {
+          expect(Object.keys(r.body).sort()).toEqual(['error', 'message']);
+          expect(JSON.stringify(r.body)).not.toContain(aBatchId);
+        }
+      }
+    }
+  });
+});
