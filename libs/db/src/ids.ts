@@ -1,6 +1,10 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+
+// Random bytes drawn in bulk: one system call per 256 ids instead of one per id.
+const pool = Buffer.alloc(4096);
+let offset = pool.length;
 
 /**
  * A prefixed, time-ordered identifier (ULID layout: 48-bit milliseconds then
@@ -13,13 +17,12 @@ export function newId(prefix: string, now = Date.now()): string {
     time = ALPHABET[t % 32] + time;
     t = Math.floor(t / 32);
   }
-  const bytes = randomBytes(10);
-  let rand = '';
-  let acc = 0n;
-  for (const b of bytes) acc = (acc << 8n) | BigInt(b);
-  for (let i = 0; i < 16; i++) {
-    rand = ALPHABET[Number(acc & 31n)] + rand;
-    acc >>= 5n;
+  if (offset + 16 > pool.length) {
+    randomFillSync(pool);
+    offset = 0;
   }
+  let rand = '';
+  // 16 characters of 5 uniformly random bits each (256 is a multiple of 32): 80 bits
+  for (let i = 0; i < 16; i++) rand += ALPHABET[pool[offset++]! & 31];
   return `${prefix}_${time}${rand}`;
 }

@@ -1,11 +1,11 @@
 import { LIMITS } from './schemas';
-import { mayHoldUnstorable, rawDataOf, recordRanges } from './raw-json';
+import { mayHoldUnstorable, rawDataOfObject, rawDataOfRecords, type RawData } from './raw-json';
 
 export type BodyKind = 'json' | 'ndjson';
 
 /** One item of the body, in order: a parsed value with the raw text of its `data`, or a line that is not JSON. */
 export type BodyItem =
-  | { index: number; ok: true; value: unknown; rawData: string | undefined; mayHoldUnstorable: boolean }
+  | { index: number; ok: true; value: unknown; rawData: RawData | undefined; mayHoldUnstorable: boolean }
   | { index: number; ok: false; message: string };
 
 export class BodyError extends Error {
@@ -59,12 +59,9 @@ function parseJsonBody(text: string): BodyItem[] {
     throw new BodyError('INVALID_BODY', 'The body must be an array of records or an object whose only property is "records"');
   }
   checkCount(records.length);
-  const ranges = recordRanges(text);
+  const raw = rawDataOfRecords(text);
   const suspect = mayHoldUnstorable(text);
-  return records.map((value, index) => {
-    const range = ranges?.[index];
-    return { index, ok: true, value, rawData: range && rawDataOf(text, range), mayHoldUnstorable: suspect };
-  });
+  return records.map((value, index) => ({ index, ok: true, value, rawData: raw?.[index], mayHoldUnstorable: suspect }));
 }
 
 function parseNdjsonBody(text: string): BodyItem[] {
@@ -79,8 +76,7 @@ function parseNdjsonBody(text: string): BodyItem[] {
     }
     try {
       const value: unknown = JSON.parse(trimmed);
-      const rawData =
-        value !== null && typeof value === 'object' && !Array.isArray(value) ? rawDataOf(trimmed, { start: 0, end: trimmed.length }) : undefined;
+      const rawData = value !== null && typeof value === 'object' && !Array.isArray(value) ? rawDataOfObject(trimmed) : undefined;
       items.push({ index, ok: true, value, rawData, mayHoldUnstorable: mayHoldUnstorable(trimmed) });
     } catch (error) {
       items.push({ index, ok: false, message: `line is not valid JSON: ${(error as Error).message}` });

@@ -2,13 +2,22 @@
  * Finds where values sit in JSON text already known to be valid (JSON.parse
  * accepted it), so a record's `data` can be stored byte for byte as sent:
  * key order, number precision and spelling survive, which a parse and
- * re-serialisation would lose.
+ * re-serialisation would lose. One pass over the text, no recursion: a body
+ * is scanned once, whatever its size or depth.
  */
 
-const WS = new Set([0x20, 0x09, 0x0a, 0x0d]);
+/** The raw text of a `data` value and how deeply it nests arrays and objects. */
+export interface RawData {
+  text: string;
+  depth: number;
+}
+
+function isWs(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
 
 function skipWs(text: string, i: number): number {
-  while (i < text.length && WS.has(text.charCodeAt(i))) i++;
+  while (isWs(text.charCodeAt(i))) i++;
   return i;
 }
 
@@ -22,105 +31,119 @@ function endOfString(text: string, i: number): number {
   throw new Error('unterminated string');
 }
 
-// The characters that matter when skipping over a container.
-const STRUCTURAL = /["[\]{}]/g;
+/** Nesting depth of the value `endOfValue` skipped last (0 for a scalar). */
+let lastDepth = 0;
 
-/** End (exclusive) of the value that starts at `i` (no leading whitespace). */
+/** End (exclusive) of the value that starts at `i` (no leading whitespace); sets `lastDepth`. */
 function endOfValue(text: string, i: number): number {
   const c = text.charCodeAt(i);
+  lastDepth = 0;
   if (c === 0x22) return endOfString(text, i);
   if (c === 0x7b || c === 0x5b) {
     let depth = 0;
-    STRUCTURAL.lastIndex = i;
-    for (let m = STRUCTURAL.exec(text); m; m = STRUCTURAL.exec(text)) {
-      const d = text.charCodeAt(m.index);
-      if (d === 0x22) STRUCTURAL.lastIndex = endOfString(text, m.index);
-      else if (d === 0x7b || d === 0x5b) depth++;
-      else if (--depth === 0) return m.index + 1;
+    let max = 0;
+    for (let j = i; j < text.length; j++) {
+      const d = text.charCodeAt(j);
+      if (d === 0x22) j = endOfString(text, j) - 1;
+      else if (d === 0x7b || d === 0x5b) {
+        if (++depth > max) max = depth;
+      } else if ((d === 0x7d || d === 0x5d) && --depth === 0) {
+        lastDepth = max;
+        return j + 1;
+      }
     }
     throw new Error('unterminated container');
   }
   let j = i;
   while (j < text.length) {
     const d = text.charCodeAt(j);
-    if (d === 0x2c || d === 0x7d || d === 0x5d || WS.has(d)) break;
+    if (d === 0x2c || d === 0x7d || d === 0x5d || isWs(d)) break;
     j++;
   }
   return j;
 }
 
-export interface Range {
-  start: number;
+function keyIs(text: string, start: number, end: number, key: string): boolean {
+  // start/end enclose the quotes; a key written with escapes is decoded before comparing
+  if (end - start - 2 === key.length && text.startsWith(key, start + 1)) return true;
+  for (let k = start + 1; k < end - 1; k++) {
+    if (text.charCodeAt(k) === 0x5c) return JSON.parse(text.slice(start, end)) === key;
+  }
+  return false;
+}
+
+interface Member {
+  /** The last member named `key`, as JSON allows repeats and JSON.parse keeps the last. */
+  found: { start: number; end: number; depth: number } | undefined;
+  /** End (exclusive) of the object. */
   end: number;
 }
 
-/** Ranges of the elements of the array starting at `i`. */
-export function arrayElements(text: string, i: number): Range[] {
-  const out: Range[] = [];
+/** Walks the object starting at `i` once, finding the value of `key` and the object's end. */
+function member(text: string, i: number, key: string): Member {
+  let found: Member['found'];
+  let j = skipWs(text, i + 1);
+  if (text.charCodeAt(j) === 0x7d) return { found, end: j + 1 };
+  for (;;) {
+    j = skipWs(text, j);
+    const keyEnd = endOfString(text, j);
+    const matches = keyIs(text, j, keyEnd, key);
+    j = skipWs(text, skipWs(text, keyEnd) + 1); // past ':'
+    const end = endOfValue(text, j);
+    if (matches) found = { start: j, end, depth: lastDepth };
+    j = skipWs(text, end);
+    if (text.charCodeAt(j) === 0x2c) j++;
+    else return { found, end: j + 1 };
+  }
+}
+
+function rawData(text: string, m: Member): RawData | undefined {
+  return m.found && { text: text.slice(m.found.start, m.found.end), depth: m.found.depth };
+}
+
+/**
+ * For each record of a JSON body (a top-level array, or the `records` array of
+ * a wrapper object), the raw `data` it holds; undefined for a record that is
+ * not an object or has no `data`. Undefined when the body holds no array.
+ */
+export function rawDataOfRecords(text: string): (RawData | undefined)[] | undefined {
+  let i = skipWs(text, 0);
+  if (text.charCodeAt(i) === 0x7b) {
+    const records = member(text, i, 'records').found;
+    if (!records) return undefined;
+    i = records.start;
+  }
+  if (text.charCodeAt(i) !== 0x5b) return undefined;
+  const out: (RawData | undefined)[] = [];
   let j = skipWs(text, i + 1);
   if (text.charCodeAt(j) === 0x5d) return out;
   for (;;) {
     j = skipWs(text, j);
-    const end = endOfValue(text, j);
-    out.push({ start: j, end });
+    let end: number;
+    if (text.charCodeAt(j) === 0x7b) {
+      const m = member(text, j, 'data');
+      out.push(rawData(text, m));
+      end = m.end;
+    } else {
+      end = endOfValue(text, j);
+      out.push(undefined);
+    }
     j = skipWs(text, end);
     if (text.charCodeAt(j) === 0x2c) j++;
     else return out;
   }
 }
 
-/** Range of the value of the last member named `key` of the object starting at `i`. */
-export function memberValue(text: string, i: number, key: string): Range | undefined {
-  let found: Range | undefined;
-  let j = skipWs(text, i + 1);
-  if (text.charCodeAt(j) === 0x7d) return undefined;
-  for (;;) {
-    j = skipWs(text, j);
-    const keyEnd = endOfString(text, j);
-    const rawKey = text.slice(j + 1, keyEnd - 1);
-    const name = rawKey.includes('\\') ? (JSON.parse(text.slice(j, keyEnd)) as string) : rawKey;
-    j = skipWs(text, keyEnd) + 1; // past ':'
-    j = skipWs(text, j);
-    const end = endOfValue(text, j);
-    if (name === key) found = { start: j, end };
-    j = skipWs(text, end);
-    if (text.charCodeAt(j) === 0x2c) j++;
-    else return found;
-  }
-}
-
-/** Ranges of the records of a JSON body: a top-level array, or the `records` array of a wrapper object. */
-export function recordRanges(text: string): Range[] | undefined {
+/** The raw `data` of the JSON object that is `text` (an NDJSON line), if it has one. */
+export function rawDataOfObject(text: string): RawData | undefined {
   const i = skipWs(text, 0);
-  const c = text.charCodeAt(i);
-  if (c === 0x5b) return arrayElements(text, i);
-  if (c === 0x7b) {
-    const records = memberValue(text, i, 'records');
-    if (records && text.charCodeAt(records.start) === 0x5b) return arrayElements(text, records.start);
-  }
-  return undefined;
+  return text.charCodeAt(i) === 0x7b ? rawData(text, member(text, i, 'data')) : undefined;
 }
 
-/** The raw text of `data` in the record object at `range`. */
-export function rawDataOf(text: string, range: Range): string | undefined {
-  if (text.charCodeAt(range.start) !== 0x7b) return undefined;
-  const r = memberValue(text, range.start, 'data');
-  return r && text.slice(r.start, r.end);
-}
-
-/** Deepest nesting of arrays and objects in valid JSON text, counted without recursion. */
+/** Deepest nesting of arrays and objects in valid JSON text. */
 export function nestingDepth(text: string): number {
-  let depth = 0;
-  let max = 0;
-  STRUCTURAL.lastIndex = 0;
-  for (let m = STRUCTURAL.exec(text); m; m = STRUCTURAL.exec(text)) {
-    const c = text.charCodeAt(m.index);
-    if (c === 0x22) STRUCTURAL.lastIndex = endOfString(text, m.index);
-    else if (c === 0x7b || c === 0x5b) {
-      if (++depth > max) max = depth;
-    } else depth--;
-  }
-  return max;
+  endOfValue(text, skipWs(text, 0));
+  return lastDepth;
 }
 
 /**

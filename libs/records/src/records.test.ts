@@ -1,20 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { BodyError, canonicalVendorIds, dedupKeyOf, parseBody, truncateEventAt, validateItems } from './index';
-import { mayHoldUnstorable, nestingDepth, rawDataOf, recordRanges } from './raw-json';
+import { mayHoldUnstorable, nestingDepth, rawDataOfObject, rawDataOfRecords } from './raw-json';
 
 describe('raw JSON positions', () => {
   it('finds each record and the exact text of its data, the last one when repeated', () => {
     const text = ' [ {"a":1,"data": {"z":1, "a":[1.50, "x\\"}"]} } , {"data":{"q":1},"data" : {"last":true}} ,{"b":[]}]';
-    const ranges = recordRanges(text)!;
-    expect(ranges).toHaveLength(3);
-    expect(rawDataOf(text, ranges[0]!)).toBe('{"z":1, "a":[1.50, "x\\"}"]}');
-    expect(rawDataOf(text, ranges[1]!)).toBe('{"last":true}');
-    expect(rawDataOf(text, ranges[2]!)).toBeUndefined();
+    expect(rawDataOfRecords(text)).toEqual([
+      { text: '{"z":1, "a":[1.50, "x\\"}"]}', depth: 2 },
+      { text: '{"last":true}', depth: 1 },
+      undefined,
+    ]);
+    expect(rawDataOfRecords('[1, "x", {"data": 7}, [{"data": {}}], {"data":"s"} ]')).toEqual([
+      undefined, undefined, { text: '7', depth: 0 }, undefined, { text: '"s"', depth: 0 },
+    ]);
   });
 
   it('reads the records of a wrapper and keys written with escapes', () => {
     const text = '{"records":[{"d\\u0061ta":{"k":"v"}}]}';
-    expect(rawDataOf(text, recordRanges(text)![0]!)).toBe('{"k":"v"}');
+    expect(rawDataOfRecords(text)).toEqual([{ text: '{"k":"v"}', depth: 1 }]);
+    expect(rawDataOfRecords('{"records":{"data":1}}')).toBeUndefined();
+    expect(rawDataOfObject(' {"a":{"data":1},"dat":2,"d\\"ata":3,"data" : [[]] }')).toEqual({ text: '[[]]', depth: 2 });
   });
 
   it('measures nesting without recursion, ignoring brackets inside strings', () => {
@@ -27,7 +32,7 @@ describe('parseBody', () => {
   it('numbers NDJSON records by non-blank line', () => {
     const items = parseBody('ndjson', Buffer.from('{"data":{}}\n\n  \nnope\r\n{"data":{"x":1}}\n'));
     expect(items.map((i) => [i.index, i.ok])).toEqual([[0, true], [1, false], [2, true]]);
-    expect(items[2]).toMatchObject({ rawData: '{"x":1}' });
+    expect(items[2]).toMatchObject({ rawData: { text: '{"x":1}', depth: 1 } });
   });
 
   it('ignores a UTF-8 byte order mark', () => {
@@ -71,8 +76,8 @@ describe('validateItems', () => {
   };
   it('accepts a record and gives every broken rule its own error with the path', () => {
     const r = validateItems([
-      { index: 0, ok: true, value: valid, rawData: '{}', mayHoldUnstorable: false },
-      { index: 1, ok: true, value: { ...valid, _type: 'fax', _tags: ['x'.repeat(65)], extra: 1 }, rawData: '{}', mayHoldUnstorable: false },
+      { index: 0, ok: true, value: valid, rawData: { text: '{}', depth: 1 }, mayHoldUnstorable: false },
+      { index: 1, ok: true, value: { ...valid, _type: 'fax', _tags: ['x'.repeat(65)], extra: 1 }, rawData: { text: '{}', depth: 1 }, mayHoldUnstorable: false },
     ]);
     expect(r.accepted.map((a) => a.index)).toEqual([0]);
     expect(r.errors.map((e) => e.message.split(':')[0])).toEqual(['_type', '_tags[0]', 'record']);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { z } from 'zod';
 import type { BodyItem } from './parse-body';
 import { nestingDepth } from './raw-json';
@@ -55,7 +55,7 @@ export function canonicalVendorIds(vendorIds: Record<string, string>): string {
 }
 
 export function dedupKeyOf(type: string, vendorIds: Record<string, string>, eventAt: string): string {
-  return createHash('sha256').update(`${type}\n${canonicalVendorIds(vendorIds)}\n${eventAt}`).digest('base64url');
+  return hash('sha256', `${type}\n${canonicalVendorIds(vendorIds)}\n${eventAt}`, 'base64url');
 }
 
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -112,8 +112,8 @@ export function validateItems(items: BodyItem[]): ValidationResult {
       rejectedIndexes.add(item.index);
       continue;
     }
-    const rawData = item.rawData ?? JSON.stringify(parsed.data.data);
-    const depth = nestingDepth(rawData);
+    const rawData = item.rawData?.text ?? JSON.stringify(parsed.data.data);
+    const depth = item.rawData?.depth ?? nestingDepth(rawData);
     if (depth > LIMITS.dataNestingDepth) {
       errors.push({
         index: item.index,
