@@ -147,6 +147,7 @@ describe('the service killed with SIGKILL in the middle of a large batch', () =>
     }
     first.child.kill('SIGKILL');
     await new Promise((r) => first.child.once('exit', r));
+    expect(await fetch(`${first.url}/healthz`).then(() => 'answered', () => 'gone')).toBe('gone');
     const { rows: atKill } = await pg.pool.query('SELECT coalesce(sum(processed_count), 0)::int AS n FROM batches WHERE id = ANY($1)', [batches]);
     const second = await serviceOn(pg.url);
     try {

@@ -3,7 +3,9 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 
 export const root = path.resolve(import.meta.dirname, '../..');
-const tsx = path.join(root, 'node_modules/.bin/tsx');
+// Node with tsx's loader, not the tsx CLI: the CLI runs the script in a child process, so a
+// SIGKILL sent to it would leave the real service running.
+const node = (script: string, args: string[] = []) => [process.execPath, ['--import', 'tsx', path.join(root, script), ...args]] as const;
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -26,7 +28,7 @@ export interface Started {
 
 /** Runs `npm start`'s entry point (tools/src/start.ts) as its own process, like a user would. */
 export async function startProcess(env: Record<string, string>, timeoutMs = 90_000): Promise<Started> {
-  const child = spawn(tsx, [path.join(root, 'tools/src/start.ts')], {
+  const child = spawn(...node('tools/src/start.ts'), {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -61,7 +63,7 @@ export async function startProcess(env: Record<string, string>, timeoutMs = 90_0
 
 export async function runTool(script: string, args: string[], env: Record<string, string>) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(tsx, [path.join(root, script), ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(...node(script, args), { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -40,6 +40,8 @@ async function driveApi(service: BenchTarget, t: BenchTenant, clients: number, s
   return { latencies: latencies.sort((a, b) => a - b), records, elapsed, finished };
 }
 
+let rawSeq = 0;
+
 /** The same records written by one INSERT … SELECT … FROM jsonb_to_recordset(…) ON CONFLICT DO NOTHING per request. */
 async function driveRaw(service: BenchTarget, t: BenchTenant, clients: number, seconds: number) {
   const { pool } = service;
@@ -49,17 +51,16 @@ async function driveRaw(service: BenchTarget, t: BenchTenant, clients: number, s
     [t.workspaceId, t.productId],
   );
   let records = 0;
-  let seq = 0;
   const started = performance.now();
   const deadline = started + seconds * 1000;
   await Promise.all(
     Array.from({ length: clients }, async () => {
       while (performance.now() < deadline) {
         const rows = makeRecords(t, RECORDS_PER_REQUEST).map((r, i) => ({
-          id: `rec_raw${seq}_${i}`, position: i, dedup_key: `raw-${seq}-${i}-${Math.random()}`, type: r._type, nature: r._nature,
+          id: `rec_raw${rawSeq}_${i}`, position: i, dedup_key: `raw-${rawSeq}-${i}-${Math.random()}`, type: r._type, nature: r._nature,
           project_ids: r._project_ids, event_at: r._event_at, vendor_ids: r._vendor_ids, participants: r._participants, tags: r._tags, data: r.data,
         }));
-        seq++;
+        rawSeq++;
         const { rowCount } = await pool.query(
           `INSERT INTO records (id, workspace_id, batch_id, position, dedup_key, type, nature, product_id, project_ids, event_at, vendor_ids, participants, tags, data)
            SELECT r.id, $1, 'bat_rawceiling', r.position, r.dedup_key, r.type, r.nature, $2, r.project_ids, r.event_at, r.vendor_ids, r.participants, r.tags, r.data
@@ -82,8 +83,32 @@ export async function runIngestBench(options: { seconds?: number; clients?: numb
   try {
     const t = await benchTenant(service, clients);
     await driveApi(service, t, clients, 2); // warm-up: JIT, pools, plans
-    const api = await driveApi(service, t, clients, seconds);
-    const raw = await driveRaw(service, t, clients, seconds);
+    // Short alternating rounds, so both sides see the same table size, checkpoints and machine noise.
+    const rounds = Math.max(1, Math.round(seconds / 5));
+    const api = { latencies: [] as number[], records: 0, elapsed: 0, finished: [] as { at: number; ms: number; records: number }[] };
+    const raw = { records: 0, elapsed: 0 };
+    for (let r = 0; r < rounds; r++) {
+      const runApi = async () => {
+        const round = await driveApi(service, t, clients, seconds / rounds);
+        api.finished.push(...round.finished.map((f) => ({ ...f, at: f.at + api.elapsed * 1000 })));
+        api.latencies.push(...round.latencies);
+        api.records += round.records;
+        api.elapsed += round.elapsed;
+      };
+      const runRaw = async () => {
+        const round = await driveRaw(service, t, clients, seconds / rounds);
+        raw.records += round.records;
+        raw.elapsed += round.elapsed;
+      };
+      if (r % 2 === 0) {
+        await runApi();
+        await runRaw();
+      } else {
+        await runRaw();
+        await runApi();
+      }
+    }
+    api.latencies.sort((a, b) => a - b);
     const apiRate = api.records / api.elapsed;
     const rawRate = raw.records / raw.elapsed;
     const timeline = Array.from({ length: Math.ceil(api.elapsed) }, (_, s) => {
@@ -101,7 +126,7 @@ export async function runIngestBench(options: { seconds?: number; clients?: numb
       },
       raw: { recordsPerSecond: round(rawRate), records: raw.records, seconds: round(raw.elapsed, 1) },
       ratio: round(apiRate / rawRate, 2),
-      settings: `${clients} concurrent clients (one key each), ${RECORDS_PER_REQUEST} records of ~1 KB per request, ${seconds} s per phase, worker off, ${service.embedded ? 'embedded PostgreSQL 18' : 'DATABASE_URL'}`,
+      settings: `${clients} concurrent clients (one key each), ${RECORDS_PER_REQUEST} records of ~1 KB per request, ${seconds} s per side in ${rounds} alternating rounds, worker off, ${service.embedded ? 'embedded PostgreSQL 18' : 'DATABASE_URL'}`,
       timeline,
     };
   } finally {

@@ -45,7 +45,8 @@ export async function startBenchService(env: Record<string, string> = {}): Promi
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'loupe-bench-'));
   const port = await freePort();
   const pgPort = await freePort();
-  const child = spawn(path.join(root, 'node_modules/.bin/tsx'), [path.join(root, 'tools/src/start.ts')], {
+  // Node with tsx's loader (not the tsx CLI, which would add a second process in between).
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'tools/src/start.ts')], {
     cwd: root,
     env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort), LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],

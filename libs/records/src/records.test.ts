@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BodyError, canonicalVendorIds, dedupKeyOf, parseBody, truncateEventAt, validateItems } from './index';
+import { BodyError, canonicalVendorIds, dedupKeyOf, parseBody, recordSchema, truncateEventAt, validateItems } from './index';
 import { mayHoldUnstorable, nestingDepth, rawDataOfObject, rawDataOfRecords } from './raw-json';
 
 describe('raw JSON positions', () => {
@@ -83,4 +83,13 @@ describe('validateItems', () => {
     expect(r.errors.map((e) => e.message.split(':')[0])).toEqual(['_type', '_tags[0]', 'record']);
     expect(r.errors[2]!.message).toBe('record: unknown property "extra" (no additional properties are allowed)');
   });
+});
+
+describe('_event_at', () => {
+  const at = (value: string) => recordSchema.shape._event_at.safeParse(value).success;
+  it.each(['2024-02-29T00:00:00Z', '2026-12-31T23:59:59.999Z', '0001-01-01T00:00:00Z', '9999-12-31T23:59:59Z', '2000-02-29T12:00:00.5Z'])(
+    'accepts the real instant %s', (value) => expect(at(value)).toBe(true));
+  it.each(['2026-02-29T00:00:00Z', '1900-02-29T00:00:00Z', '2026-04-31T00:00:00Z', '2026-13-01T00:00:00Z', '2026-00-10T00:00:00Z',
+    '2026-01-00T00:00:00Z', '2026-01-01T24:00:00Z', '2026-01-01T00:60:00Z', '2026-01-01T00:00:60Z', '0000-01-01T00:00:00Z'])(
+    'refuses the impossible %s', (value) => expect(at(value)).toBe(false));
 });

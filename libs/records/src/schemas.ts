@@ -27,12 +27,17 @@ export const LIMITS = {
 /** `YYYY-MM-DDThh:mm:ss`, optionally `.` and 1–3 digits, then `Z`. */
 export const EVENT_AT_PATTERN = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,3})?Z$/;
 
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
+
+/** A calendar date and time that exists (year 0001–9999: PostgreSQL has no year 0). */
 function isRealInstant(value: string): boolean {
   const m = EVENT_AT_PATTERN.exec(value);
   if (!m) return false;
-  const [y, mo, d, h, mi, s] = m.slice(1).map(Number) as [number, number, number, number, number, number];
-  const date = new Date(Date.UTC(y, mo - 1, d, h, mi, s));
-  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d && h < 24 && mi < 60 && s < 60;
+  const [y, mo, d, h, mi, s] = [+m[1]!, +m[2]!, +m[3]!, +m[4]!, +m[5]!, +m[6]!];
+  return y >= 1 && mo >= 1 && mo <= 12 && d >= 1 && d <= daysInMonth(y, mo) && h < 24 && mi < 60 && s < 60;
 }
 
 /** Truncates an accepted `_event_at` to whole seconds: `2026-01-02T03:04:05.678Z` → `2026-01-02T03:04:05Z`. */
