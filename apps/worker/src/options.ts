@@ -4,6 +4,10 @@ import type { Timeouts } from '@loupe/safe-fetch';
 export interface WorkerOptions {
   /** Records turned into sources, charged and marked processed per transaction. */
   chunkSize: number;
+  /**
+   * pg-boss waits this long after each job before fetching the next (less the job's duration),
+   * so it bounds how fast a backlog drains, not only how soon new work is seen.
+   */
   pollingIntervalSeconds: number;
   /** Spec 8: attachment size limit. */
   maxAttachmentBytes: number;
@@ -15,7 +19,7 @@ export interface WorkerOptions {
 
 export const DEFAULT_OPTIONS: WorkerOptions = {
   chunkSize: 200,
-  pollingIntervalSeconds: 2,
+  pollingIntervalSeconds: 0.5,
   maxAttachmentBytes: 2 * 1024 ** 3,
   maxRedirects: 5,
   // The total stays under the download queue's 60-minute expiry, so a slow transfer fails as a

@@ -155,4 +155,17 @@ describe('credit ledger', () => {
     expect(results.filter((r) => r.duplicates.includes('record:same'))).toHaveLength(19);
     expect(await balance(t.pool, ws)).toBe(9);
   });
+
+  it('keeps the stored balance equal to the sum of the ledger through grants, charges, repeats and concurrency', async () => {
+    const ws = await workspace();
+    const sumOfLedger = async () =>
+      Number((await t.pool.query('SELECT COALESCE(SUM(amount), 0) AS s FROM credit_ledger WHERE workspace_id = $1', [ws])).rows[0].s);
+    await Promise.all([
+      ...Array.from({ length: 10 }, (_, i) => grantCredits(t.pool, ws, 5, `grant:${i % 4}`)),
+      ...Array.from({ length: 30 }, (_, i) => chargeNow(t.pool, { workspaceId: ws, amount: 2, reference: `record:${i % 12}` })),
+      withTransaction(t.pool, (c) => chargeMany(c, ws, Array.from({ length: 8 }, (_, i) => ({ amount: 1, reference: `bulk:${i}` })))),
+    ]);
+    expect(await sumOfLedger()).toBe(4 * 5 - 12 * 2 - 8);
+    expect(await balance(t.pool, ws)).toBe(await sumOfLedger());
+  });
 });

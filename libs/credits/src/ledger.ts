@@ -78,8 +78,7 @@ async function lockWorkspace(client: TxClient, workspaceId: string): Promise<voi
 
 async function readStatus(client: TxClient | pg.Pool, workspaceId: string): Promise<CreditStatus> {
   const { rows } = await client.query<{ balance: string | number; plan_id: string | null; overage_allowed: boolean | null }>(
-    `SELECT w.plan_id, p.overage_allowed,
-            COALESCE((SELECT SUM(amount) FROM credit_ledger WHERE workspace_id = w.id), 0) AS balance
+    `SELECT w.plan_id, p.overage_allowed, w.credit_balance AS balance
        FROM workspaces w LEFT JOIN plans p ON p.id = w.plan_id
       WHERE w.id = $1`,
     [workspaceId],
@@ -115,13 +114,17 @@ export async function grantCredits(
   assertReference(reference);
   return withTransaction(pool, async (client) => {
     await lockWorkspace(client, workspaceId);
-    const { rowCount } = await client.query(
-      `INSERT INTO credit_ledger (id, workspace_id, kind, amount, overage, reference, description)
-       VALUES ($1, $2, 'grant', $3, 0, $4, $5)
-       ON CONFLICT (workspace_id, reference) DO NOTHING`,
+    const { rows } = await client.query<{ granted: number }>(
+      `WITH entry AS (
+         INSERT INTO credit_ledger (id, workspace_id, kind, amount, overage, reference, description)
+         VALUES ($1, $2, 'grant', $3, 0, $4, $5)
+         ON CONFLICT (workspace_id, reference) DO NOTHING
+         RETURNING amount),
+       kept AS (UPDATE workspaces SET credit_balance = credit_balance + (SELECT COALESCE(SUM(amount), 0) FROM entry) WHERE id = $2)
+       SELECT count(*)::int AS granted FROM entry`,
       [newId('cl'), workspaceId, amount, reference, description ?? null],
     );
-    return rowCount === 1;
+    return rows[0]!.granted === 1;
   });
 }
 
@@ -191,11 +194,14 @@ export async function chargeMany(
     return { id: newId('cl'), amount: -item.amount, overage: item.amount - covered, reference: item.reference, description: item.description ?? null };
   });
   const { rows: inserted } = await client.query<{ amount: number; overage: number }>(
-    `INSERT INTO credit_ledger (id, workspace_id, kind, amount, overage, reference, description)
-     SELECT r.id, $1, 'charge', r.amount, r.overage, r.reference, r.description
-       FROM json_to_recordset($2::json) AS r(id text, amount int, overage int, reference text, description text)
-     ON CONFLICT (workspace_id, reference) DO NOTHING
-     RETURNING amount, overage`,
+    `WITH entries AS (
+       INSERT INTO credit_ledger (id, workspace_id, kind, amount, overage, reference, description)
+       SELECT r.id, $1, 'charge', r.amount, r.overage, r.reference, r.description
+         FROM json_to_recordset($2::json) AS r(id text, amount int, overage int, reference text, description text)
+       ON CONFLICT (workspace_id, reference) DO NOTHING
+       RETURNING amount, overage),
+     kept AS (UPDATE workspaces SET credit_balance = credit_balance + (SELECT COALESCE(SUM(amount), 0) FROM entries) WHERE id = $1)
+     SELECT amount, overage FROM entries`,
     [workspaceId, JSON.stringify(rows)],
   );
   if (inserted.length !== rows.length) {

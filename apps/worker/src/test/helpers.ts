@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { landBatch } from '@loupe/batches';
 import { loadConfig, type Config } from '@loupe/config';
+import { grantCredits } from '@loupe/credits';
 import { newId } from '@loupe/db';
 import { createLogger } from '@loupe/http';
 import { QUEUES, createBoss, ensureQueues, type Boss } from '@loupe/jobs';
@@ -69,10 +70,7 @@ export async function createWorkspace(pool: pg.Pool, credits = 0): Promise<strin
   const id = newId('ws');
   await pool.query("INSERT INTO workspaces (id, name) VALUES ($1, 'Test workspace')", [id]);
   if (credits > 0) {
-    await pool.query(
-      "INSERT INTO credit_ledger (id, workspace_id, kind, amount, reference) VALUES ($1, $2, 'grant', $3, 'grant:test')",
-      [newId('cl'), id, credits],
-    );
+    await grantCredits(pool, id, credits, 'grant:test');
   }
   return id;
 }
