@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { readSource } from '@loupe/sources';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, runTool, startProcess, type Started } from './process';
 
@@ -25,6 +26,12 @@ describe('npm start', () => {
     productId = /Product id:\s+(\S+)/.exec(out)![1]!;
     projectId = /Project id:\s+(\S+)/.exec(out)![1]!;
   });
+  async function database(): Promise<pg.Client> {
+    const password = (await readFile(path.join(dataDir, 'postgres.password'), 'utf8')).trim();
+    const client = new pg.Client({ connectionString: `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${env.EMBEDDED_PG_PORT}/loupe` });
+    await client.connect();
+    return client;
+  }
   afterAll(async () => {
     await first?.stop();
     await rm(dataDir, { recursive: true, force: true });
@@ -51,12 +58,25 @@ describe('npm start', () => {
       if (status !== 'COMPLETE') await new Promise((r) => setTimeout(r, 200));
     }
     expect(status).toBe('COMPLETE');
+
+    const client = await database();
+    try {
+      const { rows } = await client.query<{ id: string; workspace_id: string }>(
+        'SELECT s.id, s.workspace_id FROM sources s JOIN records r ON r.id = s.record_id WHERE r.batch_id = $1', [batchId],
+      );
+      expect(rows).toHaveLength(1);
+      const source = await readSource(client, rows[0]!.workspace_id, rows[0]!.id);
+      const sent = (JSON.parse(body) as { data: { title: string; content: string } }[])[0]!;
+      expect(source!.source).toMatchObject({ title: sent.data.title, source_type: 'meeting_notes', status: 'ready' });
+      expect(source!.segments.map((s) => [s.heading, s.text])).toEqual([['Pain points', 'Exports take too long.']]);
+      expect(sent.data.content).toBe('# Pain points\nExports take too long.');
+    } finally {
+      await client.end();
+    }
   });
 
   it('stores the key as a hash only', async () => {
-    const password = (await readFile(path.join(dataDir, 'postgres.password'), 'utf8')).trim();
-    const client = new pg.Client({ connectionString: `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${env.EMBEDDED_PG_PORT}/loupe` });
-    await client.connect();
+    const client = await database();
     const { rows } = await client.query('SELECT secret_hash, display_prefix FROM api_keys');
     await client.end();
     expect(rows).toHaveLength(1);
