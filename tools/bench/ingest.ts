@@ -1,10 +1,13 @@
 import { pathToFileURL } from 'node:url';
+import { cpuPerThousand, sampleCpu, type CpuPerThousand, type CpuSample } from './cpu';
 import { benchTenant, machine, makeRecords, percentile, round, startBenchService, type BenchTarget, type BenchTenant } from './lib';
 
 export interface IngestFigures {
   api: { recordsPerSecond: number; requests: number; p50Ms: number; p99Ms: number; records: number; seconds: number };
   raw: { recordsPerSecond: number; records: number; seconds: number };
   ratio: number;
+  /** CPU time per 1,000 records on each side: what the two sides cost the machine. */
+  cpu: { api: CpuPerThousand; raw: CpuPerThousand };
   settings: string;
   /** Per second of the run: records accepted and the median latency of the requests that finished in it. */
   timeline: { second: number; recordsPerSecond: number; p50Ms: number }[];
@@ -87,16 +90,30 @@ export async function runIngestBench(options: { seconds?: number; clients?: numb
     const rounds = Math.max(1, Math.round(seconds / 5));
     const api = { latencies: [] as number[], records: 0, elapsed: 0, finished: [] as { at: number; ms: number; records: number }[] };
     const raw = { records: 0, elapsed: 0 };
+    const zero = (): CpuSample => ({ serviceMs: 0, postgresMs: 0, benchMs: 0 });
+    const cpu = { api: zero(), raw: zero() };
+    // Adds the CPU each process used while `run` ran to `into`.
+    const measured = async <T>(into: CpuSample, run: () => Promise<T>): Promise<T> => {
+      const before = sampleCpu(service.pid, service.postgresDataDir);
+      const result = await run();
+      const after = sampleCpu(service.pid, service.postgresDataDir);
+      const add = (total: number | undefined, a: number | undefined, b: number | undefined) =>
+        total === undefined || a === undefined || b === undefined ? undefined : total + a - b;
+      into.serviceMs = add(into.serviceMs, after.serviceMs, before.serviceMs);
+      into.postgresMs = add(into.postgresMs, after.postgresMs, before.postgresMs);
+      into.benchMs += after.benchMs - before.benchMs;
+      return result;
+    };
     for (let r = 0; r < rounds; r++) {
       const runApi = async () => {
-        const round = await driveApi(service, t, clients, seconds / rounds);
+        const round = await measured(cpu.api, () => driveApi(service, t, clients, seconds / rounds));
         api.finished.push(...round.finished.map((f) => ({ ...f, at: f.at + api.elapsed * 1000 })));
         api.latencies.push(...round.latencies);
         api.records += round.records;
         api.elapsed += round.elapsed;
       };
       const runRaw = async () => {
-        const round = await driveRaw(service, t, clients, seconds / rounds);
+        const round = await measured(cpu.raw, () => driveRaw(service, t, clients, seconds / rounds));
         raw.records += round.records;
         raw.elapsed += round.elapsed;
       };
@@ -126,6 +143,7 @@ export async function runIngestBench(options: { seconds?: number; clients?: numb
       },
       raw: { recordsPerSecond: round(rawRate), records: raw.records, seconds: round(raw.elapsed, 1) },
       ratio: round(apiRate / rawRate, 2),
+      cpu: { api: cpuPerThousand(zero(), cpu.api, api.records), raw: cpuPerThousand(zero(), cpu.raw, raw.records) },
       settings: `${clients} concurrent clients (one key each), ${RECORDS_PER_REQUEST} records of ~1 KB per request, ${seconds} s per side in ${rounds} alternating rounds, worker off, ${service.embedded ? 'embedded PostgreSQL 18' : 'DATABASE_URL'}`,
       timeline,
     };
@@ -134,12 +152,21 @@ export async function runIngestBench(options: { seconds?: number; clients?: numb
   }
 }
 
+const ms = (v: number | undefined) => (v === undefined ? 'n/a' : `${v} ms`);
+
+/** `API: service 35 ms + PostgreSQL 72 ms + load generator 13 ms` */
+export function cpuLine(c: CpuPerThousand, side: string): string {
+  const parts = [c.serviceMs === undefined || side === 'raw' ? undefined : `service ${ms(c.serviceMs)}`, `PostgreSQL ${ms(c.postgresMs)}`, `load generator ${ms(c.benchMs)}`];
+  return `${side}: ${parts.filter(Boolean).join(' + ')}`;
+}
+
 export function printIngest(f: IngestFigures) {
   console.log(`machine:  ${machine()}`);
   console.log(`settings: ${f.settings}`);
   console.log(`API:      ${f.api.recordsPerSecond} records/s accepted (${f.api.requests} requests, ${f.api.records} records in ${f.api.seconds} s); latency p50 ${f.api.p50Ms} ms, p99 ${f.api.p99Ms} ms`);
   console.log(`raw:      ${f.raw.recordsPerSecond} records/s (one INSERT … SELECT … FROM jsonb_to_recordset … ON CONFLICT DO NOTHING per 1,000 records)`);
   console.log(`ratio:    ${f.ratio} (API / raw ceiling; target ≥ 0.7)`);
+  console.log(`CPU per 1,000 records: ${cpuLine(f.cpu.api, 'API')}; ${cpuLine(f.cpu.raw, 'raw')}`);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]!).href) {

@@ -21,6 +21,9 @@ export interface BenchTarget {
   pool: Pool;
   db: Db;
   embedded: boolean;
+  /** Process id of the service, and the embedded cluster's directory (undefined with DATABASE_URL). */
+  pid: number | undefined;
+  postgresDataDir: string | undefined;
   close(): Promise<void>;
 }
 
@@ -69,6 +72,8 @@ export async function startBenchService(env: Record<string, string> = {}): Promi
     pool,
     db,
     embedded: !process.env.DATABASE_URL,
+    pid: child.pid,
+    postgresDataDir: process.env.DATABASE_URL ? undefined : path.join(dataDir, 'postgres'),
     async close() {
       await db.$disconnect();
       await pool.end();

@@ -1,4 +1,5 @@
-import type { IngestFigures } from './ingest';
+import os from 'node:os';
+import { cpuLine, type IngestFigures } from './ingest';
 import type { PipelineFigures } from './pipeline';
 
 interface Series {
@@ -24,10 +25,10 @@ function panel(title: string, unit: string, series: Series[], top: number, width
   });
   const lines = series.map((s, i) => {
     const d = s.points.map((p) => `${x(p[0]).toFixed(1)},${y(p[1]).toFixed(1)}`).join(' ');
-    return `<polyline fill="none" stroke="${s.color}" stroke-width="2" points="${d}"/><text x="${left + 10 + i * 200}" y="${top + 22}" font-size="12" fill="${s.color}">${s.name}</text>`;
+    return `<polyline fill="none" stroke="${s.color}" stroke-width="2" points="${d}"/><text x="${left + 10 + i * 200}" y="${top + 27}" font-size="12" fill="${s.color}">${s.name}</text>`;
   });
   return [
-    `<text x="${left}" y="${top + 10}" font-size="14" font-weight="bold">${title}</text>`,
+    `<text x="${left}" y="${top + 14}" font-size="14" font-weight="bold">${title}</text>`,
     `<text x="10" y="${top + 30 + plotH / 2}" font-size="11" transform="rotate(-90 10 ${top + 30 + plotH / 2})">${unit}</text>`,
     ...ticks,
     `<line x1="${left}" x2="${left}" y1="${top + 30}" y2="${top + 30 + plotH}" stroke="#999"/>`,
@@ -77,6 +78,8 @@ Settings: ${ingest.settings}
 | Raw ceiling (one \`INSERT … SELECT … FROM jsonb_to_recordset … ON CONFLICT DO NOTHING\` per 1,000 records) | ${ingest.raw.recordsPerSecond} | | | |
 
 Ratio API / raw: **${ingest.ratio}** (target ≥ 0.7).
+
+CPU time per 1,000 records (from /proc; the two sides share ${os.cpus().length} cores): ${cpuLine(ingest.cpu.api, 'API')}; ${cpuLine(ingest.cpu.raw, 'raw')}.
 
 ## Pipeline (\`npm run bench:pipeline\`)
 

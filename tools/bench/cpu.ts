@@ -1,0 +1,66 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import os from 'node:os';
+
+/**
+ * CPU time used by the processes of a run, read from /proc (Linux): the service process, the
+ * embedded PostgreSQL (its postmaster and every backend) and this load generator. Where /proc or
+ * the PostgreSQL process is not visible (another OS, DATABASE_URL), that part is undefined.
+ */
+export interface CpuSample {
+  serviceMs: number | undefined;
+  postgresMs: number | undefined;
+  benchMs: number;
+}
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+function statOf(pid: number): { ppid: number; cpuMs: number } | undefined {
+  try {
+    // fields after the ") " that ends the command name: state ppid … utime(12) stime(13)
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return { ppid: Number(fields[1]), cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND };
+  } catch {
+    return undefined;
+  }
+}
+
+function treeCpuMs(rootPid: number): number | undefined {
+  const own = statOf(rootPid);
+  if (!own || os.platform() !== 'linux') return undefined;
+  let total = own.cpuMs;
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === rootPid) continue;
+    const s = statOf(pid);
+    if (s?.ppid === rootPid) total += s.cpuMs;
+  }
+  return total;
+}
+
+function postmasterPid(postgresDataDir: string | undefined): number | undefined {
+  if (!postgresDataDir) return undefined;
+  try {
+    return Number(readFileSync(`${postgresDataDir}/postmaster.pid`, 'utf8').split('\n')[0]);
+  } catch {
+    return undefined;
+  }
+}
+
+export function sampleCpu(servicePid: number | undefined, postgresDataDir: string | undefined): CpuSample {
+  const usage = process.cpuUsage();
+  const pgPid = postmasterPid(postgresDataDir);
+  return {
+    serviceMs: servicePid === undefined ? undefined : statOf(servicePid)?.cpuMs,
+    postgresMs: pgPid === undefined ? undefined : treeCpuMs(pgPid),
+    benchMs: (usage.user + usage.system) / 1000,
+  };
+}
+
+/** CPU per 1,000 records between two samples. */
+export function cpuPerThousand(before: CpuSample, after: CpuSample, records: number) {
+  const per = (a: number | undefined, b: number | undefined) =>
+    a === undefined || b === undefined || records === 0 ? undefined : Math.round(((a - b) / records) * 10_000) / 10;
+  return { serviceMs: per(after.serviceMs, before.serviceMs), postgresMs: per(after.postgresMs, before.postgresMs), benchMs: per(after.benchMs, before.benchMs) };
+}
+
+export type CpuPerThousand = ReturnType<typeof cpuPerThousand>;
