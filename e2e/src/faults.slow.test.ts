@@ -187,7 +187,7 @@ describe('a storage error while downloading an attachment', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  it('fails the attachment cleanly and the batch reaches FAILED instead of hanging', async () => {
+  it('fails the attachment cleanly: the batch completes with its download status FAILED instead of hanging', async () => {
     const service = await startProcess({
       DATABASE_URL: pg.url, DATA_DIR: dataDir, PORT: String(await freePort()), FETCH_ALLOW_LOOPBACK: 'true', ...FAST_JOBS,
     });
