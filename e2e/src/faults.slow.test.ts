@@ -50,6 +50,7 @@ describe('PostgreSQL stopped and started while a client sends batches', () => {
     await new Promise((r) => setTimeout(r, 4000));
     sending = false;
     await client;
+    expect(service.child.exitCode, `the service died during the outage:\n${service.output().slice(-4000)}`).toBeNull();
 
     const runs = accepted.map((a) => a.run);
     const { rows } = await pg.pool.query<{ run: string; n: number }>(

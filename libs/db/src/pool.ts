@@ -10,6 +10,11 @@ export function createPool(connectionString: string, max = 10): pg.Pool {
   const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 10_000 });
   // A dropped idle connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});
+  // pg-pool removes its idle 'error' listener while a client is checked out, so a connection that
+  // drops between two statements of a transaction would emit 'error' with nobody listening and end
+  // the process (a database restart did exactly that). The error still reaches the caller: the
+  // client's next query fails, and the pool discards a client that is no longer queryable.
+  pool.on('connect', (client) => client.on('error', () => {}));
   return pool;
 }
 
