@@ -1,9 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ensureDatabase, startEmbeddedPostgres, withDatabase, type RunningPostgres } from '@loupe/db';
+import { ensureDatabase, freePort, startEmbeddedPostgres, withDatabase, type RunningPostgres } from '@loupe/db';
 import pg from 'pg';
-import { freePort } from './process';
 
 /** A PostgreSQL server the test controls (stop, start again), with one `loupe` database. */
 export interface ControlledPostgres {

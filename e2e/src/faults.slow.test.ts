@@ -2,9 +2,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '@loupe/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { controlledPostgres, demoFrom, records, settle, submit, type ControlledPostgres, type Demo } from './cluster';
-import { freePort, startProcess, type Started } from './process';
+import { startProcess, type Started } from './process';
 
 // Fault tests on the real service process. Each prints what it sent and what it found.
 const FAST_JOBS = { JOB_HEARTBEAT_SECONDS: '10', JOB_RETRY_BASE_SECONDS: '1', LOG_LEVEL: 'error' };

@@ -1,11 +1,11 @@
 import { connect } from 'node:net';
 import { createApiKey } from '@loupe/api-keys';
-import { createPrismaClient } from '@loupe/db';
+import { createPrismaClient, freePort } from '@loupe/db';
 import { ingestBodies } from '@loupe/ingest-api/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { controlledPostgres, demoFrom, records, type ControlledPostgres, type Demo } from './cluster';
-import { freePort, startProcess, type Started } from './process';
+import { startProcess, type Started } from './process';
 
 // Hostile input against the real service process: generated bodies and slow senders.
 let pg: ControlledPostgres;

@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '@loupe/db';
 import pg from 'pg';
 import { readSource } from '@loupe/sources';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, runTool, startProcess, type Started } from './process';
+import { runTool, startProcess, type Started } from './process';
 
 // The foundation's promises, checked on the real `npm start` process with its own embedded PostgreSQL.
 describe('npm start', () => {

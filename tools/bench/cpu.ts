@@ -46,7 +46,7 @@ function postmasterPid(postgresDataDir: string | undefined): number | undefined 
   }
 }
 
-export function sampleCpu(servicePid: number | undefined, postgresDataDir: string | undefined): CpuSample {
+function sampleCpu(servicePid: number | undefined, postgresDataDir: string | undefined): CpuSample {
   const usage = process.cpuUsage();
   const pgPid = postmasterPid(postgresDataDir);
   return {
@@ -56,11 +56,27 @@ export function sampleCpu(servicePid: number | undefined, postgresDataDir: strin
   };
 }
 
-/** CPU per 1,000 records between two samples. */
-export function cpuPerThousand(before: CpuSample, after: CpuSample, records: number) {
-  const per = (a: number | undefined, b: number | undefined) =>
-    a === undefined || b === undefined || records === 0 ? undefined : Math.round(((a - b) / records) * 10_000) / 10;
-  return { serviceMs: per(after.serviceMs, before.serviceMs), postgresMs: per(after.postgresMs, before.postgresMs), benchMs: per(after.benchMs, before.benchMs) };
-}
+export type CpuPerThousand = CpuSample;
 
-export type CpuPerThousand = ReturnType<typeof cpuPerThousand>;
+/** Adds up the CPU each process spends during the runs it measures. */
+export function cpuMeter(target: { pid: number | undefined; postgresDataDir: string | undefined }) {
+  const total: CpuSample = { serviceMs: 0, postgresMs: 0, benchMs: 0 };
+  const add = (sum: number | undefined, after: number | undefined, before: number | undefined) =>
+    sum === undefined || after === undefined || before === undefined ? undefined : sum + after - before;
+  return {
+    async measure<T>(run: () => Promise<T>): Promise<T> {
+      const before = sampleCpu(target.pid, target.postgresDataDir);
+      const result = await run();
+      const after = sampleCpu(target.pid, target.postgresDataDir);
+      total.serviceMs = add(total.serviceMs, after.serviceMs, before.serviceMs);
+      total.postgresMs = add(total.postgresMs, after.postgresMs, before.postgresMs);
+      total.benchMs += after.benchMs - before.benchMs;
+      return result;
+    },
+    /** The CPU measured so far, per 1,000 of `records`, in ms with one decimal. */
+    perThousand(records: number): CpuPerThousand {
+      const per = (ms: number | undefined) => (ms === undefined || records === 0 ? undefined : Math.round((ms / records) * 10_000) / 10);
+      return { serviceMs: per(total.serviceMs), postgresMs: per(total.postgresMs), benchMs: per(total.benchMs) ?? 0 };
+    },
+  };
+}

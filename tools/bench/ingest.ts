@@ -1,5 +1,5 @@
 import { pathToFileURL } from 'node:url';
-import { cpuPerThousand, sampleCpu, type CpuPerThousand, type CpuSample } from './cpu';
+import { cpuMeter, type CpuPerThousand } from './cpu';
 import { benchTenant, machine, makeRecords, percentile, round, startBenchService, type BenchTarget, type BenchTenant } from './lib';
 
 export interface IngestFigures {
@@ -90,30 +90,17 @@ export async function runIngestBench(options: { seconds?: number; clients?: numb
     const rounds = Math.max(1, Math.round(seconds / 5));
     const api = { latencies: [] as number[], records: 0, elapsed: 0, finished: [] as { at: number; ms: number; records: number }[] };
     const raw = { records: 0, elapsed: 0 };
-    const zero = (): CpuSample => ({ serviceMs: 0, postgresMs: 0, benchMs: 0 });
-    const cpu = { api: zero(), raw: zero() };
-    // Adds the CPU each process used while `run` ran to `into`.
-    const measured = async <T>(into: CpuSample, run: () => Promise<T>): Promise<T> => {
-      const before = sampleCpu(service.pid, service.postgresDataDir);
-      const result = await run();
-      const after = sampleCpu(service.pid, service.postgresDataDir);
-      const add = (total: number | undefined, a: number | undefined, b: number | undefined) =>
-        total === undefined || a === undefined || b === undefined ? undefined : total + a - b;
-      into.serviceMs = add(into.serviceMs, after.serviceMs, before.serviceMs);
-      into.postgresMs = add(into.postgresMs, after.postgresMs, before.postgresMs);
-      into.benchMs += after.benchMs - before.benchMs;
-      return result;
-    };
+    const cpu = { api: cpuMeter(service), raw: cpuMeter(service) };
     for (let r = 0; r < rounds; r++) {
       const runApi = async () => {
-        const round = await measured(cpu.api, () => driveApi(service, t, clients, seconds / rounds));
+        const round = await cpu.api.measure(() => driveApi(service, t, clients, seconds / rounds));
         api.finished.push(...round.finished.map((f) => ({ ...f, at: f.at + api.elapsed * 1000 })));
         api.latencies.push(...round.latencies);
         api.records += round.records;
         api.elapsed += round.elapsed;
       };
       const runRaw = async () => {
-        const round = await measured(cpu.raw, () => driveRaw(service, t, clients, seconds / rounds));
+        const round = await cpu.raw.measure(() => driveRaw(service, t, clients, seconds / rounds));
         raw.records += round.records;
         raw.elapsed += round.elapsed;
       };
@@ -143,7 +130,7 @@ export async function runIngestBench(options: { seconds?: number; clients?: numb
       },
       raw: { recordsPerSecond: round(rawRate), records: raw.records, seconds: round(raw.elapsed, 1) },
       ratio: round(apiRate / rawRate, 2),
-      cpu: { api: cpuPerThousand(zero(), cpu.api, api.records), raw: cpuPerThousand(zero(), cpu.raw, raw.records) },
+      cpu: { api: cpu.api.perThousand(api.records), raw: cpu.raw.perThousand(raw.records) },
       settings: `${clients} concurrent clients (one key each), ${RECORDS_PER_REQUEST} records of ~1 KB per request, ${seconds} s per side in ${rounds} alternating rounds, worker off, ${service.embedded ? 'embedded PostgreSQL 18' : 'DATABASE_URL'}`,
       timeline,
     };
@@ -152,11 +139,13 @@ export async function runIngestBench(options: { seconds?: number; clients?: numb
   }
 }
 
-const ms = (v: number | undefined) => (v === undefined ? 'n/a' : `${v} ms`);
-
-/** `API: service 35 ms + PostgreSQL 72 ms + load generator 13 ms` */
+/** `API: service 35 ms + PostgreSQL 72 ms + load generator 13 ms` (parts that could not be measured left out) */
 export function cpuLine(c: CpuPerThousand, side: string): string {
-  const parts = [c.serviceMs === undefined || side === 'raw' ? undefined : `service ${ms(c.serviceMs)}`, `PostgreSQL ${ms(c.postgresMs)}`, `load generator ${ms(c.benchMs)}`];
+  const parts = [
+    c.serviceMs === undefined ? undefined : `service ${c.serviceMs} ms`,
+    c.postgresMs === undefined ? undefined : `PostgreSQL ${c.postgresMs} ms`,
+    `load generator ${c.benchMs} ms`,
+  ];
   return `${side}: ${parts.filter(Boolean).join(' + ')}`;
 }
 

@@ -1,11 +1,10 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createApiKey } from '@loupe/api-keys';
-import { createPool, createPrismaClient, type Db, type Pool } from '@loupe/db';
+import { createPool, createPrismaClient, freePort, type Db, type Pool } from '@loupe/db';
 import { createProduct, createProject, createWorkspace } from '@loupe/workspaces';
 
 export interface BenchTenant {
@@ -28,17 +27,6 @@ export interface BenchTarget {
 }
 
 const root = path.resolve(import.meta.dirname, '../..');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * Starts `npm start`'s entry point as a separate process, as users run it: on a

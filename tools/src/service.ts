@@ -1,15 +1,13 @@
 import { baseUrl, type Config } from '@loupe/config';
 import { migrationsApplied, migrationsDir, openDatabase, type Database } from '@loupe/db';
 import {
-  createLogger, databaseReadiness, errorHandler, healthRouter, listen, notFoundHandler, requestContext, systemClock,
-  type Clock, type Listening, type Logger,
+  appShell, createLogger, databaseReadiness, healthRouter, listen, systemClock, type Clock, type Listening, type Logger,
 } from '@loupe/http';
 import { createIngestApp } from '@loupe/ingest-api';
 import { createAuthApp } from '@loupe/auth-server';
 import { createMcpApp } from '@loupe/mcp-server';
 import { createBoss, ensureQueues, type Boss } from '@loupe/jobs';
 import { createWorker, type Worker } from '@loupe/worker';
-import express from 'express';
 
 export interface RunningService {
   url: string;
@@ -49,16 +47,13 @@ export async function startService({ config, log = createLogger(config.logLevel)
     await ensureQueues(boss, config.jobs);
 
     let publicUrl = baseUrl(config);
-    const app = express();
-    app.disable('x-powered-by');
-    app.set('trust proxy', 'loopback');
-    app.use(requestContext(log));
-    app.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir))));
-    app.use(createIngestApp({ pool: database.pool, boss, clock, servicePrefix: config.servicePrefix, baseUrl: () => publicUrl }));
-    app.use(createMcpApp({ baseUrl: () => publicUrl }));
-    app.use(createAuthApp({ baseUrl: () => publicUrl }));
-    app.use(notFoundHandler);
-    app.use(errorHandler);
+    const app = appShell(log, (a) => {
+      a.set('trust proxy', 'loopback');
+      a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir))));
+      a.use(createIngestApp({ pool: database.pool, boss, clock, servicePrefix: config.servicePrefix, baseUrl: () => publicUrl }));
+      a.use(createMcpApp({ baseUrl: () => publicUrl }));
+      a.use(createAuthApp({ baseUrl: () => publicUrl }));
+    });
 
     if (config.workerEnabled) {
       worker = createWorker({ pool: database.pool, db: database.db, boss, clock, log: log.child({ component: 'worker' }), config });

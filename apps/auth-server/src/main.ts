@@ -1,17 +1,12 @@
 import { baseUrl, loadConfig } from '@loupe/config';
-import { createLogger, errorHandler, listen, notFoundHandler, requestContext } from '@loupe/http';
-import express from 'express';
+import { appShell, createLogger, listen } from '@loupe/http';
 import { createAuthApp } from './app';
 
 const config = loadConfig();
 const log = createLogger(config.logLevel, { app: 'auth-server' });
-const app = express();
-app.use(requestContext(log));
 let url = baseUrl(config);
-app.use(createAuthApp({ baseUrl: () => url }));
-app.use(notFoundHandler);
-app.use(errorHandler);
-const server = await listen(app, config.port, config.host);
+const app = appShell(log, (a) => a.use(createAuthApp({ baseUrl: () => url })));
+const server = await listen(app, config.port, config.host, { requestTimeoutMs: config.requestTimeoutMs });
 url = baseUrl(config, server.port);
 log.info({ url }, 'auth-server listening');
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

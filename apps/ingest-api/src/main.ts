@@ -1,10 +1,7 @@
 import { baseUrl, loadConfig } from '@loupe/config';
 import { migrationsApplied, migrationsDir, openDatabase } from '@loupe/db';
-import {
-  createLogger, databaseReadiness, errorHandler, healthRouter, listen, notFoundHandler, requestContext, systemClock,
-} from '@loupe/http';
+import { appShell, createLogger, databaseReadiness, healthRouter, listen, systemClock } from '@loupe/http';
 import { createBoss, ensureQueues } from '@loupe/jobs';
-import express from 'express';
 import { createIngestApp } from './app';
 
 // The ingestion API alone; batches it accepts are processed by any running worker.
@@ -17,15 +14,12 @@ const boss = createBoss({ connectionString: database.url, supervise: false });
 boss.on('error', (err) => log.error({ err }, 'pg-boss error'));
 await boss.start();
 await ensureQueues(boss, config.jobs);
-const app = express();
-app.disable('x-powered-by');
-app.use(requestContext(log));
-app.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir))));
 let url = baseUrl(config);
-app.use(createIngestApp({ pool: database.pool, boss, clock: systemClock, servicePrefix: config.servicePrefix, baseUrl: () => url }));
-app.use(notFoundHandler);
-app.use(errorHandler);
-const server = await listen(app, config.port, config.host);
+const app = appShell(log, (a) => {
+  a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir))));
+  a.use(createIngestApp({ pool: database.pool, boss, clock: systemClock, servicePrefix: config.servicePrefix, baseUrl: () => url }));
+});
+const server = await listen(app, config.port, config.host, { requestTimeoutMs: config.requestTimeoutMs });
 url = baseUrl(config, server.port);
 log.info({ url }, 'ingest-api listening');
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -100,6 +100,18 @@ describe('attachment downloads', () => {
     });
   }
 
+  /** Runs `w` until every batch's downloads settle; their batch rows, in order. */
+  async function settleWith(w: Worker, ...batchIds: string[]) {
+    await w.start();
+    try {
+      const rows = [];
+      for (const id of batchIds) rows.push(await downloadsSettled(id));
+      return rows;
+    } finally {
+      await w.stop();
+    }
+  }
+
   const one = (vendor_url: string, extra: Record<string, unknown> = {}): TestRecord => ({
     data: { title: 'Call with a recording' },
     attachments: [{ type: 'audio', vendor_url, ...extra }],
@@ -122,14 +134,7 @@ describe('attachment downloads', () => {
     ];
     const batchId = await land(t.pool, boss, ws, 'call', records);
     expect(await batchRow(t.pool, batchId)).toMatchObject({ attachment_download_total: 10, attachment_download_status: 'PENDING' });
-    const w = worker();
-    await w.start();
-    let settled;
-    try {
-      settled = await downloadsSettled(batchId);
-    } finally {
-      await w.stop();
-    }
+    const [settled] = await settleWith(worker(), batchId);
     expect(settled).toMatchObject({
       attachment_download_total: 10, attachment_download_complete: 2, attachment_download_failed: 8, attachment_download_status: 'PARTIAL_FAILURE',
     });
@@ -163,14 +168,9 @@ describe('attachment downloads', () => {
     const ws = await createWorkspace(t.pool);
     const good = await land(t.pool, boss, ws, 'call', [one(`${base}/file`), one(`${base}/chunked`, { md5: createHash('md5').update(CONTENT).digest('hex') })]);
     const bad = await land(t.pool, boss, ws, 'call', [one(`${base}/missing`), one(`${base}/redirect?to=${encodeURIComponent('http://10.1.2.3/')}`)]);
-    const w = worker();
-    await w.start();
-    try {
-      expect(await downloadsSettled(good)).toMatchObject({ attachment_download_status: 'COMPLETE', attachment_download_complete: 2, attachment_download_failed: 0 });
-      expect(await downloadsSettled(bad)).toMatchObject({ attachment_download_status: 'FAILED', attachment_download_complete: 0, attachment_download_failed: 2 });
-    } finally {
-      await w.stop();
-    }
+    const [goodRow, badRow] = await settleWith(worker(), good, bad);
+    expect(goodRow).toMatchObject({ attachment_download_status: 'COMPLETE', attachment_download_complete: 2, attachment_download_failed: 0 });
+    expect(badRow).toMatchObject({ attachment_download_status: 'FAILED', attachment_download_complete: 0, attachment_download_failed: 2 });
   });
 
   it('fails downloads cleanly after retries when storage cannot be written', async () => {
@@ -178,14 +178,7 @@ describe('attachment downloads', () => {
     await writeFile(blocked, 'x');
     const ws = await createWorkspace(t.pool);
     const batchId = await land(t.pool, boss, ws, 'call', [one(`${base}/file`)]);
-    const w = worker(blocked);
-    await w.start();
-    let settled;
-    try {
-      settled = await downloadsSettled(batchId);
-    } finally {
-      await w.stop();
-    }
+    const [settled] = await settleWith(worker(blocked), batchId);
     expect(settled).toMatchObject({ attachment_download_status: 'FAILED', attachment_download_failed: 1 });
     const [row] = await attachments(batchId);
     expect(row).toMatchObject({ status: 'FAILED', attempts: 2, error: expect.stringMatching(/gave up after 2 attempts: .*ENOTDIR/) });

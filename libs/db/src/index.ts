@@ -3,6 +3,7 @@ export { createPool, withTransaction, type Pool, type PoolClient } from './pool'
 export { createPrismaClient, type Db } from './prisma';
 export { migrate, migrationsApplied, readMigrations } from './migrate';
 export { startEmbeddedPostgres, type RunningPostgres } from './embedded';
+export { freePort } from './free-port';
 export { ensureDatabase, withDatabase } from './database-url';
 export { openDatabase, EMBEDDED_DATABASE, type Database, type DatabaseSettings } from './open-database';
 export { migrationsDir, repoRoot } from './paths';

@@ -7,4 +7,5 @@ export { createRateLimiter, type RateLimiter, type RateDecision } from './rate-l
 export { systemClock, type Clock } from './clock';
 export { healthRouter, databaseReadiness, type ReadinessCheck } from './health';
 export { listen, type Listening } from './server';
+export { appShell } from './app-shell';
 export { createIdempotencyStore, requestFingerprint, IDEMPOTENCY_TTL_MS, type IdempotencyStore, type IdempotencyClaim } from './idempotency';

@@ -70,25 +70,18 @@ function checkConnection<T extends { host?: string | null | undefined; lookup?: 
  * hop alike: a literal IP host is checked before connecting, a name after resolving it.
  */
 export function createGuardedAgents(policy: AddressPolicy): { http: http.Agent; https: https.Agent } {
-  class GuardedHttpAgent extends http.Agent {
-    override createConnection(
-      options: http.ClientRequestArgs,
-      callback?: (err: Error | null, socket: Duplex) => void,
-    ): Duplex | null | undefined {
-      const checked = checkConnection(options as http.ClientRequestArgs & { lookup?: LookupFunction }, policy);
-      if (checked.refusal) return refusedSocket(checked.refusal, callback);
-      return super.createConnection(checked.options, callback);
-    }
-  }
-  class GuardedHttpsAgent extends https.Agent {
-    override createConnection(
-      options: http.ClientRequestArgs,
-      callback?: (err: Error | null, socket: Duplex) => void,
-    ): Duplex | null | undefined {
-      const checked = checkConnection(options as http.ClientRequestArgs & { lookup?: LookupFunction }, policy);
-      if (checked.refusal) return refusedSocket(checked.refusal, callback);
-      return super.createConnection(checked.options, callback);
-    }
-  }
-  return { http: new GuardedHttpAgent({ keepAlive: false }), https: new GuardedHttpsAgent({ keepAlive: false }) };
+  // One override for both agents (https.Agent extends http.Agent): check, then connect as usual.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- TypeScript mixins need an any[] constructor
+  const guarded = <A extends new (...args: any[]) => http.Agent>(Base: A) =>
+    class extends Base {
+      override createConnection(
+        options: http.ClientRequestArgs,
+        callback?: (err: Error | null, socket: Duplex) => void,
+      ): Duplex | null | undefined {
+        const checked = checkConnection(options as http.ClientRequestArgs & { lookup?: LookupFunction }, policy);
+        if (checked.refusal) return refusedSocket(checked.refusal, callback);
+        return super.createConnection(checked.options, callback);
+      }
+    };
+  return { http: new (guarded(http.Agent))({ keepAlive: false }), https: new (guarded(https.Agent))({ keepAlive: false }) };
 }

@@ -1,9 +1,8 @@
 import { createApiKey, revokeApiKey } from '@loupe/api-keys';
 import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
-import { createLogger, errorHandler, listen, notFoundHandler, requestContext, systemClock, type Clock, type RateLimiter } from '@loupe/http';
+import { appShell, createLogger, listen, systemClock, type Clock, type RateLimiter } from '@loupe/http';
 import { createBoss, ensureQueues, type Boss } from '@loupe/jobs';
 import { createProduct, createProject, createWorkspace } from '@loupe/workspaces';
-import express from 'express';
 import { createIngestApp } from '../app';
 
 export const unlimited: RateLimiter = { take: async () => ({ allowed: true, limit: 1e9, remaining: 1e9, retryAfterSeconds: 1 }) };
@@ -55,16 +54,12 @@ export async function startHarness(options: { rateLimiter?: RateLimiter } = { ra
   });
   const closers: (() => Promise<void>)[] = [];
   const startApp = async (o: { rateLimiter?: RateLimiter; boss?: Boss; clock?: Clock } = {}) => {
-    const app = express();
-    app.use(requestContext(createLogger(process.env.TEST_LOG_LEVEL ?? 'silent')));
     let url = '';
     const limiter = 'rateLimiter' in o ? o.rateLimiter : options.rateLimiter;
-    app.use(createIngestApp({
+    const app = appShell(createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), (a) => a.use(createIngestApp({
       pool: t.pool, boss: o.boss ?? boss, clock: o.clock ?? systemClock, servicePrefix: 'loupe_', baseUrl: () => url,
       ...(limiter ? { rateLimiter: limiter } : {}),
-    }));
-    app.use(notFoundHandler);
-    app.use(errorHandler);
+    })));
     const l = await listen(app, 0, '127.0.0.1');
     url = `http://127.0.0.1:${l.port}`;
     closers.push(() => l.close(100));

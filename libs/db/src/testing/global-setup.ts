@@ -1,5 +1,4 @@
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -7,21 +6,11 @@ import type { TestProject } from 'vitest/node';
 import { PgBoss } from 'pg-boss';
 import { ensureDatabase, withDatabase } from '../database-url';
 import { startEmbeddedPostgres, type RunningPostgres } from '../embedded';
+import { freePort } from '../free-port';
 import { migrate } from '../migrate';
 import { migrationsDir } from '../paths';
 
 import './provided';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * Vitest global setup: one PostgreSQL server per test run (the one of
