@@ -14,8 +14,23 @@ describe('readBoundedBody', () => {
     expect((await readBoundedBody(bodyOf(['ab', 'cd']), 4)).toString()).toBe('abcd');
     await expect(readBoundedBody(bodyOf(['ab', 'cde']), 4)).rejects.toBeInstanceOf(BodyTooLargeError);
   });
-  it('refuses a declared length over the limit before reading', async () => {
+  it('refuses a declared length over the limit without keeping any of it', async () => {
     await expect(readBoundedBody(bodyOf([], { 'content-length': '5' }), 4)).rejects.toBeInstanceOf(BodyTooLargeError);
+    await expect(readBoundedBody(bodyOf(['abcde'], { 'content-length': '5' }), 4)).rejects.toBeInstanceOf(BodyTooLargeError);
+  });
+  it('reads an oversized body to its end (so the sender can read the answer), up to four times the limit', async () => {
+    const read: string[] = [];
+    const tracked = (parts: string[]) => Object.assign(Readable.from((function* () {
+      for (const p of parts) {
+        read.push(p);
+        yield Buffer.from(p);
+      }
+    })()), { headers: {} });
+    await expect(readBoundedBody(tracked(['abc', 'def', 'ghi']), 4)).rejects.toBeInstanceOf(BodyTooLargeError);
+    expect(read).toEqual(['abc', 'def', 'ghi']);
+    read.length = 0;
+    await expect(readBoundedBody(tracked(['abcdefgh', 'ijklmnop', 'qrstuvwx', 'never read']), 4)).rejects.toBeInstanceOf(BodyTooLargeError);
+    expect(read).not.toContain('never read');
   });
 });
 
