@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { ApiKeyError, createApiKey, listApiKeys, revokeApiKey } from '@loupe/api-keys';
 import { ConfigError, loadConfig } from '@loupe/config';
 import { openDatabase, type Database } from '@loupe/db';
+import { DEFAULT_OUTBOX_LIMIT, listOutbox } from '@loupe/mail';
 import { NotFoundError, createProduct, createProject, createWorkspace, listWorkspaces } from '@loupe/workspaces';
 
 export class UsageError extends Error {
@@ -19,6 +20,8 @@ export const USAGE = `Usage: npm run admin -- <command> [options]
                    (MCP permissions need --product, the key's default product)
   key list         --workspace <id>
   key revoke       --workspace <id> --key <key id>
+  mail list        [--to <email>] [--limit <n>]
+                   the local outbox, newest first (mail is stored there when SMTP_URL is not set)
 
 Uses DATABASE_URL, or the embedded PostgreSQL under DATA_DIR (default .data), running or not.`;
 
@@ -30,6 +33,8 @@ const OPTIONS = {
   product: { type: 'string' },
   permissions: { type: 'string' },
   key: { type: 'string' },
+  to: { type: 'string' },
+  limit: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -41,8 +46,28 @@ function need(values: Values, name: keyof Values): string {
   return v.trim();
 }
 
+function positiveInt(values: Values, name: keyof Values, fallback: number): number {
+  const v = values[name];
+  if (v === undefined) return fallback;
+  const n = typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : NaN;
+  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new UsageError(`--${name} must be a whole number from 1 to 1000`);
+  return n;
+}
+
+/** The server an SMTP URL names, without its credentials. */
+function smtpServer(smtpUrl: string): string {
+  try {
+    const url = new URL(smtpUrl);
+    return `${url.protocol}//${url.host}`;
+  } catch {
+    return 'SMTP_URL';
+  }
+}
+
 /** Runs one admin command; returns the lines to print. */
-export async function runAdmin(argv: string[], database: Database, servicePrefix: string): Promise<string[]> {
+export async function runAdmin(
+  argv: string[], database: Database, servicePrefix: string, mail: { smtpUrl?: string | undefined } = {},
+): Promise<string[]> {
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
@@ -108,6 +133,24 @@ export async function runAdmin(argv: string[], database: Database, servicePrefix
       await revokeApiKey(db, need(values, 'workspace'), keyId);
       return [`Revoked API key ${keyId}`];
     }
+    case 'mail list': {
+      const to = values.to?.trim() || undefined;
+      const messages = await listOutbox(database.pool, { to, limit: positiveInt(values, 'limit', DEFAULT_OUTBOX_LIMIT) });
+      const lines: string[] = [];
+      if (mail.smtpUrl) {
+        lines.push(
+          `Note: SMTP_URL is set, so mail is sent through ${smtpServer(mail.smtpUrl)} and not stored here;`,
+          'the local outbox only holds mail from when SMTP_URL was unset.',
+          '',
+        );
+      }
+      if (!messages.length) return [...lines, to ? `The local outbox has no mail to ${to}` : 'The local outbox is empty'];
+      for (const m of messages) {
+        lines.push(`${m.createdAt.toISOString()}  to ${m.to}  ${m.subject}  [${m.kind}]`);
+        lines.push(...m.text.split(/\r?\n/).map((line) => (line ? `    ${line}` : '')), '');
+      }
+      return lines;
+    }
     default:
       throw new UsageError(noun ? `Unknown command "${[noun, verb].filter(Boolean).join(' ')}"` : 'No command given');
   }
@@ -124,7 +167,7 @@ export async function main(argv: string[]): Promise<number> {
     database = await openDatabase({
       databaseUrl: config.databaseUrl, dataDir: config.dataDir, embeddedPgPort: config.embeddedPgPort, poolSize: 2, whenRunning: 'share',
     });
-    for (const line of await runAdmin(argv, database, config.servicePrefix)) console.log(line);
+    for (const line of await runAdmin(argv, database, config.servicePrefix, { smtpUrl: config.smtpUrl })) console.log(line);
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {

@@ -22,6 +22,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ SERVICE_PREFIX: 'Loupe' })).toThrow(/SERVICE_PREFIX/);
   });
 
+  it('reads the mail settings', () => {
+    expect(loadConfig({})).toMatchObject({ smtpUrl: undefined, mailFrom: 'Loupe <no-reply@loupe.localhost>' });
+    const c = loadConfig({ SMTP_URL: 'smtp://user:pw@mail.example:587', MAIL_FROM: 'Acme <loupe@acme.test>' });
+    expect(c).toMatchObject({ smtpUrl: 'smtp://user:pw@mail.example:587', mailFrom: 'Acme <loupe@acme.test>' });
+    expect(() => loadConfig({ SMTP_URL: 'mail.example' })).toThrow(/SMTP_URL/);
+    expect(() => loadConfig({ SMTP_URL: 'https://mail.example' })).toThrow(/SMTP_URL/);
+  });
+
   it('prefers the public base url', () => {
     expect(baseUrl(loadConfig({ PUBLIC_BASE_URL: 'https://loupe.example/' }))).toBe('https://loupe.example');
   });

@@ -26,6 +26,8 @@ export const envSchema = z.object({
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30000),
   JOB_HEARTBEAT_SECONDS: z.coerce.number().int().min(10).max(3600).default(30),
   JOB_RETRY_BASE_SECONDS: z.coerce.number().int().min(0).max(3600).default(2),
+  SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'an smtp:// or smtps:// URL' }).optional(),
+  MAIL_FROM: z.string().min(1).default('Loupe <no-reply@loupe.localhost>'),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -48,6 +50,10 @@ export interface Config {
   requestTimeoutMs: number;
   /** pg-boss job policy: see JobPolicy in libs/jobs. */
   jobs: { heartbeatSeconds: number; retryBaseSeconds: number };
+  /** Where mail is sent; without it mail is stored in the local outbox (`npm run admin -- mail list`). */
+  smtpUrl: string | undefined;
+  /** The From header of the mail the service sends. */
+  mailFrom: string;
 }
 
 export class ConfigError extends Error {
@@ -79,6 +85,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     jobs: { heartbeatSeconds: e.JOB_HEARTBEAT_SECONDS, retryBaseSeconds: e.JOB_RETRY_BASE_SECONDS },
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
   };
 }
 

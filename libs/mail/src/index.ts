@@ -1,0 +1,2 @@
+export { createMailer, MailError, type MailLogger, type Mailer, type MailerOptions, type MailMessage } from './mailer';
+export { listOutbox, DEFAULT_OUTBOX_LIMIT, type ListOutboxOptions, type OutboxMessage } from './outbox';
