@@ -8,6 +8,7 @@ import { createAuthApp } from '@loupe/auth-server';
 import { createMcpApp } from '@loupe/mcp-server';
 import { createBoss, ensureQueues, type Boss } from '@loupe/jobs';
 import { createWorker, type Worker } from '@loupe/worker';
+import { createMailer } from '@loupe/mail';
 
 export interface RunningService {
   url: string;
@@ -47,12 +48,16 @@ export async function startService({ config, log = createLogger(config.logLevel)
     await ensureQueues(boss, config.jobs);
 
     let publicUrl = baseUrl(config);
+    const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, pool: database.pool, log: log.child({ component: 'mail' }) });
     const app = appShell(log, (a) => {
       a.set('trust proxy', 'loopback');
       a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir))));
       a.use(createIngestApp({ pool: database.pool, boss, clock, servicePrefix: config.servicePrefix, baseUrl: () => publicUrl }));
       a.use(createMcpApp({ baseUrl: () => publicUrl }));
-      a.use(createAuthApp({ baseUrl: () => publicUrl }));
+      a.use(createAuthApp({
+        pool: database.pool, db: database.db, clock, log, mailer, baseUrl: () => publicUrl, servicePrefix: config.servicePrefix,
+        fetchSettings: { allowLoopback: config.fetchAllowLoopback },
+      }));
     });
 
     if (config.workerEnabled) {

@@ -1,15 +1,108 @@
-import { Router } from 'express';
+import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import cookieParser from 'cookie-parser';
+import helmet from 'helmet';
+import type pg from 'pg';
+import { createAccounts } from '@loupe/accounts';
+import type { Db } from '@loupe/db';
+import type { Clock, Logger } from '@loupe/http';
+import { createOAuthProvider, randomSecret, sharedSecret } from '@loupe/oauth';
+import type { SafeFetchSettings } from '@loupe/safe-fetch';
+import { interactionPages, type Mailer } from './interaction';
+import { oauthEndpoints } from './oauth-endpoints';
+import { assetsDir, renderOAuthErrorHtml } from './pages';
+import { createOAuthLimiters, perIpLimit } from './rate-limits';
+import type { AuthRuntime } from './runtime';
 
 export interface AuthAppDeps {
+  pool: pg.Pool;
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  mailer: Mailer;
+  /** The public base URL (known once the server listens): the issuer and the MCP host. */
   baseUrl: () => string;
+  servicePrefix: string;
+  /** Behind a TLS-terminating proxy. */
+  trustProxy?: boolean;
+  /** For the client metadata document fetcher (tests allow loopback and their own CA). */
+  fetchSettings?: SafeFetchSettings;
 }
 
+/** Paths oidc-provider serves; everything else falls through to the other apps and the 404. */
+const PROVIDER_PATHS = /^\/(oauth\/|\.well-known\/(openid-configuration|oauth-authorization-server)$)/;
+
 /**
- * The OAuth 2.1 authorization server (oidc-provider under /oauth, discovery,
- * sign-in and consent pages). Its routes arrive with the OAuth issue; the app is
- * already mounted by the single-process start so the MCP endpoint and the
- * authorization server share one host, as the spec requires.
+ * The OAuth 2.1 authorization server: oidc-provider under /oauth with our rules in front of it,
+ * discovery, the pre-registered clients, and the sign-in, workspace and consent pages.
  */
-export function createAuthApp(_deps: AuthAppDeps): Router {
-  return Router();
+export function createAuthApp(deps: AuthAppDeps): Router {
+  let starting: Promise<AuthRuntime> | undefined;
+  const runtime = () =>
+    (starting ??= build(deps).catch((error: unknown) => {
+      starting = undefined; // a database that was down at the first request must not break every later one
+      throw error;
+    }));
+
+  // Only on oidc-provider's paths (not router.use(path), which would strip the path oidc-provider routes on).
+  const onProviderPaths = (fn: (req: Request, res: Response, next: NextFunction) => unknown) => (req: Request, res: Response, next: NextFunction) =>
+    PROVIDER_PATHS.test(req.path) ? fn(req, res, next) : next();
+
+  const router = Router();
+  router.use(onProviderPaths(perIpLimit(async () => (await runtime()).limiters.perIp)));
+  router.use(onProviderPaths((req, res, next) => securityHeaders(deps.baseUrl().startsWith('https://'))(req, res, next)));
+  router.use(onProviderPaths(cookieParser()));
+  router.use('/oauth/assets', express.static(assetsDir, { maxAge: '1h', index: false, fallthrough: false }));
+  router.use(oauthEndpoints(runtime));
+  router.use(interactionPages(runtime, { mailer: deps.mailer, log: deps.log }));
+  router.use(onProviderPaths((req, res, next) => runtime().then((rt) => rt.handle(req, res), next)));
+  return router;
+}
+
+function securityHeaders(https: boolean) {
+  return helmet({
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'none'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:'],
+        fontSrc: ["'self'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'none'"],
+        // No form-action: Chromium applies it to the redirect that follows a consent POST, and that goes to the client.
+        frameAncestors: ["'none'"],
+        ...(https ? { upgradeInsecureRequests: [] } : {}),
+      },
+    },
+    frameguard: { action: 'deny' },
+    strictTransportSecurity: https ? { maxAge: 31536000 } : false,
+    referrerPolicy: { policy: 'no-referrer' },
+    crossOriginResourcePolicy: false, // discovery and tokens are fetched cross-origin by browser-based clients
+  });
+}
+
+async function build(deps: AuthAppDeps): Promise<AuthRuntime> {
+  const issuer = deps.baseUrl();
+  const secure = issuer.startsWith('https://');
+  const [provider, codeSecret, csrfSecret] = await Promise.all([
+    createOAuthProvider({
+      pool: deps.pool,
+      clock: deps.clock,
+      issuer,
+      servicePrefix: deps.servicePrefix,
+      // An https issuer sits behind a TLS-terminating proxy: trust its X-Forwarded-Proto so cookies can be Secure.
+      trustProxy: deps.trustProxy ?? secure,
+      fetchSettings: deps.fetchSettings,
+      renderError: (ctx, out) => {
+        ctx.type = 'html';
+        ctx.body = renderOAuthErrorHtml(out);
+      },
+    }),
+    sharedSecret(deps.pool, 'accounts.sign-in-code-secret', randomSecret),
+    sharedSecret(deps.pool, 'web.csrf-secret', randomSecret),
+  ]);
+  provider.on('server_error', (_ctx, err) => deps.log.error({ err }, 'oauth server error'));
+  const accounts = createAccounts({ pool: deps.pool, db: deps.db, clock: deps.clock, mailer: deps.mailer, codeSecret });
+  return { issuer, secure, provider, handle: provider.callback(), accounts, limiters: createOAuthLimiters(deps.pool, deps.clock), csrfSecret, pool: deps.pool, clock: deps.clock };
 }

@@ -1,14 +1,33 @@
 import { baseUrl, loadConfig } from '@loupe/config';
-import { appShell, createLogger, listen } from '@loupe/http';
+import { migrationsApplied, migrationsDir, openDatabase } from '@loupe/db';
+import { appShell, createLogger, databaseReadiness, healthRouter, listen, systemClock } from '@loupe/http';
+import { createMailer } from '@loupe/mail';
 import { createAuthApp } from './app';
 
+// The authorization server alone (behind a proxy that routes /oauth, /.well-known/oauth-authorization-server
+// and /.well-known/openid-configuration here and /api/mcp to the MCP server, on one public host).
 const config = loadConfig();
 const log = createLogger(config.logLevel, { app: 'auth-server' });
+const database = await openDatabase({
+  databaseUrl: config.databaseUrl, dataDir: config.dataDir, embeddedPgPort: config.embeddedPgPort, poolSize: config.dbPoolSize,
+});
+const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, pool: database.pool, log });
 let url = baseUrl(config);
-const app = appShell(log, (a) => a.use(createAuthApp({ baseUrl: () => url })));
+const app = appShell(log, (a) => {
+  a.set('trust proxy', 'loopback');
+  a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir))));
+  a.use(createAuthApp({
+    pool: database.pool, db: database.db, clock: systemClock, log, mailer, baseUrl: () => url, servicePrefix: config.servicePrefix,
+    fetchSettings: { allowLoopback: config.fetchAllowLoopback },
+  }));
+});
 const server = await listen(app, config.port, config.host, { requestTimeoutMs: config.requestTimeoutMs });
 url = baseUrl(config, server.port);
 log.info({ url }, 'auth-server listening');
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void server.close(config.shutdownTimeoutMs).then(() => process.exit(0)));
+  process.once(signal, async () => {
+    await server.close(config.shutdownTimeoutMs);
+    await database.close();
+    process.exit(0);
+  });
 }

@@ -27,6 +27,8 @@ export function createMcpApp(deps: McpAppDeps): Router {
   const router = Router();
   const metadata = (_req: unknown, res: import('express').Response) => {
     res.setHeader('cache-control', 'public, max-age=3600');
+    // Browser-based clients (the MCP Inspector) read it cross-origin.
+    res.setHeader('access-control-allow-origin', '*');
     res.json(protectedResourceMetadata(deps.baseUrl()));
   };
   router.get('/.well-known/oauth-protected-resource', metadata);

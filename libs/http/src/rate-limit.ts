@@ -13,12 +13,16 @@ export interface RateLimiter {
   take(key: string): Promise<RateDecision>;
 }
 
+/** The longest window a limiter may use; every limiter's sweep keeps windows this recent, whoever owns them. */
+export const MAX_RATE_WINDOW_MS = 24 * 3600_000;
+
 /**
  * A fixed-window counter kept in PostgreSQL: one upsert per request, so every
  * instance sharing the database enforces the same limit. Old windows are swept
  * now and then by the same process.
  */
 export function createRateLimiter(pool: pg.Pool, options: { limit: number; windowMs: number; clock: Clock }): RateLimiter {
+  if (options.windowMs > MAX_RATE_WINDOW_MS) throw new RangeError(`rate windows are at most ${MAX_RATE_WINDOW_MS} ms`);
   let calls = 0;
   return {
     async take(key) {
@@ -31,7 +35,8 @@ export function createRateLimiter(pool: pg.Pool, options: { limit: number; windo
         [key, windowStart],
       );
       if (++calls % 500 === 0) {
-        pool.query('DELETE FROM rate_limit_counters WHERE window_start < $1', [windowStart - 60_000]).catch(() => {});
+        // Limiters of every window length share the table: only windows older than the longest one go.
+        pool.query('DELETE FROM rate_limit_counters WHERE window_start < $1', [windowStart - MAX_RATE_WINDOW_MS]).catch(() => {});
       }
       const count = rows[0]!.count;
       return {

@@ -69,7 +69,7 @@ function checkConnection<T extends { host?: string | null | undefined; lookup?: 
  * Agents that check every connection they open, for the first request and for each redirect
  * hop alike: a literal IP host is checked before connecting, a name after resolving it.
  */
-export function createGuardedAgents(policy: AddressPolicy): { http: http.Agent; https: https.Agent } {
+export function createGuardedAgents(policy: AddressPolicy, tls: { ca?: string | string[] } = {}): { http: http.Agent; https: https.Agent } {
   // One override for both agents (https.Agent extends http.Agent): check, then connect as usual.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- TypeScript mixins need an any[] constructor
   const guarded = <A extends new (...args: any[]) => http.Agent>(Base: A) =>
@@ -83,5 +83,5 @@ export function createGuardedAgents(policy: AddressPolicy): { http: http.Agent; 
         return super.createConnection(checked.options, callback);
       }
     };
-  return { http: new (guarded(http.Agent))({ keepAlive: false }), https: new (guarded(https.Agent))({ keepAlive: false }) };
+  return { http: new (guarded(http.Agent))({ keepAlive: false }), https: new (guarded(https.Agent))({ keepAlive: false, ...(tls.ca ? { ca: tls.ca } : {}) }) };
 }

@@ -21,6 +21,8 @@ export interface Timeouts {
 
 export interface SafeFetchSettings extends Partial<AddressPolicy> {
   timeouts?: Partial<Timeouts>;
+  /** Certificate authorities to trust instead of the system's (tests serving https on loopback). */
+  ca?: string | string[];
   userAgent?: string;
 }
 
@@ -90,7 +92,7 @@ function headerNumber(value: string | undefined): number | undefined {
 
 export function createSafeFetch(settings: SafeFetchSettings = {}): SafeFetch {
   const policy: AddressPolicy = { allowLoopback: settings.allowLoopback ?? false };
-  const agents = createGuardedAgents(policy);
+  const agents = createGuardedAgents(policy, { ca: settings.ca });
   const userAgent = settings.userAgent ?? 'Loupe/1.0 (+attachment fetcher)';
 
   async function stream(input: string, options: StreamOptions): Promise<SafeResponse> {

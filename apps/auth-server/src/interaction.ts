@@ -1,0 +1,196 @@
+import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import { doubleCsrf } from 'csrf-csrf';
+import { bindGrantToWorkspace, hasThirdPartyServers, SCOPE_DESCRIPTIONS, type Scope } from '@loupe/oauth';
+import type { Logger } from '@loupe/http';
+import { clientView } from './client-view';
+import { connectionConfirmation } from './mails';
+import { renderErrorPage, renderPage } from './pages';
+import type { AuthRuntime } from './runtime';
+
+type Runtime = () => Promise<AuthRuntime>;
+export interface Mailer {
+  send(message: { to: string; subject: string; text: string; html?: string; kind: string }): Promise<void>;
+}
+
+export const sessionCookieName = (secure: boolean) => (secure ? '__Host-loupe_session' : 'loupe_session');
+const csrfCookieName = (secure: boolean) => (secure ? '__Host-loupe_csrf' : 'loupe_csrf');
+
+const form = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });
+const str = (v: unknown) => (typeof v === 'string' ? v : '');
+
+/**
+ * The pages of an authorization (spec 5.2): sign in by email code, choose or create the workspace,
+ * consent. Every POST carries a CSRF token bound to the interaction; the workspace is asked on every
+ * authorization and checked again when the consent is submitted.
+ */
+export function interactionPages(runtime: Runtime, deps: { mailer: Mailer; log: Logger }): Router {
+  const router = Router();
+  let csrf: ReturnType<typeof doubleCsrf> | undefined;
+  const csrfFor = (rt: AuthRuntime) =>
+    (csrf ??= doubleCsrf({
+      getSecret: () => rt.csrfSecret,
+      getSessionIdentifier: (req) => String(req.params.uid ?? ''),
+      cookieName: csrfCookieName(rt.secure),
+      cookieOptions: { sameSite: 'lax', path: '/', secure: rt.secure, httpOnly: true },
+      getCsrfTokenFromRequest: (req) => (req.body as Record<string, unknown> | undefined)?._csrf as string | undefined,
+    }));
+
+  const page = (fn: (rt: AuthRuntime, req: Request, res: Response) => Promise<unknown>) => async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const rt = await runtime();
+      if (req.method === 'POST' && !csrfFor(rt).validateRequest(req)) {
+        return renderErrorPage(res, 403, 'This page has expired', 'For your security this form can no longer be sent. Go back to the application and connect again.', 'invalid_csrf_token');
+      }
+      await fn(rt, req, res);
+    } catch (error) {
+      if ((error as { name?: string }).name === 'SessionNotFound') {
+        return renderErrorPage(res, 400, 'This sign-in has expired', 'Authorization requests last 10 minutes. Go back to the application and connect again.', 'interaction_expired');
+      }
+      next(error);
+    }
+  };
+
+  const signedInUser = async (rt: AuthRuntime, req: Request) => {
+    const token = req.cookies?.[sessionCookieName(rt.secure)] as string | undefined;
+    return token ? (await rt.accounts.findWebSession(token))?.user : undefined;
+  };
+
+  async function show(rt: AuthRuntime, req: Request, res: Response, extra: Record<string, unknown> = {}, status = 200) {
+    const details = await rt.provider.interactionDetails(req, res);
+    const uid = details.uid;
+    const client = await rt.provider.Client.find(String(details.params.client_id));
+    if (!client) return renderErrorPage(res, 400, 'Unknown application', 'The application that sent you here is no longer registered.', 'invalid_client');
+    const view = clientView(client, rt.issuer, details.params.redirect_uri as string | undefined);
+    const csrfToken = csrfFor(rt).generateCsrfToken(req, res, { overwrite: false, validateOnReuse: false });
+    const base = { uid, client: view, csrf: csrfToken, ...extra };
+    const user = await signedInUser(rt, req);
+    if (!user) return renderPage(res, 'signin', { title: 'Sign in', ...base }, status);
+    const workspaces = await rt.accounts.workspacesOf(user.id);
+    if (workspaces.length === 0) return renderPage(res, 'workspace-create', { title: 'Create your workspace', user, ...base }, status);
+    const asked = str(req.query.workspace);
+    const chosen = req.query.choose ? undefined : (workspaces.find((w) => w.id === asked) ?? (workspaces.length === 1 ? workspaces[0] : undefined));
+    if (!chosen) return renderPage(res, 'workspace-choose', { title: 'Choose a workspace', user, workspaces, ...base }, status);
+    const scopes = String(details.params.scope ?? '').split(' ').filter(Boolean) as Scope[];
+    return renderPage(res, 'consent', {
+      title: `Connect ${view.name}`,
+      user,
+      workspace: chosen,
+      canChangeWorkspace: workspaces.length > 1,
+      permissions: scopes.map((s) => SCOPE_DESCRIPTIONS[s]).filter(Boolean),
+      thirdParty: await hasThirdPartyServers(rt.pool, chosen.id),
+      ...base,
+    }, status);
+  }
+
+  router.get('/oauth/interaction/:uid', page((rt, req, res) => show(rt, req, res)));
+
+  router.post('/oauth/interaction/:uid/email', form, page(async (rt, req, res) => {
+    const email = str(req.body.email).trim();
+    const sent = await rt.accounts.requestSignInCode({ email, ip: req.ip ?? 'unknown' });
+    if (!sent.ok) {
+      const error = sent.reason === 'invalid_email'
+        ? 'Enter a valid email address, like ada@example.com.'
+        : `Too many codes were requested. Try again in ${Math.ceil((sent.retryAfterSeconds ?? 60) / 60)} minutes.`;
+      return show(rt, req, res, { email, error }, sent.reason === 'invalid_email' ? 400 : 429);
+    }
+    const details = await rt.provider.interactionDetails(req, res);
+    const client = await rt.provider.Client.find(String(details.params.client_id));
+    renderPage(res, 'code', {
+      title: 'Check your email',
+      uid: details.uid,
+      email: email.toLowerCase(),
+      client: client ? clientView(client, rt.issuer, undefined) : undefined,
+      csrf: csrfFor(rt).generateCsrfToken(req, res, { overwrite: false, validateOnReuse: false }),
+    });
+  }));
+
+  router.post('/oauth/interaction/:uid/code', form, page(async (rt, req, res) => {
+    const email = str(req.body.email).trim().toLowerCase();
+    const result = await rt.accounts.verifySignInCode({ email, code: str(req.body.code) });
+    const details = await rt.provider.interactionDetails(req, res);
+    if (!result.ok) {
+      const error = {
+        invalid_code: 'That code is not right. Check the latest email from Loupe and try again.',
+        expired: 'That code has expired. Send a new code.',
+        too_many_attempts: 'Too many wrong codes. Send a new code.',
+      }[result.reason] ?? 'That code cannot be used. Send a new code.';
+      return renderPage(res, 'code', {
+        title: 'Check your email',
+        uid: details.uid,
+        email,
+        error,
+        csrf: csrfFor(rt).generateCsrfToken(req, res, { overwrite: false, validateOnReuse: false }),
+      }, 400);
+    }
+    const session = await rt.accounts.createWebSession(result.user.id);
+    res.cookie(sessionCookieName(rt.secure), session.token, {
+      httpOnly: true, sameSite: 'lax', secure: rt.secure, path: '/', expires: new Date(session.expiresAt),
+    });
+    res.redirect(303, `/oauth/interaction/${details.uid}`);
+  }));
+
+  router.post('/oauth/interaction/:uid/workspace', form, page(async (rt, req, res) => {
+    const user = await signedInUser(rt, req);
+    const details = await rt.provider.interactionDetails(req, res);
+    if (!user) return res.redirect(303, `/oauth/interaction/${details.uid}`);
+    const name = str(req.body.name).trim();
+    if (name.length < 1 || name.length > 80) {
+      return show(rt, req, res, { name, error: 'Give the workspace a name of 1 to 80 characters.' }, 400);
+    }
+    const workspace = await rt.accounts.createWorkspaceFor(user.id, name);
+    res.redirect(303, `/oauth/interaction/${details.uid}?workspace=${encodeURIComponent(workspace.id)}`);
+  }));
+
+  router.post('/oauth/interaction/:uid/signout', form, page(async (rt, req, res) => {
+    const token = req.cookies?.[sessionCookieName(rt.secure)] as string | undefined;
+    if (token) await rt.accounts.endWebSession(token);
+    res.clearCookie(sessionCookieName(rt.secure), { path: '/' });
+    res.redirect(303, `/oauth/interaction/${String(req.params.uid)}`);
+  }));
+
+  router.post('/oauth/interaction/:uid/consent', form, page(async (rt, req, res) => {
+    const details = await rt.provider.interactionDetails(req, res);
+    if (req.body.decision === 'deny') {
+      return rt.provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'The user denied the authorization request' }, { mergeWithLastSubmission: false });
+    }
+    const user = await signedInUser(rt, req);
+    if (!user) return res.redirect(303, `/oauth/interaction/${details.uid}`);
+    const workspaceId = str(req.body.workspace);
+    const workspace = (await rt.accounts.workspacesOf(user.id)).find((w) => w.id === workspaceId);
+    if (!workspace) return show(rt, req, res, { error: 'Choose one of your workspaces.' }, 400);
+    const clientId = String(details.params.client_id);
+    const client = await rt.provider.Client.find(clientId);
+    if (!client) return renderErrorPage(res, 400, 'Unknown application', 'The application that sent you here is no longer registered.', 'invalid_client');
+    const scopes = String(details.params.scope ?? '').split(' ').filter(Boolean);
+    const grant = new rt.provider.Grant({ accountId: user.id, clientId });
+    grant.addOIDCScope(scopes.join(' '));
+    const grantId = await grant.save();
+    const view = clientView(client, rt.issuer, details.params.redirect_uri as string | undefined);
+    const thirdParty = str(req.body.third_party);
+    const { firstConnection } = await bindGrantToWorkspace(rt.pool, {
+      grantId,
+      workspaceId,
+      userId: user.id,
+      clientId,
+      clientName: view.name,
+      scopes,
+      thirdPartyAccess: thirdParty === 'including_third_party' || thirdParty === 'service_only' ? thirdParty : null,
+    }, rt.clock);
+    if (firstConnection) {
+      const mail = connectionConfirmation({
+        to: user.email,
+        applicationName: view.name,
+        redirectHost: view.redirectHost,
+        workspaceName: workspace.name,
+        permissions: scopes.map((s) => SCOPE_DESCRIPTIONS[s as Scope]).filter(Boolean),
+        at: new Date(rt.clock.now()),
+        grantId,
+      });
+      // The connection stands even if the mail server is down; the failure is logged.
+      await deps.mailer.send(mail).catch((err: unknown) => deps.log.error({ err, grantId }, 'could not send the connection confirmation'));
+    }
+    await rt.provider.interactionFinished(req, res, { login: { accountId: user.id }, consent: { grantId } }, { mergeWithLastSubmission: false });
+  }));
+
+  return router;
+}

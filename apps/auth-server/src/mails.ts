@@ -1,0 +1,42 @@
+const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+export interface ConnectionFacts {
+  to: string;
+  applicationName: string;
+  redirectHost: string;
+  workspaceName: string;
+  permissions: string[];
+  at: Date;
+  grantId: string;
+}
+
+/** The confirmation sent the first time an application is connected to a workspace (spec 5.2 rule 5, 5.7 rule 4). */
+export function connectionConfirmation(f: ConnectionFacts) {
+  const when = f.at.toUTCString();
+  const subject = `${f.applicationName} was connected to your Loupe workspace ${f.workspaceName}`;
+  const text = [
+    `${f.applicationName} now has access to the Loupe workspace "${f.workspaceName}" as you.`,
+    '',
+    `Application:  ${f.applicationName} (returns to ${f.redirectHost})`,
+    `Workspace:    ${f.workspaceName}`,
+    `When:         ${when}`,
+    'Permissions:',
+    ...f.permissions.map((p) => `  - ${p}`),
+    '',
+    'Did not do this, or want to disconnect it? Reply to this email with the word REVOKE and this',
+    'connection ends: every token the application holds stops working.',
+    '',
+    `Reference: ${f.grantId}`,
+  ].join('\n');
+  const html = `<div style="font-family:system-ui,sans-serif;font-size:15px;line-height:1.5;color:#18181b;max-width:560px">
+<p><strong>${escape(f.applicationName)}</strong> now has access to the Loupe workspace <strong>${escape(f.workspaceName)}</strong> as you.</p>
+<table style="border-collapse:collapse;font-size:14px">
+<tr><td style="color:#52525b;padding:2px 12px 2px 0">Application</td><td>${escape(f.applicationName)} (returns to ${escape(f.redirectHost)})</td></tr>
+<tr><td style="color:#52525b;padding:2px 12px 2px 0">Workspace</td><td>${escape(f.workspaceName)}</td></tr>
+<tr><td style="color:#52525b;padding:2px 12px 2px 0">When</td><td>${escape(when)}</td></tr>
+</table>
+<p style="margin-bottom:4px">Permissions:</p><ul style="margin-top:0">${f.permissions.map((p) => `<li>${escape(p)}</li>`).join('')}</ul>
+<p>Did not do this, or want to disconnect it? <strong>Reply to this email with the word REVOKE</strong> and this connection ends: every token the application holds stops working.</p>
+<p style="color:#71717a;font-size:12px">Reference: ${escape(f.grantId)}</p></div>`;
+  return { to: f.to, subject, text, html, kind: 'connection-confirmation' };
+}

@@ -1,0 +1,131 @@
+import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import {
+  checkRegistration, grantableScopes, isOurResource, KNOWN_CLIENTS, knownClientId, markNoGrantableScope, mcpResourceUrl,
+  refreshTokenGrant, revokeToken,
+} from '@loupe/oauth';
+import type { AuthRuntime } from './runtime';
+import { sendOAuthRateLimited } from './rate-limits';
+
+type Runtime = () => Promise<AuthRuntime>;
+
+const form = express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 100 });
+const json = express.json({ limit: '64kb', type: () => true });
+
+const oauthError = (res: Response, status: number, error: string, description: string) =>
+  res.status(status).setHeader('cache-control', 'no-store').json({ error, error_description: description });
+
+const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+
+/**
+ * What we add in front of oidc-provider: the rules it cannot express (registration policy, default
+ * and dropped scopes, the `resource` check on the token endpoint), the OAuth rate limits, revocation
+ * that always answers 200, and the pre-registered clients' metadata documents.
+ */
+export function oauthEndpoints(runtime: Runtime): Router {
+  const router = Router();
+  const wrap = (fn: (req: Request, res: Response, next: NextFunction) => Promise<unknown>) => (req: Request, res: Response, next: NextFunction) =>
+    fn(req, res, next).catch(next);
+
+  router.post(
+    '/oauth/register',
+    wrap(async (req, res, next) => {
+      const { limiters } = await runtime();
+      const decision = await limiters.registration.take(`oauth-register:${req.ip}`);
+      if (!decision.allowed) return sendOAuthRateLimited(res, decision, 'client registrations from this IP address');
+      json(req, res, (error?: unknown) => {
+        if (error) return oauthError(res, 400, 'invalid_client_metadata', 'The registration body must be valid JSON (Content-Type: application/json)');
+        const checked = checkRegistration(req.body);
+        if (!checked.ok) return oauthError(res, 400, checked.error, checked.error_description);
+        req.body = checked.metadata;
+        next();
+      });
+    }),
+  );
+
+  // Scopes: the default when none is sent, then only what the client may hold (spec 5.3).
+  router.all(
+    '/oauth/authorize',
+    (req, res, next) => (req.method === 'POST' ? form(req, res, next) : next()),
+    wrap(async (req, _res, next) => {
+      const { provider } = await runtime();
+      const params = (req.method === 'POST' ? req.body : req.query) as Record<string, unknown>;
+      const clientId = str(params?.client_id);
+      const client = clientId ? await provider.Client.find(clientId).catch(() => undefined) : undefined;
+      if (!client) return next(); // oidc-provider answers invalid_client
+      const scopes = grantableScopes(str(params.scope), client.scope);
+      if (scopes.length === 0) {
+        markNoGrantableScope(req);
+      } else if (req.method === 'POST') {
+        (req.body as Record<string, unknown>).scope = scopes.join(' ');
+      } else {
+        const url = new URL(req.url, 'http://placeholder');
+        url.searchParams.set('scope', scopes.join(' '));
+        req.url = `${url.pathname}${url.search}`;
+      }
+      next();
+    }),
+  );
+
+  router.post(
+    '/oauth/token',
+    form,
+    wrap(async (req, res, next) => {
+      const { limiters, issuer, pool } = await runtime();
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const clientId = str(body.client_id) ?? '';
+      const resource = body.resource;
+      if (resource !== undefined && (typeof resource !== 'string' || !isOurResource(resource, mcpResourceUrl(issuer)))) {
+        return oauthError(res, 400, 'invalid_target', `resource must be this service's MCP endpoint, ${mcpResourceUrl(issuer)}`);
+      }
+      if (body.grant_type === 'authorization_code') {
+        const decision = await limiters.codeExchange.take(`oauth-code:${clientId}:${req.ip}`);
+        if (!decision.allowed) return sendOAuthRateLimited(res, decision, 'code exchanges for this client from this IP address');
+      } else if (body.grant_type === 'refresh_token') {
+        // Per client connection: pre-registered and metadata-document clients share one client_id among all their users.
+        const family = (await refreshTokenGrant(pool, str(body.refresh_token) ?? '')) ?? 'unknown';
+        const decision = await limiters.refresh.take(`oauth-refresh:${clientId}:${family}`);
+        if (!decision.allowed) return sendOAuthRateLimited(res, decision, 'token refreshes for this client');
+      }
+      next();
+    }),
+  );
+
+  router.post(
+    '/oauth/revoke',
+    form,
+    wrap(async (req, res) => {
+      const { pool, clock } = await runtime();
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      await revokeToken(pool, str(body.token) ?? '', str(body.client_id), clock);
+      res.status(200).setHeader('cache-control', 'no-store').end();
+    }),
+  );
+
+  router.get(
+    '/oauth/clients/:slug',
+    wrap(async (req, res) => {
+      const { issuer } = await runtime();
+      const known = KNOWN_CLIENTS.find((c) => c.slug === req.params.slug);
+      if (!known) return oauthError(res, 404, 'invalid_client', `No pre-registered client is called ${JSON.stringify(String(req.params.slug).slice(0, 64))}`);
+      res.setHeader('cache-control', 'public, max-age=3600');
+      res.json({
+        client_id: knownClientId(issuer, known.slug),
+        client_name: known.clientName,
+        ...(known.clientUri ? { client_uri: known.clientUri } : {}),
+        redirect_uris: known.redirectUris,
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      });
+    }),
+  );
+  router.get('/oauth/clients', (_req, res) => {
+    res.json({ clients: KNOWN_CLIENTS.map((c) => ({ slug: c.slug, client_name: c.clientName, metadata: `/oauth/clients/${c.slug}` })) });
+  });
+
+  // Clients of the 2025-03-26 MCP revision fall back to these root paths when discovery fails.
+  router.get('/authorize', (req, res) => res.redirect(302, `/oauth/authorize${req.url.slice('/authorize'.length)}`));
+  router.post('/token', (_req, res) => res.redirect(307, '/oauth/token'));
+  router.post('/register', (_req, res) => res.redirect(307, '/oauth/register'));
+  return router;
+}

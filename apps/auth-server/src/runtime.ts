@@ -1,0 +1,20 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Provider } from 'oidc-provider';
+import type pg from 'pg';
+import type { Clock } from '@loupe/http';
+import type { Accounts } from '@loupe/accounts';
+import type { OAuthLimiters } from './rate-limits';
+
+/** What the auth app needs once the public URL is known and the shared secrets are loaded. */
+export interface AuthRuntime {
+  issuer: string;
+  secure: boolean;
+  provider: Provider;
+  /** oidc-provider's request handler. */
+  handle: (req: IncomingMessage, res: ServerResponse) => void;
+  accounts: Accounts;
+  limiters: OAuthLimiters;
+  csrfSecret: string;
+  pool: pg.Pool;
+  clock: Clock;
+}

@@ -1,0 +1,143 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type pg from 'pg';
+import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
+import { newId } from '@loupe/db';
+import { appShell, createLogger, listen, systemClock, type Listening } from '@loupe/http';
+import type { SafeFetchSettings } from '@loupe/safe-fetch';
+import { createAuthApp } from '../app';
+
+export interface SentMail { to: string; subject: string; text: string; html?: string; kind: string }
+
+export interface AuthHarness {
+  url: string;
+  t: TestDatabase;
+  pool: pg.Pool;
+  mail: SentMail[];
+  close(): Promise<void>;
+}
+
+/** The authorization server on a loopback port, on a fresh database, with a mailer that keeps what it sends. */
+export async function startAuthServer(options: { fetchSettings?: SafeFetchSettings } = {}): Promise<AuthHarness> {
+  const t = await createTestDatabase();
+  const mail: SentMail[] = [];
+  const log = createLogger('silent');
+  let url = '';
+  const app = appShell(log, (a) => {
+    a.set('trust proxy', 'loopback');
+    a.use(createAuthApp({
+      pool: t.pool, db: t.db, clock: systemClock, log, baseUrl: () => url, servicePrefix: 'loupe_',
+      mailer: { send: async (m) => void mail.push(m) },
+      fetchSettings: options.fetchSettings,
+    }));
+  });
+  const server: Listening = await listen(app, 0, '127.0.0.1', { requestTimeoutMs: 30_000 });
+  url = `http://127.0.0.1:${server.port}`;
+  return {
+    url, t, pool: t.pool, mail,
+    async close() {
+      await server.close(0);
+      await t.close();
+    },
+  };
+}
+
+/** A browser's cookie jar, enough for one host: every cookie is sent on every path. */
+export class CookieJar {
+  private cookies = new Map<string, string>();
+  store(res: Response) {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const eq = pair!.indexOf('=');
+      const name = pair!.slice(0, eq).trim();
+      const value = pair!.slice(eq + 1).trim();
+      if (value === '' || /expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+  }
+  header() {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+  has(name: string) {
+    return this.cookies.has(name);
+  }
+}
+
+export function pkce() {
+  const verifier = randomBytes(32).toString('base64url');
+  const challenge = createHash('sha256').update(verifier).digest('base64url');
+  return { verifier, challenge };
+}
+
+export const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+export const codeIn = (text: string) => /\b(\d{3})[ -]?(\d{3})\b/.exec(text)!.slice(1).join('');
+
+export async function registerClient(url: string, metadata: Record<string, unknown> = {}) {
+  const res = await fetch(`${url}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: 'Test Client', redirect_uris: ['http://127.0.0.1:9999/callback'], ...metadata }),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
+}
+
+/** A person in a browser without JavaScript: follows redirects by hand, keeps cookies, reads pages. */
+export class Person {
+  jar = new CookieJar();
+  constructor(readonly h: AuthHarness, readonly email: string) {}
+
+  async get(pathOrUrl: string) {
+    const res = await fetch(new URL(pathOrUrl, this.h.url), { redirect: 'manual', headers: { cookie: this.jar.header() } });
+    this.jar.store(res);
+    return res;
+  }
+
+  async post(path: string, form: Record<string, string>) {
+    const res = await fetch(new URL(path, this.h.url), {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: this.jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form),
+    });
+    this.jar.store(res);
+    return res;
+  }
+
+  /** Follows same-host redirects until a page or a redirect to another host (the client's callback). */
+  async follow(res: Response): Promise<{ res: Response; html: string; location?: string }> {
+    let current = res;
+    for (let i = 0; i < 10; i++) {
+      const location = current.headers.get('location');
+      if (current.status < 300 || current.status >= 400 || !location) return { res: current, html: await current.text() };
+      const next = new URL(location, this.h.url);
+      if (next.origin !== new URL(this.h.url).origin) return { res: current, html: '', location: next.toString() };
+      current = await this.get(next.toString());
+    }
+    throw new Error('too many redirects');
+  }
+
+  /** Signs in by email on the interaction page `html` belongs to; returns the next page. */
+  async signIn(uid: string, html: string) {
+    const sentBefore = this.h.mail.length;
+    const codePage = await this.post(`/oauth/interaction/${uid}/email`, { _csrf: csrfOf(html), email: this.email });
+    const codeHtml = await codePage.text();
+    const mail = this.h.mail.slice(sentBefore).find((m) => m.to === this.email.toLowerCase() && m.kind === 'sign-in-code');
+    if (!mail) throw new Error(`no sign-in code mailed to ${this.email}: ${codeHtml.slice(0, 500)}`);
+    return this.follow(await this.post(`/oauth/interaction/${uid}/code`, { _csrf: csrfOf(codeHtml), email: this.email, code: codeIn(mail.text) }));
+  }
+}
+
+export const uidOf = (pathOrUrl: string) => /\/oauth\/interaction\/([^/?]+)/.exec(pathOrUrl)![1]!;
+
+export async function addMember(pool: pg.Pool, email: string, workspaceName: string, role = 'owner') {
+  const workspaceId = newId('ws');
+  await pool.query('INSERT INTO workspaces (id, name) VALUES ($1, $2)', [workspaceId, workspaceName]);
+  const { rows } = await pool.query<{ id: string }>(
+    `INSERT INTO users (id, email, email_verified) VALUES ($1, $2, true)
+     ON CONFLICT (email) DO UPDATE SET email = EXCLUDED.email RETURNING id`,
+    [newId('usr'), email.toLowerCase()],
+  );
+  await pool.query('INSERT INTO memberships (workspace_id, user_id, role) VALUES ($1, $2, $3)', [workspaceId, rows[0]!.id, role]);
+  return { workspaceId, userId: rows[0]!.id };
+}
+
+export { systemClock };

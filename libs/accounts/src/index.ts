@@ -1,0 +1,38 @@
+import type pg from 'pg';
+import type { Db } from '@loupe/db';
+import { createRateLimiter, type Clock, type RateLimiter } from '@loupe/http';
+import { createSignInCodes, type Mailer } from './sign-in-codes';
+import { createUserWorkspaces } from './workspaces';
+import { createWebSessions } from './web-sessions';
+
+export { normaliseEmail, signInCodeMail, SIGN_IN_CODE_TTL_MS, SIGN_IN_CODE_MAX_ATTEMPTS, type Mailer, type RequestCodeResult, type VerifyCodeResult } from './sign-in-codes';
+export { WEB_SESSION_TTL_MS } from './web-sessions';
+export { InvalidWorkspaceNameError, type Role } from './workspaces';
+
+const HOUR = 3600_000;
+
+export interface AccountsDeps {
+  pool: pg.Pool;
+  db?: Db;
+  clock: Clock;
+  mailer: Mailer;
+  /** HMAC key of stored sign-in codes. */
+  codeSecret: string;
+  /** 5 codes per address and 20 per IP address an hour, unless given. */
+  limiters?: { perEmail: RateLimiter; perIp: RateLimiter };
+}
+
+/** People: email sign-in, web sessions, and the workspaces they belong to. */
+export function createAccounts(deps: AccountsDeps) {
+  const limiters = deps.limiters ?? {
+    perEmail: createRateLimiter(deps.pool, { limit: 5, windowMs: HOUR, clock: deps.clock }),
+    perIp: createRateLimiter(deps.pool, { limit: 20, windowMs: HOUR, clock: deps.clock }),
+  };
+  return {
+    ...createSignInCodes({ ...deps, ...limiters }),
+    ...createWebSessions(deps),
+    ...createUserWorkspaces(deps),
+  };
+}
+
+export type Accounts = ReturnType<typeof createAccounts>;

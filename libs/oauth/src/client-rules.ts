@@ -1,0 +1,94 @@
+/** OAuth error bodies (spec 7.1): `error` and `error_description`. */
+export interface OAuthErrorBody {
+  error: string;
+  error_description: string;
+}
+
+type Registration = { ok: true; metadata: Record<string, unknown> } | ({ ok: false } & OAuthErrorBody);
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1']);
+const GRANT_TYPES = new Set(['authorization_code', 'refresh_token']);
+
+/** Why a redirect URI may not be registered dynamically (spec 5.4), or undefined when it may. */
+export function redirectUriProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value === '') return 'must be a non-empty string';
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'is not an absolute URL';
+  }
+  if (url.hash || value.includes('#')) return 'must not contain a fragment (#…)';
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol === 'http:') {
+    return LOOPBACK_HOSTS.has(url.hostname) ? undefined : 'may use http:// only with the host localhost or 127.0.0.1; use https:// otherwise';
+  }
+  return `uses the scheme ${url.protocol.slice(0, -1)}; only https:// (or http:// on localhost or 127.0.0.1) is accepted`;
+}
+
+/**
+ * The registration rules oidc-provider cannot express (spec 5.4): every client is public (no secret,
+ * `token_endpoint_auth_method` none), redirect URIs are https or loopback http, and only the code
+ * flow with refresh tokens. Returns the metadata to register.
+ */
+export function checkRegistration(body: unknown): Registration {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return { ok: false, error: 'invalid_client_metadata', error_description: 'The registration body must be a JSON object' };
+  }
+  const metadata: Record<string, unknown> = { ...body };
+  const uris = metadata.redirect_uris;
+  if (!Array.isArray(uris) || uris.length === 0) {
+    return { ok: false, error: 'invalid_client_metadata', error_description: 'redirect_uris is required: a non-empty array of redirect URLs' };
+  }
+  for (const [i, uri] of uris.entries()) {
+    const problem = redirectUriProblem(uri);
+    if (problem) return { ok: false, error: 'invalid_redirect_uri', error_description: `redirect_uris[${i}] ${problem}` };
+  }
+  const method = metadata.token_endpoint_auth_method ?? 'none';
+  if (method !== 'none') {
+    return {
+      ok: false,
+      error: 'invalid_client_metadata',
+      error_description: `token_endpoint_auth_method ${JSON.stringify(method)} is not supported: clients are public, use "none" (PKCE protects the code)`,
+    };
+  }
+  metadata.token_endpoint_auth_method = 'none';
+  if (metadata.grant_types !== undefined) {
+    const types = metadata.grant_types;
+    if (!Array.isArray(types) || types.some((t) => !GRANT_TYPES.has(t as string)) || !types.includes('authorization_code')) {
+      return {
+        ok: false,
+        error: 'invalid_client_metadata',
+        error_description: 'grant_types must include "authorization_code" and may add "refresh_token"; no other grant is supported',
+      };
+    }
+  } else {
+    metadata.grant_types = ['authorization_code', 'refresh_token'];
+  }
+  if (metadata.response_types !== undefined) {
+    const types = metadata.response_types;
+    if (!Array.isArray(types) || types.length === 0 || types.some((t) => t !== 'code')) {
+      return { ok: false, error: 'invalid_client_metadata', error_description: 'response_types may only be ["code"]' };
+    }
+  }
+  if (metadata.client_name !== undefined && (typeof metadata.client_name !== 'string' || metadata.client_name.length > 200)) {
+    return { ok: false, error: 'invalid_client_metadata', error_description: 'client_name must be a string of at most 200 characters' };
+  }
+  if (metadata.scope !== undefined && typeof metadata.scope !== 'string') {
+    return { ok: false, error: 'invalid_client_metadata', error_description: 'scope must be a space-separated string' };
+  }
+  // Loopback redirect URIs mark a native app, whose port may differ per run (OAuth 2.1, RFC 8252 §7.3);
+  // oidc-provider allows the port to vary only for application_type native.
+  const loopbackHttp = uris.some((u) => (u as string).startsWith('http:'));
+  const loopbackHttps = uris.some((u) => (u as string).startsWith('https:') && LOOPBACK_HOSTS.has(new URL(u as string).hostname));
+  if (loopbackHttp && !loopbackHttps) metadata.application_type = 'native';
+  delete metadata.client_secret;
+  delete metadata.client_secret_expires_at;
+  delete metadata.client_id;
+  return { ok: true, metadata };
+}
+
+/** A `resource` parameter must name our MCP endpoint (RFC 8707); a trailing slash is forgiven. */
+export function isOurResource(value: string, mcpUrl: string): boolean {
+  return value.replace(/\/$/, '') === mcpUrl.replace(/\/$/, '');
+}

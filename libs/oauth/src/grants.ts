@@ -1,0 +1,95 @@
+import type pg from 'pg';
+import type { Clock } from '@loupe/http';
+import { sha256 } from './hash';
+
+export interface WorkspaceGrant {
+  grantId: string;
+  workspaceId: string;
+  userId: string;
+  clientId: string;
+  clientName: string;
+  scopes: string[];
+  /** The consent page's answer when third-party servers are connected; OAuth tokens never carry them either way. */
+  thirdPartyAccess: 'service_only' | 'including_third_party' | null;
+}
+
+/**
+ * Binds an oidc-provider grant to the one workspace the user chose. Says whether this is the
+ * first time this application is connected to this workspace (a confirmation email goes out then).
+ */
+export async function bindGrantToWorkspace(pool: pg.Pool, grant: WorkspaceGrant, clock: Clock): Promise<{ firstConnection: boolean }> {
+  const { rows } = await pool.query<{ first: boolean }>(
+    `WITH earlier AS (SELECT 1 FROM oauth_grants WHERE workspace_id = $2 AND client_id = $4 LIMIT 1)
+     INSERT INTO oauth_grants (grant_id, workspace_id, user_id, client_id, client_name, scopes, third_party_access, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+     RETURNING NOT EXISTS (SELECT 1 FROM earlier) AS first`,
+    [grant.grantId, grant.workspaceId, grant.userId, grant.clientId, grant.clientName, grant.scopes, grant.thirdPartyAccess, new Date(clock.now())],
+  );
+  return { firstConnection: rows[0]!.first };
+}
+
+export interface GrantStanding {
+  workspaceId: string;
+  userId: string;
+  /** The user still belongs to the workspace and the grant was not revoked. */
+  active: boolean;
+}
+
+/** Where a grant stands now: its workspace, and whether the user may still act in it. */
+export async function grantStanding(pool: pg.Pool, grantId: string): Promise<GrantStanding | undefined> {
+  const { rows } = await pool.query<{ workspace_id: string; user_id: string; active: boolean }>(
+    `SELECT g.workspace_id, g.user_id,
+            g.revoked_at IS NULL AND EXISTS (SELECT 1 FROM memberships m WHERE m.workspace_id = g.workspace_id AND m.user_id = g.user_id) AS active
+       FROM oauth_grants g WHERE g.grant_id = $1`,
+    [grantId],
+  );
+  const row = rows[0];
+  return row ? { workspaceId: row.workspace_id, userId: row.user_id, active: row.active } : undefined;
+}
+
+/** True when third-party MCP servers are connected to the workspace (the consent page then asks about them). */
+export async function hasThirdPartyServers(pool: pg.Pool, workspaceId: string): Promise<boolean> {
+  const { rows } = await pool.query('SELECT 1 FROM third_party_servers WHERE workspace_id = $1 LIMIT 1', [workspaceId]);
+  return rows.length > 0;
+}
+
+/**
+ * RFC 7009 revocation by token value. A refresh token takes its whole family with it (every code,
+ * access and refresh token of its grant, and the grant); an access token only itself. A token of
+ * another client, or no token at all, changes nothing. The caller always answers 200.
+ */
+export async function revokeToken(pool: pg.Pool, token: string, clientId: string | undefined, clock: Clock): Promise<'family' | 'token' | 'none'> {
+  if (!token || token.length > 512) return 'none';
+  const { rows } = await pool.query<{ model: string; grant_id: string | null; client_id: string | null }>(
+    `SELECT model, grant_id, payload->>'clientId' AS client_id FROM oauth_models
+      WHERE id_hash = $1 AND model IN ('AccessToken', 'RefreshToken')`,
+    [sha256(token)],
+  );
+  const row = rows[0];
+  if (!row || (clientId !== undefined && row.client_id !== clientId)) return 'none';
+  if (row.model === 'AccessToken' || !row.grant_id) {
+    await pool.query('DELETE FROM oauth_models WHERE model = $1 AND id_hash = $2', [row.model, sha256(token)]);
+    return 'token';
+  }
+  await revokeGrant(pool, row.grant_id, clock);
+  return 'family';
+}
+
+/** Ends a grant and every code and token issued under it. */
+export async function revokeGrant(pool: pg.Pool, grantId: string, clock: Clock): Promise<void> {
+  await pool.query(
+    `WITH tokens AS (DELETE FROM oauth_models WHERE grant_id = $1 OR (model = 'Grant' AND id_hash = $2))
+     UPDATE oauth_grants SET revoked_at = $3 WHERE grant_id = $1 AND revoked_at IS NULL`,
+    [grantId, sha256(grantId), new Date(clock.now())],
+  );
+}
+
+/** The grant (token family) a refresh token belongs to, used to count refreshes per connection. */
+export async function refreshTokenGrant(pool: pg.Pool, token: string): Promise<string | undefined> {
+  if (!token || token.length > 512) return undefined;
+  const { rows } = await pool.query<{ grant_id: string | null }>(
+    "SELECT grant_id FROM oauth_models WHERE model = 'RefreshToken' AND id_hash = $1",
+    [sha256(token)],
+  );
+  return rows[0]?.grant_id ?? undefined;
+}
