@@ -1,6 +1,6 @@
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import { doubleCsrf } from 'csrf-csrf';
-import { bindGrantToWorkspace, hasThirdPartyServers, SCOPE_DESCRIPTIONS, type Scope } from '@loupe/oauth';
+import { bindGrantToWorkspace, hasThirdPartyServers, SCOPE_DESCRIPTIONS, SCOPES, type Scope } from '@loupe/oauth';
 import type { Logger } from '@loupe/http';
 import { clientView } from './client-view';
 import { connectionConfirmation } from './mails';
@@ -70,7 +70,8 @@ export function interactionPages(runtime: Runtime, deps: { mailer: Mailer; log: 
     const asked = str(req.query.workspace);
     const chosen = req.query.choose ? undefined : (workspaces.find((w) => w.id === asked) ?? (workspaces.length === 1 ? workspaces[0] : undefined));
     if (!chosen) return renderPage(res, 'workspace-choose', { title: 'Choose a workspace', user, workspaces, ...base }, status);
-    const scopes = String(details.params.scope ?? '').split(' ').filter(Boolean) as Scope[];
+    const requested = new Set(String(details.params.scope ?? '').split(' '));
+    const scopes = SCOPES.filter((s) => requested.has(s));
     return renderPage(res, 'consent', {
       title: `Connect ${view.name}`,
       user,

@@ -84,7 +84,7 @@ describe('consent page (spec 5.2)', () => {
     expect(c.consentHtml).toContain('Pages Tests');
     expect(c.consentHtml).toContain('Returns you to 127.0.0.1:9999');
     expect(c.consentHtml).toContain('Loupe has not verified this application');
-    expect(c.consentHtml).toContain('This application runs on a computer');
+    expect(c.consentHtml).toContain("It runs on a computer");
     expect(c.consentHtml).toContain('Add and update signals');
     expect(c.consentHtml).toContain('See your email address');
   });
