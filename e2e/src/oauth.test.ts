@@ -122,6 +122,19 @@ describe('OAuth with a real browser and a real client library', () => {
     expect(outbox.stdout).toMatch(/sign-in code/i);
   });
 
+  it('an authorization the server cannot honour explains itself on a page, without redirecting', async () => {
+    const page = await openPage(browser);
+    const { url } = await authorizationUrl();
+    url.searchParams.set('redirect_uri', 'https://evil.example.com/steal');
+    const res = await page.goto(url.toString());
+    expect(res!.status()).toBe(400);
+    expect(page.url()).toContain('/oauth/authorize');
+    await page.getByRole('heading', { name: 'This connection cannot continue' }).waitFor();
+    await saveScreenshot(page, 'error-unregistered-redirect');
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await page.context().close();
+  });
+
   it('Deny sends access_denied back to the client', async () => {
     const page = await openPage(browser);
     const { url, state } = await authorizationUrl();

@@ -143,6 +143,25 @@ describe('page security', () => {
     page = other;
   });
 
+  it('behind https (a TLS-terminating proxy) every cookie is Secure, and ours carry the __Host- prefix', async () => {
+    const behindTls = await startAuthServer({ publicUrl: 'https://auth.example.test' });
+    try {
+      const registered = (await registerClient(behindTls.url)).body as Client;
+      const headers = { 'x-forwarded-proto': 'https' };
+      const start = await fetch(`${behindTls.url}${authorizeUrl(registered).path}`, { redirect: 'manual', headers });
+      expect(start.status).toBe(303);
+      const jar = start.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+      const page = await fetch(`${behindTls.url}${start.headers.get('location')}`, { headers: { ...headers, cookie: jar } });
+      expect(page.status).toBe(200);
+      const cookies = [...start.headers.getSetCookie(), ...page.headers.getSetCookie()];
+      expect(cookies.some((c) => c.startsWith('__Host-loupe_csrf='))).toBe(true);
+      for (const c of cookies) expect(c.toLowerCase()).toMatch(/;\s*secure/);
+      expect(page.headers.get('strict-transport-security')).toContain('max-age=');
+    } finally {
+      await behindTls.close();
+    }
+  });
+
   it('session and CSRF cookies are HttpOnly and SameSite', async () => {
     const person = new Person(h, 'cookies@acme.test');
     const start = await person.get(authorizeUrl(client).path);

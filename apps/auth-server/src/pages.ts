@@ -22,7 +22,8 @@ export function renderOAuthErrorHtml(out: { error: string; error_description?: s
   return eta.render('./error', {
     title: 'This connection cannot continue',
     heading: 'This connection cannot continue',
-    message: `${out.error_description ?? 'The application sent an invalid request.'} Go back to the application and try connecting again; if it keeps happening, tell its developer.`,
+    message: 'The application that sent you here made a request Loupe cannot accept. Go back to it and try connecting again; if it keeps happening, tell its developer.',
+    detail: out.error_description ? `${out.error_description.charAt(0).toUpperCase()}${out.error_description.slice(1)}.` : undefined,
     code: out.error,
   });
 }

@@ -17,7 +17,7 @@ export interface AuthHarness {
 }
 
 /** The authorization server on a loopback port, on a fresh database, with a mailer that keeps what it sends. */
-export async function startAuthServer(options: { fetchSettings?: SafeFetchSettings } = {}): Promise<AuthHarness> {
+export async function startAuthServer(options: { fetchSettings?: SafeFetchSettings; publicUrl?: string } = {}): Promise<AuthHarness> {
   const t = await createTestDatabase();
   const mail: SentMail[] = [];
   const log = createLogger('silent');
@@ -25,7 +25,7 @@ export async function startAuthServer(options: { fetchSettings?: SafeFetchSettin
   const app = appShell(log, (a) => {
     a.set('trust proxy', 'loopback');
     a.use(createAuthApp({
-      pool: t.pool, db: t.db, clock: systemClock, log, baseUrl: () => url, servicePrefix: 'loupe_',
+      pool: t.pool, db: t.db, clock: systemClock, log, baseUrl: () => options.publicUrl ?? url, servicePrefix: 'loupe_',
       mailer: { send: async (m) => void mail.push(m) },
       fetchSettings: options.fetchSettings,
     }));
