@@ -9,6 +9,7 @@ import { createMcpApp } from '@loupe/mcp-server';
 import { createBoss, ensureQueues, type Boss } from '@loupe/jobs';
 import { createWorker, type Worker } from '@loupe/worker';
 import { createMailer } from '@loupe/mail';
+import { createAccessTokenVerifier } from '@loupe/oauth';
 
 export interface RunningService {
   url: string;
@@ -53,7 +54,10 @@ export async function startService({ config, log = createLogger(config.logLevel)
       a.set('trust proxy', 'loopback');
       a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir))));
       a.use(createIngestApp({ pool: database.pool, boss, clock, servicePrefix: config.servicePrefix, baseUrl: () => publicUrl }));
-      a.use(createMcpApp({ baseUrl: () => publicUrl }));
+      a.use(createMcpApp({
+        baseUrl: () => publicUrl, pool: database.pool, db: database.db, clock, log, servicePrefix: config.servicePrefix,
+        verifyAccessToken: createAccessTokenVerifier({ pool: database.pool, clock, servicePrefix: config.servicePrefix }),
+      }));
       a.use(createAuthApp({
         pool: database.pool, db: database.db, clock, log, mailer, baseUrl: () => publicUrl, servicePrefix: config.servicePrefix,
         fetchSettings: { allowLoopback: config.fetchAllowLoopback },

@@ -1,11 +1,31 @@
-import { Router } from 'express';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { Router, type Request, type Response } from 'express';
+import type pg from 'pg';
+import type { Db } from '@loupe/db';
+import { BodyTooLargeError, readBoundedBody, systemClock, type Clock, type Logger } from '@loupe/http';
+import type { AccessTokenCheck } from '@loupe/oauth';
+import { authenticate } from './authenticate';
+import { buildServer } from './server';
+import type { ToolContext } from './tool-kit';
 
 export interface McpAppDeps {
   baseUrl: () => string;
+  /** Absent: only discovery and the transport refusals are served (the standalone discovery tests). */
+  pool?: pg.Pool;
+  db?: Db;
+  clock?: Clock;
+  log?: Logger;
+  servicePrefix?: string;
+  verifyAccessToken?: (token: string) => Promise<AccessTokenCheck>;
+  schedule?: ToolContext['schedule'];
+  services?: Record<string, unknown>;
 }
 
 export const MCP_PATH = '/api/mcp';
 export const MCP_SCOPES = ['mcp:read', 'mcp:write', 'mcp:thirdparty', 'openid', 'email'] as const;
+/** Request bodies up to 75 MB (spec 8.3: room for base64 files), read as a bounded stream. */
+export const MCP_MAX_BODY_BYTES = 75 * 1024 * 1024;
 
 /** RFC 9728 protected-resource metadata for the MCP endpoint. */
 export function protectedResourceMetadata(baseUrl: string) {
@@ -18,14 +38,43 @@ export function protectedResourceMetadata(baseUrl: string) {
   };
 }
 
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+function rpcError(res: Response, status: number, code: number, message: string) {
+  res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
 /**
- * The MCP surface as far as the transport rules go (spec 4.1, 4.2, 5.1): discovery,
- * 405 for GET/DELETE, and the 401 challenge for requests without credentials.
- * Tools arrive with the MCP issue.
+ * DNS-rebinding protection: Host must be our public host, and Origin (when a browser sends one) our
+ * own origin. When the public URL is on loopback (the embedded default), any loopback name and port
+ * counts as ours.
+ */
+function hostAllowed(req: Request, base: URL): string | undefined {
+  const local = LOOPBACK.has(base.hostname);
+  const host = req.get('host') ?? '';
+  const hostName = host.replace(/:\d+$/, '');
+  if (host !== base.host && !(local && LOOPBACK.has(hostName))) return `Host ${JSON.stringify(host)} is not this server's host (${base.host})`;
+  const origin = req.get('origin');
+  if (origin !== undefined) {
+    let o: URL | undefined;
+    try {
+      o = new URL(origin);
+    } catch {
+      o = undefined;
+    }
+    if (!o || (o.origin !== base.origin && !(local && LOOPBACK.has(o.hostname)))) return `Origin ${JSON.stringify(origin)} may not call this server`;
+  }
+  return undefined;
+}
+
+/**
+ * The MCP endpoint (spec 4.1, 5.1, 7.2): stateless Streamable HTTP with JSON responses. Order: 405,
+ * DNS-rebinding check, credentials, Accept (406), Content-Type (415), protocol version (400), a body
+ * read to at most 75 MB (413), JSON (400 -32700), then the SDK with a server bound to the caller.
  */
 export function createMcpApp(deps: McpAppDeps): Router {
   const router = Router();
-  const metadata = (_req: unknown, res: import('express').Response) => {
+  const metadata = (_req: unknown, res: Response) => {
     res.setHeader('cache-control', 'public, max-age=3600');
     // Browser-based clients (the MCP Inspector) read it cross-origin.
     res.setHeader('access-control-allow-origin', '*');
@@ -33,21 +82,76 @@ export function createMcpApp(deps: McpAppDeps): Router {
   };
   router.get('/.well-known/oauth-protected-resource', metadata);
   router.get(`/.well-known/oauth-protected-resource${MCP_PATH}`, metadata);
-  router.all(MCP_PATH, (req, res, next) => {
-    if (req.method === 'GET' || req.method === 'DELETE') {
-      res.status(405).setHeader('allow', 'POST');
-      res.json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this server is stateless; use POST' }, id: null });
-      return;
+  router.all(MCP_PATH, async (req, res, next) => {
+    try {
+      if (req.method !== 'POST') {
+        res.status(405).setHeader('allow', 'POST');
+        return rpcError(res, 405, -32000, 'Method not allowed: this server is stateless and answers POST only');
+      }
+      const base = new URL(deps.baseUrl());
+      const refused = hostAllowed(req, base);
+      if (refused) return rpcError(res, 403, -32000, `Forbidden: ${refused}`);
+      if (!deps.pool || !deps.verifyAccessToken) {
+        if (!req.get('authorization') && !req.get('x-api-key')) return challenge(res, deps.baseUrl());
+        return rpcError(res, 503, -32603, 'The MCP endpoint is not configured on this process');
+      }
+      const clock = deps.clock ?? systemClock;
+      const auth = await authenticate(req, {
+        pool: deps.pool, servicePrefix: deps.servicePrefix ?? 'loupe_', verifyAccessToken: deps.verifyAccessToken, now: () => new Date(clock.now()),
+      });
+      if (!auth.ok) {
+        if (auth.challenge) return challenge(res, deps.baseUrl());
+        return void res.status(auth.status).json(auth.body);
+      }
+      const accept = req.get('accept') ?? '';
+      if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+        return rpcError(res, 406, -32000, 'Not Acceptable: the Accept header must list both application/json and text/event-stream');
+      }
+      if (!/^application\/json\s*(;|$)/i.test(req.get('content-type') ?? '')) {
+        return rpcError(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
+      }
+      const version = req.get('mcp-protocol-version');
+      if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+        return rpcError(res, 400, -32000, `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
+      }
+      let body: unknown;
+      try {
+        const raw = await readBoundedBody(req, MCP_MAX_BODY_BYTES);
+        body = JSON.parse(raw.toString('utf8'));
+      } catch (error) {
+        if (error instanceof BodyTooLargeError) {
+          res.setHeader('connection', 'close');
+          return rpcError(res, 413, -32000, `Payload Too Large: request bodies are limited to 75 MB`);
+        }
+        if (error instanceof SyntaxError) return rpcError(res, 400, -32700, `Parse error: the body is not valid JSON (${error.message})`);
+        throw error;
+      }
+      const server = buildServer({
+        principal: auth.principal,
+        pool: deps.pool,
+        db: deps.db!,
+        clock,
+        log: deps.log ?? (req as Request & { log: Logger }).log,
+        schedule: deps.schedule,
+        services: deps.services ?? {},
+      });
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      res.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body);
+    } catch (error) {
+      if (res.headersSent) return next(error);
+      (deps.log ?? (req as Request & { log?: Logger }).log)?.error({ err: error }, 'MCP request failed');
+      rpcError(res, 500, -32603, 'Internal error: the request failed on our side; try again');
     }
-    if (req.method === 'POST' && !req.get('authorization') && !req.get('x-api-key')) {
-      res.status(401).setHeader(
-        'www-authenticate',
-        `Bearer resource_metadata="${deps.baseUrl()}/.well-known/oauth-protected-resource${MCP_PATH}"`,
-      );
-      res.json({ error: 'Unauthorized', error_description: 'Send an OAuth access token (Authorization: Bearer) or an API key (x-api-key)' });
-      return;
-    }
-    next();
   });
   return router;
+}
+
+function challenge(res: Response, baseUrl: string) {
+  res.status(401).setHeader('www-authenticate', `Bearer resource_metadata="${baseUrl}/.well-known/oauth-protected-resource${MCP_PATH}"`);
+  res.json({ error: 'Unauthorized', error_description: 'Send an OAuth access token (Authorization: Bearer) or an API key (x-api-key)' });
 }

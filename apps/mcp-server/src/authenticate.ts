@@ -1,0 +1,63 @@
+import type { Request } from 'express';
+import type pg from 'pg';
+import { authenticateApiKey } from '@loupe/api-keys';
+import type { AccessTokenCheck } from '@loupe/oauth';
+import type { Principal } from './principal';
+
+export type Authentication =
+  | { ok: true; principal: Principal }
+  | { ok: false; status: 401 | 403; body: Record<string, string>; challenge?: boolean };
+
+export interface AuthDeps {
+  pool: pg.Pool;
+  servicePrefix: string;
+  verifyAccessToken: (token: string) => Promise<AccessTokenCheck>;
+  now: () => Date;
+}
+
+const MCP_SCOPES = ['mcp:read', 'mcp:write'];
+
+/**
+ * The two ways in (spec 5.1, 5.8, 7.2): a bearer token wins over a key; the workspace and the acting
+ * user come from the credential only. The token check includes membership, so a removed user is
+ * refused on the very next request; a key acts as its creator and stops when the creator leaves.
+ */
+export async function authenticate(req: Request, deps: AuthDeps): Promise<Authentication> {
+  const authorization = req.get('authorization');
+  if (authorization !== undefined) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!match) return { ok: false, status: 401, body: { error: 'invalid_token', error_description: 'The Authorization header must be "Bearer <access token>"' } };
+    const check = await deps.verifyAccessToken(match[1]!);
+    if (!check.ok) return { ok: false, status: 401, body: { error: 'invalid_token', error_description: check.description } };
+    const scopes = new Set(check.token.scopes);
+    if (!MCP_SCOPES.some((s) => scopes.has(s))) {
+      return { ok: false, status: 403, body: { error: 'insufficient_scope', error_description: 'This access token was granted without mcp:read or mcp:write; connect again asking for them' } };
+    }
+    scopes.delete('mcp:thirdparty'); // never on OAuth connections (spec 5.3)
+    return { ok: true, principal: { kind: 'oauth', workspaceId: check.token.workspaceId, userId: check.token.userId, scopes, defaultProductId: null, clientId: check.token.clientId } };
+  }
+  const key = req.get('x-api-key');
+  if (key === undefined) {
+    return { ok: false, status: 401, challenge: true, body: { error: 'Unauthorized', error_description: 'Send an OAuth access token (Authorization: Bearer) or an API key (x-api-key)' } };
+  }
+  const principal = await authenticateApiKey(deps.pool, key, deps.servicePrefix, deps.now());
+  if (!principal) return { ok: false, status: 401, body: { error: 'Invalid API key: it is unknown or was revoked. Create a key in the workspace settings.' } };
+  if (!principal.permissions.some((p) => MCP_SCOPES.includes(p))) {
+    return { ok: false, status: 403, body: { error: 'This API key has no MCP permission: it needs mcp:read (and mcp:write to write signals).' } };
+  }
+  if (principal.createdByUserId) {
+    const { rowCount } = await deps.pool.query('SELECT 1 FROM memberships WHERE workspace_id = $1 AND user_id = $2', [principal.workspaceId, principal.createdByUserId]);
+    if (!rowCount) return { ok: false, status: 401, body: { error: 'Invalid API key: the person who created it no longer belongs to the workspace. Create a new key.' } };
+  }
+  return {
+    ok: true,
+    principal: {
+      kind: 'api_key',
+      workspaceId: principal.workspaceId,
+      userId: principal.createdByUserId,
+      scopes: new Set(principal.permissions.filter((p) => p.startsWith('mcp:'))),
+      defaultProductId: principal.defaultProductId,
+      keyId: principal.keyId,
+    },
+  };
+}

@@ -1,0 +1,13 @@
+/** Who is calling, established from the credential alone (spec 5.1): the workspace never comes from the request. */
+export interface Principal {
+  kind: 'oauth' | 'api_key';
+  workspaceId: string;
+  /** The person acting: the token's user, or the user who created the key (null for a key made by the admin CLI). */
+  userId: string | null;
+  /** mcp:read, mcp:write (and mcp:thirdparty for keys). */
+  scopes: ReadonlySet<string>;
+  /** A key's default product; OAuth connections have none. */
+  defaultProductId: string | null;
+  clientId?: string;
+  keyId?: string;
+}

@@ -1,0 +1,103 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type pg from 'pg';
+import { createApiKey } from '@loupe/api-keys';
+import { newId } from '@loupe/db';
+import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
+import { appShell, createLogger, listen, systemClock, type Listening } from '@loupe/http';
+import { createAccessTokenVerifier } from '@loupe/oauth';
+import { createMcpApp } from '../app';
+
+export interface McpHarness {
+  url: string;
+  endpoint: string;
+  t: TestDatabase;
+  pool: pg.Pool;
+  close(): Promise<void>;
+}
+
+/** The MCP endpoint on loopback over a fresh database. */
+export async function startMcpServer(): Promise<McpHarness> {
+  const t = await createTestDatabase();
+  const log = createLogger('silent');
+  let url = '';
+  const app = appShell(log, (a) => {
+    a.use(createMcpApp({
+      baseUrl: () => url, pool: t.pool, db: t.db, clock: systemClock, log, servicePrefix: 'loupe_',
+      verifyAccessToken: createAccessTokenVerifier({ pool: t.pool, clock: systemClock, servicePrefix: 'loupe_' }),
+    }));
+  });
+  const server: Listening = await listen(app, 0, '127.0.0.1', { requestTimeoutMs: 60_000 });
+  url = `http://127.0.0.1:${server.port}`;
+  return { url, endpoint: `${url}/api/mcp`, t, pool: t.pool, async close() { await server.close(0); await t.close(); } };
+}
+
+export interface Workspace {
+  workspaceId: string;
+  userId: string;
+  productId: string;
+  projectId: string;
+  key: string;
+  readOnlyKey: string;
+  ingestOnlyKey: string;
+}
+
+/** A workspace with an owner, a product with a project, and keys with and without MCP permissions. */
+export async function seedWorkspace(h: McpHarness, name = 'Acme'): Promise<Workspace> {
+  const workspaceId = newId('ws');
+  const userId = newId('usr');
+  await h.pool.query('INSERT INTO workspaces (id, name) VALUES ($1, $2)', [workspaceId, name]);
+  await h.pool.query('INSERT INTO users (id, email, email_verified) VALUES ($1, $2, true)', [userId, `${userId}@acme.test`]);
+  await h.pool.query("INSERT INTO memberships (workspace_id, user_id, role) VALUES ($1, $2, 'owner')", [workspaceId, userId]);
+  const productId = newId('prod');
+  const projectId = newId('proj');
+  await h.pool.query('INSERT INTO products (id, workspace_id, name, description) VALUES ($1, $2, $3, $4)', [productId, workspaceId, `${name} app`, 'The main product']);
+  await h.pool.query('INSERT INTO projects (id, workspace_id, product_id, name) VALUES ($1, $2, $3, $4)', [projectId, workspaceId, productId, 'Onboarding']);
+  const mk = async (permissions: string[], product?: string) =>
+    (await createApiKey(h.t.db, { workspaceId, name: permissions.join('+'), permissions, defaultProductId: product, createdByUserId: userId, servicePrefix: 'loupe_' })).key;
+  return {
+    workspaceId, userId, productId, projectId,
+    key: await mk(['mcp:read', 'mcp:write'], productId),
+    readOnlyKey: await mk(['mcp:read'], productId),
+    ingestOnlyKey: await mk(['api:read', 'api:write']),
+  };
+}
+
+/** A source with `segments` text segments, ready to read. */
+export async function seedSource(h: McpHarness, w: Workspace, options: { title?: string; segments?: string[]; status?: string; occurredAt?: Date } = {}) {
+  const id = newId('src');
+  const segments = options.segments ?? ['Hello there.'];
+  await h.pool.query(
+    `INSERT INTO sources (id, workspace_id, product_id, project_ids, type, nature, title, occurred_at, participants, tags, status, segment_count)
+     VALUES ($1, $2, $3, $4, 'call_transcription', 'meeting', $5, $6, $7, '{}', $8, $9)`,
+    [id, w.workspaceId, w.productId, [w.projectId], options.title ?? 'Customer call', options.occurredAt ?? new Date(), JSON.stringify([{ email: 'ana@bigco.com' }]), options.status ?? 'ready', segments.length],
+  );
+  for (const [i, text] of segments.entries()) {
+    await h.pool.query(`INSERT INTO source_segments (source_id, position, kind, speaker, text) VALUES ($1, $2, 'turn', 'Ana', $3)`, [id, i, text]);
+  }
+  return id;
+}
+
+/** The MCP SDK's own client over Streamable HTTP, authenticated with a key or a bearer token. */
+export async function connectClient(h: McpHarness, credential: { key: string } | { bearer: string }) {
+  const headers: Record<string, string> = 'key' in credential ? { 'x-api-key': credential.key } : { authorization: `Bearer ${credential.bearer}` };
+  const client = new Client({ name: 'loupe-tests', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(h.endpoint), { requestInit: { headers } }));
+  return client;
+}
+
+/** A tool call's structured result, or its error text. */
+export async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
+  const result = await client.callTool({ name, arguments: args });
+  const text = (result.content as Array<{ type: string; text?: string }>)[0]?.text ?? '';
+  return { isError: result.isError === true, text, data: result.structuredContent as Record<string, any> | undefined };
+}
+
+/** A raw JSON-RPC POST, for the transport rules. */
+export async function rawPost(h: McpHarness, body: unknown, headers: Record<string, string> = {}) {
+  return fetch(h.endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}

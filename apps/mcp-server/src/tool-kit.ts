@@ -1,0 +1,87 @@
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type pg from 'pg';
+import type { z } from 'zod';
+import type { Db } from '@loupe/db';
+import type { Clock, Logger } from '@loupe/http';
+import type { Principal } from './principal';
+
+/** Everything a tool handler may use: the caller and the service's parts. */
+export interface ToolContext {
+  principal: Principal;
+  pool: pg.Pool;
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  /** Schedules background work (e.g. recomputing opportunities); absent in tests that do not need it. */
+  schedule?: (queue: string, payload: Record<string, unknown>, options?: { singletonKey?: string }) => Promise<void>;
+  /** Extra services a tool needs (add_source's fetcher, …). */
+  services: Record<string, unknown>;
+}
+
+/**
+ * A problem with one tool call the model can fix (spec 7.4): it becomes an `isError` result whose text
+ * starts with the spec's wording and then says what to do next.
+ */
+export class ToolError extends Error {
+  override name = 'ToolError';
+}
+
+export type Access = 'read' | 'write';
+
+export interface ToolDefinition<In extends z.ZodRawShape = z.ZodRawShape, Out extends z.ZodRawShape = z.ZodRawShape> {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: In;
+  outputSchema: Out;
+  annotations: ToolAnnotations;
+  /** `write` tools need mcp:write (only the signal-writing ones, spec 5.3 rule 3). */
+  access: Access;
+  /** Skills tools are free and keep working when MCP access is paused (spec 8.2). */
+  free?: boolean;
+  handler(args: z.infer<z.ZodObject<In>>, ctx: ToolContext): Promise<z.infer<z.ZodObject<Out>>>;
+}
+
+export function defineTool<In extends z.ZodRawShape, Out extends z.ZodRawShape>(tool: ToolDefinition<In, Out>): ToolDefinition<In, Out> {
+  return tool;
+}
+
+export function okResult(value: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }], structuredContent: value };
+}
+
+export function errorResult(message: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: message }] };
+}
+
+/** The product a product-scoped tool works on: the argument, else the key's default, else the spec's error. */
+export function requireProductId(given: string | undefined, principal: Principal): string {
+  const id = given ?? principal.defaultProductId ?? undefined;
+  if (!id) throw new ToolError('product_id is required: call get_products to list the products of this workspace, then pass product_id.');
+  return id;
+}
+
+/** Page sizes of search-shaped tools (spec 8.3): characters of items per page, with and without guidance text. */
+export const PAGE_CHARS = { withGuidance: 30_000, withoutGuidance: 80_000 } as const;
+
+/**
+ * Keeps items from the front until about `maxChars` of JSON (always at least one, so paging advances).
+ * The caller turns the count kept into `returned` and `next_offset`.
+ */
+export function fitToPage<T>(items: readonly T[], maxChars: number): { kept: T[]; cut: boolean } {
+  const kept: T[] = [];
+  let chars = 0;
+  for (const item of items) {
+    const size = JSON.stringify(item).length;
+    if (kept.length > 0 && chars + size > maxChars) return { kept, cut: true };
+    kept.push(item);
+    chars += size;
+  }
+  return { kept, cut: false };
+}
+
+/** The paging fields of a search-shaped result: `next_offset` only when more remains. */
+export function pageFields(offset: number, returned: number, total: number) {
+  const next = offset + returned;
+  return { returned, offset, total, ...(next < total ? { next_offset: next } : {}) };
+}
