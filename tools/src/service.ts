@@ -57,6 +57,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
       a.use(createMcpApp({
         baseUrl: () => publicUrl, pool: database.pool, db: database.db, clock, log, servicePrefix: config.servicePrefix,
         verifyAccessToken: createAccessTokenVerifier({ pool: database.pool, clock, servicePrefix: config.servicePrefix }),
+        services: { boss },
       }));
       a.use(createAuthApp({
         pool: database.pool, db: database.db, clock, log, mailer, baseUrl: () => publicUrl, servicePrefix: config.servicePrefix,

@@ -6,6 +6,7 @@ import { newId } from '@loupe/db';
 import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
 import { appShell, createLogger, listen, systemClock, type Listening } from '@loupe/http';
 import { createAccessTokenVerifier } from '@loupe/oauth';
+import { createBoss, ensureQueues } from '@loupe/jobs';
 import { createMcpApp } from '../app';
 
 export interface McpHarness {
@@ -20,16 +21,21 @@ export interface McpHarness {
 export async function startMcpServer(): Promise<McpHarness> {
   const t = await createTestDatabase();
   const log = createLogger('silent');
+  const boss = createBoss({ connectionString: t.url, supervise: false, max: 2 });
+  boss.on('error', () => {});
+  await boss.start();
+  await ensureQueues(boss);
   let url = '';
   const app = appShell(log, (a) => {
     a.use(createMcpApp({
       baseUrl: () => url, pool: t.pool, db: t.db, clock: systemClock, log, servicePrefix: 'loupe_',
       verifyAccessToken: createAccessTokenVerifier({ pool: t.pool, clock: systemClock, servicePrefix: 'loupe_' }),
+      services: { boss, addSourceWaitMs: 0 },
     }));
   });
   const server: Listening = await listen(app, 0, '127.0.0.1', { requestTimeoutMs: 60_000 });
   url = `http://127.0.0.1:${server.port}`;
-  return { url, endpoint: `${url}/api/mcp`, t, pool: t.pool, async close() { await server.close(0); await t.close(); } };
+  return { url, endpoint: `${url}/api/mcp`, t, pool: t.pool, async close() { await server.close(0); await boss.stop({ graceful: false, close: true }); await t.close(); } };
 }
 
 export interface Workspace {

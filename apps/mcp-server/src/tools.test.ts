@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { call, connectClient, seedSource, seedWorkspace, startMcpServer, type McpHarness, type Workspace } from './test/harness';
+
+let h: McpHarness;
+let w: Workspace;
+let other: Workspace;
+let client: Client;
+beforeAll(async () => {
+  h = await startMcpServer();
+  w = await seedWorkspace(h);
+  other = await seedWorkspace(h, 'Other');
+  client = await connectClient(h, { key: w.key });
+});
+afterAll(async () => {
+  await client?.close();
+  await h.close();
+});
+
+describe('tools/list', () => {
+  it('lists every tool with a description, an input and output schema, and truthful annotations', async () => {
+    const { tools } = await client.listTools();
+    for (const tool of tools) {
+      expect(tool.description!.length, tool.name).toBeGreaterThan(40);
+      expect(tool.inputSchema.type).toBe('object');
+      expect(tool.outputSchema?.type, tool.name).toBe('object');
+      expect(typeof tool.annotations?.readOnlyHint, tool.name).toBe('boolean');
+    }
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['get_products', 'find_sources', 'read_source', 'see_updated_roadmap']));
+  });
+});
+
+describe('get_products', () => {
+  it('lists the workspace\'s products with their projects and marks the key\'s default', async () => {
+    const { data, isError } = await call(client, 'get_products');
+    expect(isError).toBe(false);
+    expect(data).toEqual({
+      products: [{ id: w.productId, name: 'Acme app', description: 'The main product', status: 'active', projects: [{ id: w.projectId, name: 'Onboarding' }], is_default: true }],
+      default_product_id: w.productId,
+    });
+  });
+});
+
+describe('read_source', () => {
+  it('pages through a long source with nothing lost or repeated', async () => {
+    const texts = Array.from({ length: 1200 }, (_, i) => `Segment ${i}: ${'words '.repeat(i % 7)}`);
+    const id = await seedSource(h, w, { segments: texts });
+    const seen: string[] = [];
+    let offset: number | undefined = 0;
+    let pages = 0;
+    while (offset !== undefined) {
+      const { data, isError } = await call(client, 'read_source', { source_id: id, offset });
+      expect(isError).toBe(false);
+      seen.push(...data!.segments.map((s: { text: string }) => s.text));
+      expect(data!.segments.length).toBeLessThanOrEqual(500);
+      offset = data!.next_offset;
+      expect(data!.has_more).toBe(offset !== undefined);
+      pages++;
+    }
+    expect(pages).toBeGreaterThanOrEqual(3);
+    expect(seen).toEqual(texts);
+  });
+
+  it('another workspace\'s source is answered exactly like one that does not exist', async () => {
+    const foreign = await seedSource(h, other);
+    const a = await call(client, 'read_source', { source_id: foreign });
+    const b = await call(client, 'read_source', { source_id: 'src_doesnotexist' });
+    expect(a.isError && b.isError).toBe(true);
+    expect(a.text.replace(foreign, 'ID')).toBe(b.text.replace('src_doesnotexist', 'ID'));
+    expect(a.text).toMatch(/^Source not found or access denied/);
+  });
+
+  it('a source still being processed has no content yet', async () => {
+    const id = await seedSource(h, w, { status: 'processing', segments: [] });
+    const r = await call(client, 'read_source', { source_id: id });
+    expect(r.isError).toBe(true);
+    expect(r.text).toMatch(/^This source has no content yet/);
+  });
+
+  it('invalid arguments name the field', async () => {
+    const r = await call(client, 'read_source', { source_id: 'src_x', limit: 5000 });
+    expect(r.isError).toBe(true);
+    expect(r.text).toContain('limit');
+  });
+});
+
+describe('find_sources', () => {
+  it('finds by words in title or content, filters, and pages with nothing lost or repeated', async () => {
+    const ws = await seedWorkspace(h, 'Searchers');
+    const c = await connectClient(h, { key: ws.key });
+    const base = Date.UTC(2026, 0, 1);
+    const ids: string[] = [];
+    for (let i = 0; i < 150; i++) {
+      ids.push(await seedSource(h, ws, { title: `Interview ${i} ${'x'.repeat(1200)}`, segments: [i % 2 ? 'They export reports to spreadsheets every week' : 'Login with single sign-on fails'], occurredAt: new Date(base + i * 60_000) }));
+    }
+    const found: string[] = [];
+    let offset: number | undefined = 0;
+    let pages = 0;
+    while (offset !== undefined) {
+      const { data } = await call(c, 'find_sources', { query: 'exporting reports', offset });
+      expect(data!.total).toBe(75);
+      found.push(...data!.items.map((s: { id: string }) => s.id));
+      offset = data!.next_offset;
+      pages++;
+    }
+    expect(pages).toBeGreaterThanOrEqual(3);
+    const expected = ids.filter((_, i) => i % 2).reverse();
+    expect(found).toEqual(expected);
+    const all: string[] = [];
+    offset = 0;
+    pages = 0;
+    while (offset !== undefined) {
+      const { data } = await call(c, 'find_sources', { offset });
+      all.push(...data!.items.map((s: { id: string }) => s.id));
+      offset = data!.next_offset;
+      pages++;
+    }
+    expect(pages).toBeGreaterThanOrEqual(3);
+    expect(all).toEqual([...ids].reverse());
+    const since = await call(c, 'find_sources', { since: new Date(base + 140 * 60_000).toISOString() });
+    expect(since.data!.total).toBe(10);
+    await c.close();
+  });
+
+  it('unknown product or project: the spec\'s errors', async () => {
+    expect((await call(client, 'find_sources', { product_id: other.productId })).text).toMatch(/^Product not found/);
+    expect((await call(client, 'find_sources', { project_id: other.projectId })).text).toMatch(/^Project not found or access denied/);
+  });
+});
+
+describe('removed tools', () => {
+  it('see_updated_roadmap names get_opportunities', async () => {
+    const r = await call(client, 'see_updated_roadmap');
+    expect(r.isError).toBe(true);
+    expect(r.text).toContain('get_opportunities');
+  });
+});

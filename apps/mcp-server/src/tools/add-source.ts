@@ -1,0 +1,162 @@
+import { z } from 'zod';
+import { landBatch } from '@loupe/batches';
+import { newId } from '@loupe/db';
+import type { Boss } from '@loupe/jobs';
+import { NATURES, parseBody, RECORD_TYPES, validateItems } from '@loupe/records';
+import { defineTool, ToolError } from '../tool-kit';
+
+/** Text per call (spec 8.3): 4 MB; files about 50 MB before base64. */
+export const ADD_SOURCE_LIMITS = { textBytes: 4 * 1024 * 1024, fileBytes: 50 * 1024 * 1024 } as const;
+const TEXT_FILE = /\.(md|markdown|txt|text|csv|tsv|json|html?|xml|ya?ml|log|vtt|srt)$/i;
+
+const turn = z.object({ speaker: z.string().min(1).max(256), text: z.string().min(1), start_ms: z.number().int().min(0).optional() });
+const message = z.object({ author: z.string().min(1).max(256), text: z.string().min(1), sent_at: z.iso.datetime({ offset: true }).optional() });
+const participant = z.object({
+  name: z.string().max(256).optional(),
+  email: z.email().max(320).optional(),
+  role: z.enum(['internal', 'external', 'unknown']).optional().describe('internal = your team, external = the customer'),
+});
+
+export const addSource = defineTool({
+  name: 'add_source',
+  title: 'Add a source',
+  description:
+    'Add customer evidence to the workspace: a note or document you write (content, markdown), a text file (file_base64 + filename), ' +
+    'a meeting (transcript_turns, and/or media_url of a recording), or a communication (messages, or content). Give exactly one of content, ' +
+    'transcript_turns, messages, file_base64 (media_url may come alone or with transcript_turns). project_id comes from get_products. ' +
+    'The source is processed in the background like ingested records (and uses credits then); when it is ready the result has source_id, otherwise ' +
+    'call find_sources in a moment. To avoid duplicates pass external_source and external_id together (e.g. "zoom" and the meeting id): ' +
+    'the same pair again answers already_exists with the existing ids and nothing is processed twice. Text is limited to 4 MB per call.',
+  inputSchema: {
+    project_id: z.string().min(1).max(128).describe('The project the source belongs to (get_products lists them); its product is the source\'s product.'),
+    source_type: z.enum(RECORD_TYPES).describe('meeting_notes, call_transcription or call for meetings; email, email_thread, conversation or message for communications; document or spreadsheet for files.'),
+    nature: z.enum(NATURES).optional().describe('evidence (what customers said or did; the default), guidance (your team\'s direction), or context (background).'),
+    title: z.string().min(1).max(300).optional(),
+    subtitle: z.string().max(300).optional(),
+    content: z.string().min(1).optional().describe('Markdown or plain text: a note, meeting notes, an email body.'),
+    transcript_turns: z.array(turn).min(1).max(20_000).optional().describe('A meeting transcript, one entry per turn.'),
+    media_url: z.url().max(2048).optional().describe('https URL of the meeting recording (audio or video), fetched by Loupe.'),
+    messages: z.array(message).min(1).max(5000).optional().describe('A conversation or email thread, one entry per message, in order.'),
+    file_base64: z.string().min(1).optional().describe('A text file (markdown, plain text, CSV, JSON, HTML, subtitles), base64-encoded; about 50 MB at most.'),
+    filename: z.string().min(1).max(512).optional(),
+    mime_type: z.string().max(256).optional(),
+    participants: z.array(participant).max(5000).optional(),
+    occurred_at: z.iso.datetime({ offset: true }).optional().describe('When it happened (ISO 8601); now when omitted.'),
+    thread_id: z.string().max(512).optional(),
+    tags: z.array(z.string().min(1).max(64)).max(200).optional(),
+    external_source: z.string().min(1).max(64).optional().describe('The system it comes from (zoom, gmail, intercom…); requires external_id.'),
+    external_id: z.string().min(1).max(512).optional().describe('Its id in that system; requires external_source.'),
+  },
+  outputSchema: {
+    already_exists: z.boolean(),
+    status: z.enum(['ready', 'processing']),
+    source_id: z.string().nullable(),
+    record_id: z.string(),
+    batch_id: z.string().nullable(),
+    message: z.string(),
+  },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  access: 'read',
+  async handler(args, ctx) {
+    const ws = ctx.principal.workspaceId;
+    const boss = ctx.services.boss as Boss | undefined;
+    if (!boss) throw new Error('add_source needs the job queue');
+    if ((args.external_source === undefined) !== (args.external_id === undefined)) {
+      throw new ToolError('external_source and external_id go together: pass both (e.g. "zoom" and the meeting id) or neither.');
+    }
+    const modes = (['content', 'transcript_turns', 'messages', 'file_base64'] as const).filter((k) => args[k] !== undefined);
+    if (modes.length > 1) throw new ToolError(`Give only one of content, transcript_turns, messages, file_base64 (got ${modes.join(' and ')}).`);
+    if (modes.length === 0 && !args.media_url) throw new ToolError('Nothing to add: give content, transcript_turns, messages, file_base64 or media_url.');
+    if (args.media_url && !args.media_url.startsWith('https://')) throw new ToolError('media_url must be an https:// URL.');
+
+    const { rows: projects } = await ctx.pool.query<{ product_id: string }>('SELECT product_id FROM projects WHERE workspace_id = $1 AND id = $2', [ws, args.project_id]);
+    if (!projects[0]) throw new ToolError(`Project not found or access denied: ${args.project_id}. Call get_products for the projects of each product.`);
+    const productId = projects[0].product_id;
+
+    const data: Record<string, unknown> = {};
+    if (args.title) data.title = args.title;
+    if (args.subtitle) data.subtitle = args.subtitle;
+    if (args.content !== undefined) data.content = args.content;
+    if (args.transcript_turns) data.transcript = args.transcript_turns.map((t) => ({ speaker: t.speaker, text: t.text, ...(t.start_ms !== undefined ? { start_ms: t.start_ms } : {}) }));
+    if (args.messages) data.messages = args.messages.map((m) => ({ from: m.author, text: m.text, ...(m.sent_at ? { sent_at: m.sent_at } : {}) }));
+    if (args.file_base64 !== undefined) {
+      if (args.file_base64.length > Math.ceil((ADD_SOURCE_LIMITS.fileBytes * 4) / 3) + 4) throw new ToolError('file_base64 is over about 50 MB: split the file or send its text as content.');
+      const bytes = Buffer.from(args.file_base64, 'base64');
+      const name = args.filename ?? 'document';
+      const text = bytes.toString('utf8');
+      if (!(TEXT_FILE.test(name) || (args.mime_type ?? '').startsWith('text/')) || text.includes('\u0000') || text.includes('\ufffd')) {
+        throw new ToolError(`file_base64: ${name} is not a text file Loupe can read yet (markdown, plain text, CSV, JSON, HTML, subtitles). Extract its text and send it as content instead.`);
+      }
+      data.filename = name;
+      if (!data.title) data.title = name;
+      data.content = text;
+    }
+    const textBytes = Buffer.byteLength(JSON.stringify(data), 'utf8');
+    if (textBytes > ADD_SOURCE_LIMITS.textBytes) {
+      throw new ToolError(`The text is ${(textBytes / 1048576).toFixed(1)} MB; add_source takes at most 4 MB per call. Split it into several sources.`);
+    }
+
+    const vendorIds = args.external_source ? { [args.external_source]: args.external_id! } : { loupe_mcp: newId('mcpsrc') };
+    if (args.external_source) {
+      const { rows } = await ctx.pool.query<{ record_id: string; source_id: string | null; batch_id: string }>(
+        `SELECT r.id AS record_id, s.id AS source_id, r.batch_id FROM records r LEFT JOIN sources s ON s.record_id = r.id
+          WHERE r.workspace_id = $1 AND r.vendor_ids @> $2::jsonb ORDER BY r.received_at LIMIT 1`,
+        [ws, JSON.stringify(vendorIds)],
+      );
+      const existing = rows[0];
+      if (existing) {
+        return {
+          already_exists: true,
+          status: existing.source_id ? ('ready' as const) : ('processing' as const),
+          source_id: existing.source_id,
+          record_id: existing.record_id,
+          batch_id: existing.batch_id,
+          message: `Already added from ${args.external_source} ${args.external_id}: nothing was added or charged again.${existing.source_id ? ' Read it with read_source.' : ' It is still being processed.'}`,
+        };
+      }
+    }
+    const now = ctx.clock.now();
+    const occurred = args.occurred_at ? new Date(args.occurred_at) : new Date(now);
+    const record = {
+      _type: args.source_type,
+      _schema_version: '1.0.0',
+      _event_at: `${occurred.toISOString().slice(0, 19)}Z`,
+      _vendor_ids: vendorIds,
+      _product_id: productId,
+      _project_ids: [args.project_id],
+      _nature: args.nature ?? 'evidence',
+      data,
+      ...(args.thread_id ? { _thread_id: args.thread_id } : {}),
+      ...(args.tags?.length ? { _tags: args.tags } : {}),
+      ...(args.participants?.length
+        ? { _participants: args.participants.map((p, i) => ({ id: p.email ?? p.name ?? `participant-${i + 1}`, role: p.role ?? 'unknown', ...(p.name ? { name: p.name } : {}), ...(p.email ? { email: p.email } : {}) })) }
+        : {}),
+      ...(args.media_url ? { _attachments: [{ type: 'unknown', vendor_url: args.media_url, ...(args.filename ? { filename: args.filename } : {}) }] } : {}),
+    };
+    const validated = validateItems(parseBody('json', Buffer.from(JSON.stringify([record]))));
+    if (!validated.accepted.length) throw new ToolError(`The source was refused: ${validated.errors.map((e) => e.message).join('; ')}`);
+    const landed = await landBatch(ctx.pool, boss, {
+      workspaceId: ws, apiKeyId: ctx.principal.keyId ?? null, productId, type: args.source_type, source: 'mcp', format: undefined,
+      accepted: validated.accepted, rejectedCount: 0, totalErrorCount: 0, errors: [], now,
+    });
+    const { rows } = await ctx.pool.query<{ id: string; batch_id: string }>(
+      'SELECT id, batch_id FROM records WHERE workspace_id = $1 AND dedup_key = $2',
+      [ws, validated.accepted[0]!.dedupKey],
+    );
+    const recordId = rows[0]!.id;
+    if (landed.insertedCount === 0) {
+      // A concurrent call with the same external pair landed first.
+      return { already_exists: true, status: 'processing' as const, source_id: null, record_id: recordId, batch_id: rows[0]!.batch_id, message: 'Already added by a concurrent call: nothing was added or charged again.' };
+    }
+    // The worker usually builds the source within a second or two: wait briefly so the caller can use it at once.
+    const waitMs = (ctx.services.addSourceWaitMs as number | undefined) ?? 5000;
+    for (let waited = 0; waited < waitMs; waited += 250) {
+      const { rows: built } = await ctx.pool.query<{ id: string }>("SELECT id FROM sources WHERE record_id = $1 AND status = 'ready'", [recordId]);
+      if (built[0]) {
+        return { already_exists: false, status: 'ready' as const, source_id: built[0].id, record_id: recordId, batch_id: landed.batchId, message: 'Added. Read it with read_source or record signals from it with add_signals.' };
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    return { already_exists: false, status: 'processing' as const, source_id: null, record_id: recordId, batch_id: landed.batchId, message: 'Added; still being processed. Call find_sources in a minute to get its source_id.' };
+  },
+});
