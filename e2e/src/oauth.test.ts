@@ -2,6 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import * as oauth from 'oauth4webapi';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '@loupe/db';
@@ -106,6 +108,16 @@ describe('OAuth with a real browser and a real client library', () => {
 
     const info = await oauth.processUserInfoResponse(as, client, oauth.skipSubjectCheck, await oauth.userInfoRequest(as, client, tokens.access_token, insecure));
     expect(info).toMatchObject({ email: 'ada@acme.test', email_verified: true });
+
+    // The token opens the MCP endpoint to the MCP SDK's own client, bound to the workspace chosen on the pages.
+    const mcp = new Client({ name: 'e2e', version: '1.0.0' });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${service.url}/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${tokens.access_token}` } } }));
+    const names = (await mcp.listTools()).tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['get_products', 'find_sources', 'read_source', 'add_source']));
+    const products = await mcp.callTool({ name: 'get_products', arguments: {} });
+    expect(products.isError).toBeFalsy();
+    expect(products.structuredContent).toMatchObject({ products: [], default_product_id: null });
+    await mcp.close();
 
     const refreshed = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure));
     expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);

@@ -1,0 +1,71 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '@loupe/db';
+import { startProcess, type Started } from './process';
+
+// The MCP endpoint of `npm start` with the printed demo key, through the MCP SDK's own client.
+describe('MCP with the demo key', () => {
+  let dataDir: string;
+  let service: Started;
+  let client: Client;
+  let productId: string;
+  let projectId: string;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'loupe-e2e-mcp-'));
+    delete process.env.DATABASE_URL;
+    service = await startProcess({ DATA_DIR: dataDir, PORT: String(await freePort()), EMBEDDED_PG_PORT: String(await freePort()) });
+    const key = /API key:\s+(\S+)/.exec(service.output())![1]!;
+    productId = /Product id:\s+(\S+)/.exec(service.output())![1]!;
+    projectId = /Project id:\s+(\S+)/.exec(service.output())![1]!;
+    client = new Client({ name: 'e2e', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${service.url}/api/mcp`), { requestInit: { headers: { 'x-api-key': key } } }));
+  });
+  afterAll(async () => {
+    await client?.close();
+    await service?.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('get_products shows the demo product as the key\'s default', async () => {
+    const r = await client.callTool({ name: 'get_products', arguments: {} });
+    expect(r.structuredContent).toMatchObject({ default_product_id: productId, products: [{ id: productId, is_default: true, projects: [{ id: projectId }] }] });
+  });
+
+  it('add_source → the worker builds the source → read_source and find_sources see it', async () => {
+    const added = await client.callTool({
+      name: 'add_source',
+      arguments: {
+        project_id: projectId,
+        source_type: 'call_transcription',
+        title: 'Call with Globex about exports',
+        transcript_turns: [
+          { speaker: 'Ana (Globex)', text: 'Exporting the quarterly report to Excel takes forever.' },
+          { speaker: 'Sam (Loupe)', text: 'How long does it take today?' },
+          { speaker: 'Ana (Globex)', text: 'About twenty minutes, and it often times out.' },
+        ],
+        external_source: 'e2e',
+        external_id: 'call-1',
+      },
+    });
+    expect(added.isError, JSON.stringify(added.content)).toBeFalsy();
+    const out = added.structuredContent as { status: string; source_id: string | null };
+    let sourceId = out.source_id;
+    for (let i = 0; i < 40 && !sourceId; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      const found = await client.callTool({ name: 'find_sources', arguments: { query: 'Globex exports' } });
+      sourceId = (found.structuredContent as { items: Array<{ id: string; status: string }> }).items.find((s) => s.status === 'ready')?.id ?? null;
+    }
+    expect(sourceId).toBeTruthy();
+    const read = await client.callTool({ name: 'read_source', arguments: { source_id: sourceId } });
+    const page = read.structuredContent as { segments: Array<{ speaker: string; text: string }>; has_more: boolean };
+    expect(page.segments.map((s) => s.speaker)).toEqual(['Ana (Globex)', 'Sam (Loupe)', 'Ana (Globex)']);
+    expect(page.has_more).toBe(false);
+    const again = await client.callTool({ name: 'add_source', arguments: { project_id: projectId, source_type: 'call_transcription', content: 'same call', external_source: 'e2e', external_id: 'call-1' } });
+    expect(again.structuredContent).toMatchObject({ already_exists: true, source_id: sourceId });
+  });
+});
