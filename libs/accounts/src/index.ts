@@ -7,18 +7,22 @@ import { createWebSessions } from './web-sessions';
 
 export { normaliseEmail, signInCodeMail, SIGN_IN_CODE_TTL_MS, SIGN_IN_CODE_MAX_ATTEMPTS, type Mailer, type RequestCodeResult, type VerifyCodeResult } from './sign-in-codes';
 export { WEB_SESSION_TTL_MS } from './web-sessions';
-export { InvalidWorkspaceNameError, type Role } from './workspaces';
+export { InvalidWorkspaceNameError, UnknownUserError, WORKSPACE_NAME_MAX_LENGTH, type Role } from './workspaces';
 
 const HOUR = 3600_000;
 
 export interface AccountsDeps {
   pool: pg.Pool;
+  /** Accepted for symmetry with the other libs; every query here goes through `pool`. */
   db?: Db;
   clock: Clock;
   mailer: Mailer;
   /** HMAC key of stored sign-in codes. */
   codeSecret: string;
-  /** 5 codes per address and 20 per IP address an hour, unless given. */
+  /**
+   * Counters of code requests, keyed `signin-email:<email>` and `signin-ip:<ip>`: by default fixed
+   * one-hour windows in PostgreSQL (createRateLimiter) allowing 5 per address and 20 per IP address.
+   */
   limiters?: { perEmail: RateLimiter; perIp: RateLimiter };
 }
 

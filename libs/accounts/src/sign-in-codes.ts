@@ -44,6 +44,7 @@ interface Deps {
  */
 export function createSignInCodes(deps: Deps) {
   const { pool, clock } = deps;
+  if (!deps.codeSecret) throw new TypeError('createAccounts needs a codeSecret (the HMAC key of stored sign-in codes)');
   const digest = (id: string, code: string) => createHmac('sha256', deps.codeSecret).update(`${id}:${code}`).digest('hex');
 
   async function requestSignInCode(input: { email: string; ip: string }): Promise<RequestCodeResult> {
@@ -58,10 +59,12 @@ export function createSignInCodes(deps: Deps) {
     const client = await pool.connect();
     try {
       await client.query('BEGIN');
+      // One request per address at a time, so two concurrent requests cannot leave two live codes.
+      await client.query("SELECT pg_advisory_xact_lock(hashtextextended('sign_in_codes:' || $1, 0))", [email]);
       await client.query('UPDATE sign_in_codes SET consumed_at = $2 WHERE email = $1 AND consumed_at IS NULL', [email, new Date(now)]);
       await client.query(
         'INSERT INTO sign_in_codes (id, email, code_hash, ip, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)',
-        [id, email, digest(id, code), input.ip, new Date(now), new Date(now + SIGN_IN_CODE_TTL_MS)],
+        [id, email, digest(id, code), input.ip || null, new Date(now), new Date(now + SIGN_IN_CODE_TTL_MS)],
       );
       await client.query('COMMIT');
     } catch (error) {
@@ -80,7 +83,7 @@ export function createSignInCodes(deps: Deps) {
     if (!email) return { ok: false, reason: 'invalid_code' };
     const { rows } = await pool.query<{ id: string; code_hash: string; attempts: number; expires_at: Date }>(
       `SELECT id, code_hash, attempts, expires_at FROM sign_in_codes
-        WHERE email = $1 AND consumed_at IS NULL ORDER BY created_at DESC LIMIT 1`,
+        WHERE email = $1 AND consumed_at IS NULL ORDER BY created_at DESC, id DESC LIMIT 1`,
       [email],
     );
     const row = rows[0];
@@ -97,11 +100,16 @@ export function createSignInCodes(deps: Deps) {
       );
       return { ok: false, reason: counted[0] && counted[0].attempts < SIGN_IN_CODE_MAX_ATTEMPTS ? 'invalid_code' : 'too_many_attempts' };
     }
+    // Single use: of concurrent uses of the right code, exactly one consumes it.
     const { rowCount } = await pool.query(
       `UPDATE sign_in_codes SET consumed_at = $2 WHERE id = $1 AND consumed_at IS NULL AND attempts < $3`,
       [row.id, new Date(now), SIGN_IN_CODE_MAX_ATTEMPTS],
     );
-    if (rowCount === 0) return { ok: false, reason: 'invalid_code' };
+    if (rowCount === 0) {
+      // Lost a race: used by someone else, or killed by concurrent wrong guesses.
+      const { rows: after } = await pool.query<{ attempts: number }>('SELECT attempts FROM sign_in_codes WHERE id = $1', [row.id]);
+      return { ok: false, reason: (after[0]?.attempts ?? 0) >= SIGN_IN_CODE_MAX_ATTEMPTS ? 'too_many_attempts' : 'invalid_code' };
+    }
     const { rows: users } = await pool.query<{ id: string; email: string; created: boolean }>(
       `INSERT INTO users (id, email, email_verified, created_at) VALUES ($1, $2, true, $3)
        ON CONFLICT (email) DO UPDATE SET email_verified = true

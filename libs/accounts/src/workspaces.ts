@@ -4,8 +4,16 @@ import type { Clock } from '@loupe/http';
 
 export type Role = 'owner' | 'admin' | 'member';
 
+export const WORKSPACE_NAME_MAX_LENGTH = 80;
+
+/** The name, once trimmed, is empty or longer than 80 characters. */
 export class InvalidWorkspaceNameError extends Error {
   override name = 'InvalidWorkspaceNameError';
+}
+
+/** No user has this id (deleted, or never existed). */
+export class UnknownUserError extends Error {
+  override name = 'UnknownUserError';
 }
 
 /** The workspaces a user belongs to, and creating one for them. */
@@ -27,15 +35,25 @@ export function createUserWorkspaces({ pool, clock }: { pool: pg.Pool; clock: Cl
 
     /** A new workspace with the user as its owner, in one transaction. */
     async createWorkspaceFor(userId: string, rawName: string): Promise<{ id: string; name: string }> {
-      const name = rawName.trim();
-      if (name.length < 1 || name.length > 80) throw new InvalidWorkspaceNameError('A workspace name has 1 to 80 characters');
-      const id = newId('ws');
+      const name = String(rawName ?? '').trim();
+      if (name.length < 1 || name.length > WORKSPACE_NAME_MAX_LENGTH) {
+        throw new InvalidWorkspaceNameError(
+          `A workspace name has 1 to ${WORKSPACE_NAME_MAX_LENGTH} characters; this one has ${name.length} once trimmed`,
+        );
+      }
+      const id = newId('ws', clock.now());
       const now = new Date(clock.now());
-      await pool.query(
-        `WITH w AS (INSERT INTO workspaces (id, name, created_at) VALUES ($1, $2, $4) RETURNING id)
-         INSERT INTO memberships (workspace_id, user_id, role, created_at) SELECT id, $3, 'owner', $4 FROM w`,
-        [id, name, userId, now],
-      );
+      // One statement, so one transaction: the workspace never exists without its owner.
+      try {
+        await pool.query(
+          `WITH w AS (INSERT INTO workspaces (id, name, created_at) VALUES ($1, $2, $4) RETURNING id)
+           INSERT INTO memberships (workspace_id, user_id, role, created_at) SELECT id, $3, 'owner', $4 FROM w`,
+          [id, name, userId, now],
+        );
+      } catch (error) {
+        if ((error as { code?: string }).code === '23503') throw new UnknownUserError(`User ${userId} not found`);
+        throw error;
+      }
       return { id, name };
     },
 

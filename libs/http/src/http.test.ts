@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, BodyTooLargeError, createLogger, createRateLimiter, errorHandler, listen, readBoundedBody, requestContext } from './index';
+import { ApiError, BodyTooLargeError, MAX_RATE_WINDOW_MS, createLogger, createRateLimiter, errorHandler, listen, readBoundedBody, requestContext } from './index';
 
 function bodyOf(parts: string[], headers: Record<string, unknown> = {}) {
   return Object.assign(Readable.from(parts.map((p) => Buffer.from(p))), { headers });
@@ -80,6 +80,35 @@ describe('createRateLimiter', () => {
     expect((await a.take('key-2')).allowed).toBe(true);
     now += 1000;
     expect((await a.take('key-1')).allowed).toBe(true);
+  });
+
+  it("keeps an hour-long window through a minute limiter's sweep, and sweeps windows older than the longest", async () => {
+    const hourStart = 1_800_000_000_000 - (1_800_000_000_000 % 3600_000);
+    let now = hourStart + 1000;
+    const clock = { now: () => now };
+    const perHour = createRateLimiter(t.pool, { limit: 5, windowMs: 3600_000, clock });
+    const perMinute = createRateLimiter(t.pool, { limit: 1000, windowMs: 60_000, clock });
+    await t.pool.query("INSERT INTO rate_limit_counters (key, window_start, count) VALUES ('ancient', $1, 1)", [hourStart - MAX_RATE_WINDOW_MS - 3600_000]);
+    for (let i = 0; i < 4; i++) expect((await perHour.take('hour-key')).allowed).toBe(true);
+    // 59 minutes on: the minute limiter's own windows of the hour have all ended, the hour window has not.
+    now = hourStart + 59 * 60_000;
+    await perMinute.take('minute-key');
+    expect(await perMinute.sweep()).toBeGreaterThanOrEqual(1); // the window older than a day (and the 1970 ones above)
+    const fifth = await perHour.take('hour-key');
+    expect(fifth).toMatchObject({ allowed: true, remaining: 0 });
+    expect((await perHour.take('hour-key')).allowed).toBe(false);
+    const { rows } = await t.pool.query<{ key: string }>('SELECT key FROM rate_limit_counters ORDER BY key');
+    expect(rows.map((r) => r.key)).toEqual(['hour-key', 'minute-key']);
+    // The automatic sweep (every 500th call) spares the hour window too.
+    for (let i = 0; i < 500; i++) await perMinute.take(`minute-${i % 7}`);
+    await perMinute.sweep();
+    expect((await perHour.take('hour-key')).allowed).toBe(false);
+    now = hourStart + 3600_000;
+    expect((await perHour.take('hour-key')).allowed).toBe(true);
+  });
+
+  it('refuses windows longer than a day', () => {
+    expect(() => createRateLimiter(t.pool, { limit: 1, windowMs: MAX_RATE_WINDOW_MS + 1, clock: { now: () => 0 } })).toThrow(RangeError);
   });
 });
 

@@ -3,7 +3,7 @@ export { errorHandler, notFoundHandler } from './error-handler';
 export { requestContext } from './request-context';
 export { createLogger, type Logger } from './logger';
 export { readBoundedBody, BodyTooLargeError } from './body';
-export { createRateLimiter, type RateLimiter, type RateDecision } from './rate-limit';
+export { createRateLimiter, MAX_RATE_WINDOW_MS, type RateLimiter, type RateDecision, type SweepingRateLimiter } from './rate-limit';
 export { systemClock, type Clock } from './clock';
 export { healthRouter, databaseReadiness, type ReadinessCheck } from './health';
 export { listen, type Listening } from './server';
