@@ -1,14 +1,39 @@
 import { baseUrl, loadConfig } from '@loupe/config';
-import { appShell, createLogger, listen } from '@loupe/http';
+import { migrationsApplied, migrationsDir, openDatabase } from '@loupe/db';
+import { appShell, createLogger, databaseReadiness, healthRouter, listen, systemClock } from '@loupe/http';
+import { createBoss, ensureQueues } from '@loupe/jobs';
+import { createAccessTokenVerifier } from '@loupe/oauth';
 import { createMcpApp } from './app';
 
+// The MCP endpoint alone (behind a proxy that routes /api/mcp and /.well-known/oauth-protected-resource here
+// and the OAuth paths to the auth server, on one public host); sources it adds are processed by any worker.
 const config = loadConfig();
 const log = createLogger(config.logLevel, { app: 'mcp-server' });
+const database = await openDatabase({
+  databaseUrl: config.databaseUrl, dataDir: config.dataDir, embeddedPgPort: config.embeddedPgPort, poolSize: config.dbPoolSize,
+});
+const boss = createBoss({ connectionString: database.url, supervise: false });
+boss.on('error', (err) => log.error({ err }, 'pg-boss error'));
+await boss.start();
+await ensureQueues(boss, config.jobs);
 let url = baseUrl(config);
-const app = appShell(log, (a) => a.use(createMcpApp({ baseUrl: () => url })));
+const app = appShell(log, (a) => {
+  a.set('trust proxy', 'loopback');
+  a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir))));
+  a.use(createMcpApp({
+    baseUrl: () => url, pool: database.pool, db: database.db, clock: systemClock, log, servicePrefix: config.servicePrefix,
+    verifyAccessToken: createAccessTokenVerifier({ pool: database.pool, clock: systemClock, servicePrefix: config.servicePrefix }),
+    services: { boss },
+  }));
+});
 const server = await listen(app, config.port, config.host, { requestTimeoutMs: config.requestTimeoutMs });
 url = baseUrl(config, server.port);
 log.info({ url }, 'mcp-server listening');
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void server.close(config.shutdownTimeoutMs).then(() => process.exit(0)));
+  process.once(signal, async () => {
+    await server.close(config.shutdownTimeoutMs);
+    await boss.stop({ graceful: true, close: true });
+    await database.close();
+    process.exit(0);
+  });
 }

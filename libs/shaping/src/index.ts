@@ -1,0 +1,26 @@
+export {
+  SHAPING_LIMITS,
+  SHAPING_STATUSES,
+  ProductNotFoundError,
+  ShapingError,
+  ShapingNoteNotFoundError,
+  ShapingValidationError,
+  ShapingVersionNotFoundError,
+  isShapingStatus,
+  shapingStatusDisplayName,
+  type ShapingStatus,
+} from './validation';
+export {
+  createShapingNote,
+  getShapingNote,
+  listShapingNotes,
+  listVersions,
+  restoreVersion,
+  updateShapingNote,
+  type CreateShapingNoteInput,
+  type ListShapingNotesOptions,
+  type RestoreVersionInput,
+  type ShapingNote,
+  type ShapingNoteVersion,
+  type UpdateShapingNoteInput,
+} from './notes';
