@@ -21,6 +21,12 @@ export async function callTool(tool: ToolDefinition, args: Record<string, unknow
       `Tool is not available on this connection: ${tool.name} needs the mcp:write permission, which this ${ctx.principal.kind === 'oauth' ? 'connection was not granted; reconnect and approve signal writing' : 'API key lacks; use a key with mcp:write'}.`,
     );
   }
+  if (!tool.noStoredData) {
+    const { rows } = await ctx.pool.query<{ local: boolean }>('SELECT local_data_storage AS local FROM workspaces WHERE id = $1', [ctx.principal.workspaceId]);
+    if (rows[0]?.local) {
+      return errorResult(`Tool is not available for this workspace: it stores its data locally, so ${tool.name} has nothing to work on here. get_products, find_skills and read_skills still work.`);
+    }
+  }
   try {
     return okResult(await tool.handler(args as never, ctx));
   } catch (error) {

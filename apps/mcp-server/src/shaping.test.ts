@@ -57,3 +57,17 @@ describe('find_skills and read_skills', () => {
     expect(none.text).toContain('find_skills');
   });
 });
+
+describe('workspaces that store their data locally (spec 7.4)', () => {
+  it('refuse tools over stored evidence; products and skills still work', async () => {
+    const local = await seedWorkspace(h, 'Local');
+    await h.pool.query('UPDATE workspaces SET local_data_storage = true WHERE id = $1', [local.workspaceId]);
+    const c = await connectClient(h, { key: local.key });
+    const refused = await call(c, 'find_sources');
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toMatch(/^Tool is not available for this workspace/);
+    expect((await call(c, 'get_products')).isError).toBe(false);
+    expect((await call(c, 'find_skills')).isError).toBe(false);
+    await c.close();
+  });
+});

@@ -39,6 +39,8 @@ export interface ToolDefinition<In extends z.ZodRawShape = z.ZodRawShape, Out ex
   access: Access;
   /** Skills tools are free and keep working when MCP access is paused (spec 8.2). */
   free?: boolean;
+  /** Works without the workspace's stored evidence (products, skills): available to local-storage workspaces. */
+  noStoredData?: boolean;
   handler(args: z.infer<z.ZodObject<In>>, ctx: ToolContext): Promise<z.infer<z.ZodObject<Out>>>;
 }
 
