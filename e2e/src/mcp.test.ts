@@ -36,13 +36,25 @@ describe('MCP with the demo key', () => {
     expect(r.structuredContent).toMatchObject({ default_product_id: productId, products: [{ id: productId, is_default: true, projects: [{ id: projectId }] }] });
   });
 
+  it('the demo workspace has customer evidence to explore at once', async () => {
+    let items: Array<{ title: string; status: string }> = [];
+    for (let i = 0; i < 60 && items.filter((s) => s.status === 'ready').length < 5; i++) {
+      const found = await client.callTool({ name: 'find_sources', arguments: {} });
+      items = (found.structuredContent as { items: typeof items }).items;
+      if (items.filter((s) => s.status === 'ready').length < 5) await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(items.map((s) => s.title)).toEqual(expect.arrayContaining(['Quarterly review with Globex', 'Support chat: SAML login', 'Procurement call with Soylent']));
+    const sso = await client.callTool({ name: 'find_sources', arguments: { query: 'SSO' } });
+    expect((sso.structuredContent as { total: number }).total).toBeGreaterThanOrEqual(3);
+  });
+
   it('add_source → the worker builds the source → read_source and find_sources see it', async () => {
     const added = await client.callTool({
       name: 'add_source',
       arguments: {
         project_id: projectId,
         source_type: 'call_transcription',
-        title: 'Call with Globex about exports',
+        title: 'Call with Globex about exports (zyxwv)',
         transcript_turns: [
           { speaker: 'Ana (Globex)', text: 'Exporting the quarterly report to Excel takes forever.' },
           { speaker: 'Sam (Loupe)', text: 'How long does it take today?' },
@@ -57,7 +69,7 @@ describe('MCP with the demo key', () => {
     let sourceId = out.source_id;
     for (let i = 0; i < 40 && !sourceId; i++) {
       await new Promise((r) => setTimeout(r, 250));
-      const found = await client.callTool({ name: 'find_sources', arguments: { query: 'Globex exports' } });
+      const found = await client.callTool({ name: 'find_sources', arguments: { query: 'zyxwv' } });
       sourceId = (found.structuredContent as { items: Array<{ id: string; status: string }> }).items.find((s) => s.status === 'ready')?.id ?? null;
     }
     expect(sourceId).toBeTruthy();

@@ -107,7 +107,10 @@ describe('npm start', () => {
     try {
       expect(second.output()).not.toContain('API key:');
       const r = await fetch(`${second.url}/api/v1/ingest/batches`, { headers: { 'x-api-key': key } });
-      expect(((await r.json()) as { batches: unknown[] }).batches).toHaveLength(1);
+      // the curl line's batch, beside the demo evidence seeded on the first start
+      const batches = ((await r.json()) as { batches: Array<{ source: string }> }).batches;
+      expect(batches.filter((b) => b.source === 'api')).toHaveLength(1);
+      expect(batches.filter((b) => b.source === 'demo')).toHaveLength(5);
       const again = await fetch(`${second.url}/api/v1/ingest`, {
         method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key },
         body: JSON.stringify([{ _type: 'message', _schema_version: '1.0.0', _event_at: '2026-01-01T00:00:00Z', _vendor_ids: { a: 'b' }, _product_id: productId, _project_ids: [projectId], _nature: 'evidence', data: {} }]),

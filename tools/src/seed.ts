@@ -1,5 +1,9 @@
 import { API_KEY_PERMISSIONS, createApiKey } from '@loupe/api-keys';
+import { landBatch } from '@loupe/batches';
 import { type Database } from '@loupe/db';
+import type { Boss } from '@loupe/jobs';
+import { parseBody, validateItems } from '@loupe/records';
+import { demoRecords } from './demo-evidence';
 import { createProduct, createProject, createWorkspace } from '@loupe/workspaces';
 
 export interface DemoSeed {
@@ -13,10 +17,11 @@ const SEED_LOCK = 72_707_002;
 
 /**
  * On the very first start (no workspace exists yet) creates a demo workspace with
- * one product, one project and a key holding every permission. Returns undefined
- * when the database already has workspaces, so restarts never seed twice.
+ * one product, one project, a key holding every permission, and a batch of demo
+ * customer evidence the worker turns into sources. Returns undefined when the
+ * database already has workspaces, so restarts never seed twice.
  */
-export async function seedDemo(database: Database, servicePrefix: string): Promise<DemoSeed | undefined> {
+export async function seedDemo(database: Database, servicePrefix: string, boss?: Boss): Promise<DemoSeed | undefined> {
   const client = await database.pool.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [SEED_LOCK]);
@@ -34,6 +39,17 @@ export async function seedDemo(database: Database, servicePrefix: string): Promi
       createdByUserId: owner?.userId,
       servicePrefix,
     });
+    if (boss) {
+      const now = Date.now();
+      // One batch per record, as a sender of one type per request would; the worker makes them sources.
+      for (const record of demoRecords(product.id, project.id, now)) {
+        const { accepted } = validateItems(parseBody('json', Buffer.from(JSON.stringify([record]))));
+        await landBatch(database.pool, boss, {
+          workspaceId: workspace.id, apiKeyId: null, productId: product.id, type: record._type, source: 'demo', format: undefined,
+          accepted, rejectedCount: 0, totalErrorCount: 0, errors: [], now,
+        });
+      }
+    }
     return { workspaceId: workspace.id, productId: product.id, projectId: project.id, apiKey: key };
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [SEED_LOCK]).catch(() => {});

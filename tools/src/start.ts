@@ -23,7 +23,7 @@ try {
   log.fatal({ err: error }, 'could not start');
   process.exit(1);
 }
-const seed = await seedDemo(service.database, config.servicePrefix);
+const seed = await seedDemo(service.database, config.servicePrefix, service.boss);
 if (seed) process.stdout.write(`${demoBanner(service.url, seed)}\n`);
 const database = service.database.embedded ? `embedded PostgreSQL, data in ${config.dataDir}` : 'PostgreSQL of DATABASE_URL';
 process.stdout.write(`Loupe is ready at ${service.url} (${database}; started in ${Date.now() - started} ms)\n`);
