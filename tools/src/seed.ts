@@ -1,5 +1,6 @@
 import { API_KEY_PERMISSIONS, createApiKey } from '@loupe/api-keys';
 import { landBatch } from '@loupe/batches';
+import { grantCredits } from '@loupe/credits';
 import { type Database } from '@loupe/db';
 import type { Boss } from '@loupe/jobs';
 import { parseBody, validateItems } from '@loupe/records';
@@ -39,6 +40,8 @@ export async function seedDemo(database: Database, servicePrefix: string, boss?:
       createdByUserId: owner?.userId,
       servicePrefix,
     });
+    // Enough to try everything: processing the demo evidence and a few hundred tool calls.
+    await grantCredits(database.pool, workspace.id, 1000, 'demo:welcome', 'Demo credits granted on the first start');
     if (boss) {
       const now = Date.now();
       // One batch per record, as a sender of one type per request would; the worker makes them sources.
