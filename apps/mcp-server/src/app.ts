@@ -5,6 +5,7 @@ import type pg from 'pg';
 import type { Db } from '@loupe/db';
 import { BodyTooLargeError, readBoundedBody, systemClock, type Clock, type Logger } from '@loupe/http';
 import type { AccessTokenCheck } from '@loupe/oauth';
+import { enqueue, type Boss, type QueueName } from '@loupe/jobs';
 import { authenticate } from './authenticate';
 import { buildServer } from './server';
 import type { ToolContext } from './tool-kit';
@@ -132,7 +133,7 @@ export function createMcpApp(deps: McpAppDeps): Router {
         db: deps.db!,
         clock,
         log: deps.log ?? (req as Request & { log: Logger }).log,
-        schedule: deps.schedule,
+        schedule: deps.schedule ?? scheduleThrough(deps.services?.boss as Boss | undefined),
         services: deps.services ?? {},
       });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
@@ -154,4 +155,12 @@ export function createMcpApp(deps: McpAppDeps): Router {
 function challenge(res: Response, baseUrl: string) {
   res.status(401).setHeader('www-authenticate', `Bearer resource_metadata="${baseUrl}/.well-known/oauth-protected-resource${MCP_PATH}"`);
   res.json({ error: 'Unauthorized', error_description: 'Send an OAuth access token (Authorization: Bearer) or an API key (x-api-key)' });
+}
+
+/** Background work through pg-boss, when the app was given a queue. */
+function scheduleThrough(boss: Boss | undefined): ToolContext['schedule'] {
+  if (!boss) return undefined;
+  return async (queue, payload, options) => {
+    await enqueue(boss, queue as QueueName, payload as never, options);
+  };
 }

@@ -1,3 +1,4 @@
+import { recomputeOpportunities } from '@loupe/evidence';
 import type { Config } from '@loupe/config';
 import type { Db } from '@loupe/db';
 import type { Clock, Logger } from '@loupe/http';
@@ -33,7 +34,7 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
-const QUEUES_WORKED = [QUEUES.processBatch, QUEUES.downloadAttachment, QUEUES.deadLetter] as const;
+const QUEUES_WORKED = [QUEUES.processBatch, QUEUES.downloadAttachment, QUEUES.recomputeOpportunities, QUEUES.deadLetter] as const;
 
 function attemptOf(job: JobWithMetadata<unknown>): Attempt {
   return { retryCount: job.retryCount, retryLimit: job.retryLimit, signal: job.signal };
@@ -83,6 +84,15 @@ export function createWorker(deps: WorkerDeps): Worker {
       async ([job]) => {
         if (!job) return undefined;
         return downloadAttachment(ctx, payloadSchemas[QUEUES.downloadAttachment].parse(job.data), attemptOf(job));
+      },
+    );
+    await deps.boss.work<unknown, unknown, typeof polling>(
+      QUEUES.recomputeOpportunities,
+      polling,
+      async ([job]) => {
+        if (!job) return undefined;
+        const { workspaceId, productId } = payloadSchemas[QUEUES.recomputeOpportunities].parse(job.data);
+        return { opportunities: await recomputeOpportunities(ctx.pool, workspaceId, productId, ctx.clock) };
       },
     );
     await deps.boss.work<unknown, unknown, typeof polling>(

@@ -55,6 +55,16 @@ export async function ensureQueues(boss: PgBoss, policy: JobPolicy = DEFAULT_JOB
     heartbeatSeconds: policy.heartbeatSeconds,
     deadLetter: QUEUES.deadLetter,
   });
+  await create(QUEUES.recomputeOpportunities, {
+    // stately + a singleton key per product: a burst of signal changes leaves one queued recompute per product
+    policy: 'stately',
+    retryLimit: 5,
+    retryDelay: policy.retryBaseSeconds,
+    retryBackoff: true,
+    expireInSeconds: 10 * 60,
+    heartbeatSeconds: policy.heartbeatSeconds,
+    deadLetter: QUEUES.deadLetter,
+  });
   await create(QUEUES.downloadAttachment, {
     retryLimit: 4,
     retryDelay: policy.retryBaseSeconds,

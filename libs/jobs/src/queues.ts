@@ -6,6 +6,8 @@ export const QUEUES = {
   processBatch: 'batch.process',
   /** Download one attachment given by `vendor_url`. */
   downloadAttachment: 'attachment.download',
+  /** Re-cluster a product's signals into opportunities after signals changed (one pending job per product). */
+  recomputeOpportunities: 'opportunities.recompute',
   /** Jobs that exhausted their retries, kept for inspection and redrive. */
   deadLetter: 'dead-letter',
 } as const;
@@ -21,6 +23,10 @@ export const payloadSchemas = {
     workspaceId: z.string().min(1),
     batchId: z.string().min(1),
     attachmentId: z.string().min(1),
+  }),
+  [QUEUES.recomputeOpportunities]: z.strictObject({
+    workspaceId: z.string().min(1),
+    productId: z.string().min(1),
   }),
   [QUEUES.deadLetter]: z.looseObject({}),
 } satisfies Record<QueueName, z.ZodType>;

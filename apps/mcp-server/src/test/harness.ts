@@ -107,3 +107,22 @@ export async function rawPost(h: McpHarness, body: unknown, headers: Record<stri
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
 }
+
+/**
+ * An access token as the authorization server stores it (only its SHA-256, bound to the workspace
+ * through oauth_grants), so the endpoint's real bearer check runs without driving the OAuth pages.
+ */
+export async function issueAccessToken(h: McpHarness, w: Workspace, scope = 'mcp:read mcp:write'): Promise<string> {
+  const { createHash, randomBytes } = await import('node:crypto');
+  const token = `loupe_at_${randomBytes(32).toString('base64url')}`;
+  const grantId = newId('grant');
+  await h.pool.query(
+    `INSERT INTO oauth_grants (grant_id, workspace_id, user_id, client_id, client_name, scopes) VALUES ($1, $2, $3, 'cli_test', 'Test', $4)`,
+    [grantId, w.workspaceId, w.userId, scope.split(' ')],
+  );
+  await h.pool.query(
+    `INSERT INTO oauth_models (model, id_hash, grant_id, payload, expires_at) VALUES ('AccessToken', $1, $2, $3, now() + interval '1 hour')`,
+    [createHash('sha256').update(token).digest('hex'), grantId, JSON.stringify({ accountId: w.userId, clientId: 'cli_test', grantId, scope, exp: Math.floor(Date.now() / 1000) + 3600, kind: 'AccessToken' })],
+  );
+  return token;
+}
