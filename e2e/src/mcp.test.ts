@@ -48,6 +48,21 @@ describe('MCP with the demo key', () => {
     expect((sso.structuredContent as { total: number }).total).toBeGreaterThanOrEqual(3);
   });
 
+  it('signals recorded on demo sources become opportunities, recomputed by the worker', async () => {
+    const found = await client.callTool({ name: 'find_sources', arguments: { query: 'SSO' } });
+    const sources = (found.structuredContent as { items: Array<{ id: string }> }).items;
+    for (const [i, s] of sources.entries()) {
+      const r = await client.callTool({ name: 'add_signals', arguments: { source_id: s.id, signals: [{ type: 'need', title: `Needs SSO (${i})`, content: 'The company requires single sign-on through its identity provider before rolling out.' }] } });
+      expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
+    }
+    let items: Array<{ evidence_count: number; title: string }> = [];
+    for (let i = 0; i < 80 && !items.some((o) => o.evidence_count === sources.length); i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      items = ((await client.callTool({ name: 'get_opportunities', arguments: {} })).structuredContent as { items: typeof items }).items;
+    }
+    expect(items[0]).toMatchObject({ evidence_count: sources.length });
+  });
+
   it('add_source → the worker builds the source → read_source and find_sources see it', async () => {
     const added = await client.callTool({
       name: 'add_source',
