@@ -66,7 +66,7 @@ describe('add_source', () => {
     [{ content: 'a', messages: [{ author: 'x', text: 'y' }] }, /^Give only one of/],
     [{}, /^Nothing to add/],
     [{ content: 'x', media_url: 'http://insecure.example.com/a.mp3' }, /https/],
-    [{ file_base64: Buffer.from([0, 1, 2, 255]).toString('base64'), filename: 'deck.pdf' }, /not a text file/],
+    [{ file_base64: Buffer.from([0, 1, 2, 255]).toString('base64'), filename: 'deck.key' }, /not a format Loupe reads/],
   ])('refuses %j', async (extra, message) => {
     const r = await call(client, 'add_source', { project_id: w.projectId, source_type: 'document', ...(('content' in extra || 'messages' in extra || 'file_base64' in extra || Object.keys(extra).length === 0) ? {} : { content: 'x' }), ...extra });
     expect(r.isError).toBe(true);

@@ -4,10 +4,10 @@ import { newId } from '@loupe/db';
 import type { Boss } from '@loupe/jobs';
 import { NATURES, parseBody, RECORD_TYPES, validateItems } from '@loupe/records';
 import { defineTool, ToolError } from '../tool-kit';
+import { documentText, UnreadableDocumentError } from './document-text';
 
 /** Text per call (spec 8.3): 4 MB; files about 50 MB before base64. */
 export const ADD_SOURCE_LIMITS = { textBytes: 4 * 1024 * 1024, fileBytes: 50 * 1024 * 1024 } as const;
-const TEXT_FILE = /\.(md|markdown|txt|text|csv|tsv|json|html?|xml|ya?ml|log|vtt|srt)$/i;
 
 const turn = z.object({ speaker: z.string().min(1).max(256), text: z.string().min(1), start_ms: z.number().int().min(0).optional() });
 const message = z.object({ author: z.string().min(1).max(256), text: z.string().min(1), sent_at: z.iso.datetime({ offset: true }).optional() });
@@ -21,7 +21,7 @@ export const addSource = defineTool({
   name: 'add_source',
   title: 'Add a source',
   description:
-    'Add customer evidence to the workspace: a note or document you write (content, markdown), a text file (file_base64 + filename), ' +
+    'Add customer evidence to the workspace: a note or document you write (content, markdown), a file (file_base64 + filename: PDF, Word, text), ' +
     'a meeting (transcript_turns, and/or media_url of a recording), or a communication (messages, or content). Give exactly one of content, ' +
     'transcript_turns, messages, file_base64 (media_url may come alone or with transcript_turns). project_id comes from get_products. ' +
     'The source is processed in the background like ingested records (and uses credits then); when it is ready the result has source_id, otherwise ' +
@@ -37,7 +37,7 @@ export const addSource = defineTool({
     transcript_turns: z.array(turn).min(1).max(20_000).optional().describe('A meeting transcript, one entry per turn.'),
     media_url: z.url().max(2048).optional().describe('https URL of the meeting recording (audio or video), fetched by Loupe.'),
     messages: z.array(message).min(1).max(5000).optional().describe('A conversation or email thread, one entry per message, in order.'),
-    file_base64: z.string().min(1).optional().describe('A text file (markdown, plain text, CSV, JSON, HTML, subtitles), base64-encoded; about 50 MB at most.'),
+    file_base64: z.string().min(1).optional().describe('A document, base64-encoded, about 50 MB at most: PDF (with a text layer), Word .docx, markdown, plain text, CSV, JSON, HTML or subtitles.'),
     filename: z.string().min(1).max(512).optional(),
     mime_type: z.string().max(256).optional(),
     participants: z.array(participant).max(5000).optional(),
@@ -83,13 +83,14 @@ export const addSource = defineTool({
       if (args.file_base64.length > Math.ceil((ADD_SOURCE_LIMITS.fileBytes * 4) / 3) + 4) throw new ToolError('file_base64 is over about 50 MB: split the file or send its text as content.');
       const bytes = Buffer.from(args.file_base64, 'base64');
       const name = args.filename ?? 'document';
-      const text = bytes.toString('utf8');
-      if (!(TEXT_FILE.test(name) || (args.mime_type ?? '').startsWith('text/')) || text.includes('\u0000') || text.includes('\ufffd')) {
-        throw new ToolError(`file_base64: ${name} is not a text file Loupe can read yet (markdown, plain text, CSV, JSON, HTML, subtitles). Extract its text and send it as content instead.`);
+      try {
+        data.content = await documentText(bytes, name, args.mime_type);
+      } catch (error) {
+        if (error instanceof UnreadableDocumentError) throw new ToolError(`file_base64: ${error.message}. Extract its text and send it as content instead.`);
+        throw error;
       }
       data.filename = name;
-      if (!data.title) data.title = name;
-      data.content = text;
+      if (!data.title) data.title = name.replace(/\.[a-z0-9]+$/i, '');
     }
     const textBytes = Buffer.byteLength(JSON.stringify(data), 'utf8');
     if (textBytes > ADD_SOURCE_LIMITS.textBytes) {
