@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '@loupe/db';
 import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
 import {
-  addSignals, clusterSignals, getOpportunity, listOpportunities, listSignalTypes, recomputeOpportunities, setSignalTypeActive,
+  addSignals, BUILT_IN_SIGNAL_TYPES, clusterSignals, createSignalType, ensureSignalTypes, getOpportunity, getSignal, listOpportunities, listSignalsOfSource,
+  listSignalTypes, recomputeOpportunities, setSignalTypeActive,
   SignalNotFoundError, SourceNotFoundError, UnknownSignalTypeError, updateSignals, type SignalView,
 } from './index';
 
@@ -28,6 +29,28 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+describe('signal types', () => {
+  it('inserts the built-ins once per workspace; custom types join them; inactive ones are filtered on request', async () => {
+    const { ws } = await workspace();
+    await Promise.all([ensureSignalTypes(t.pool, ws), ensureSignalTypes(t.pool, ws)]);
+    await ensureSignalTypes(t.pool, ws);
+    const { rows } = await t.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM signal_types WHERE workspace_id = $1', [ws]);
+    expect(rows[0]!.n).toBe(BUILT_IN_SIGNAL_TYPES.length);
+    for (const b of BUILT_IN_SIGNAL_TYPES) expect(b.description.length).toBeGreaterThan(10);
+    const custom = await createSignalType(t.pool, ws, { key: 'Churn risk', name: 'Churn risk', description: 'A sign the customer may leave.' });
+    expect(custom).toMatchObject({ key: 'churn_risk', builtIn: false, active: true });
+    await expect(createSignalType(t.pool, ws, { key: 'churn_risk', name: 'x', description: 'y' })).rejects.toThrow(/already has a signal type "churn_risk"/);
+    expect(await setSignalTypeActive(t.pool, ws, 'feedback', false)).toBe(true);
+    expect(await setSignalTypeActive(t.pool, ws, 'nope', false)).toBe(false);
+    const active = (await listSignalTypes(t.pool, ws, { activeOnly: true })).map((x) => x.key);
+    expect(active).toContain('churn_risk');
+    expect(active).not.toContain('feedback');
+    expect((await listSignalTypes(t.pool, ws)).map((x) => x.key)).toContain('feedback');
+    const other = await workspace();
+    expect((await listSignalTypes(t.pool, other.ws)).map((x) => x.key)).not.toContain('churn_risk');
+  });
+});
+
 describe('signals', () => {
   it('built-in types; add is replay-safe; the product comes from the source', async () => {
     const { ws, prod, src } = await workspace();
@@ -50,6 +73,31 @@ describe('signals', () => {
     expect(rows[0].n).toBe(0);
   });
 
+  it('all or nothing inside the transaction: an item the database refuses rolls back the ones before it', async () => {
+    const { ws, src } = await workspace();
+    const attempt = addSignals(t.pool, { workspaceId: ws, sourceId: src, items: [
+      { type: 'need', title: 'fine', content: 'a perfectly good signal' },
+      { type: 'Feature Request', title: 'bad', content: 'text with a NUL \u0000 byte' },
+    ] }, clock);
+    await expect(attempt).rejects.toThrow();
+    expect(await listSignalsOfSource(t.pool, ws, src)).toEqual([]);
+  });
+
+  it('matches types by key or name in any case, keeps input order, and reads signals back only in their workspace', async () => {
+    const { ws, src } = await workspace();
+    const { results } = await addSignals(t.pool, { workspaceId: ws, sourceId: src, items: [
+      { type: 'FEATURE REQUEST', title: 'b', content: 'second', participantId: 'ana@globex.com', createdAt: new Date(Date.UTC(2025, 0, 2)) },
+      { type: 'pain_point', title: 'a', content: 'first', createdAt: new Date(Date.UTC(2025, 0, 1)) },
+    ] }, clock);
+    const one = await getSignal(t.pool, ws, results[0]!.id);
+    expect(one).toMatchObject({ type: 'feature_request', typeName: 'Feature request', title: 'b', participantId: 'ana@globex.com', sourceId: src });
+    expect(one!.createdAt.toISOString()).toBe('2025-01-02T00:00:00.000Z');
+    expect((await listSignalsOfSource(t.pool, ws, src)).map((x) => x.content)).toEqual(['first', 'second']);
+    const other = await workspace();
+    expect(await getSignal(t.pool, other.ws, results[0]!.id)).toBeUndefined();
+    expect(await listSignalsOfSource(t.pool, other.ws, src)).toEqual([]);
+  });
+
   it('another workspace\'s source is refused exactly like a missing one', async () => {
     const mine = await workspace();
     const theirs = await workspace();
@@ -69,6 +117,11 @@ describe('signals', () => {
     await updateSignals(t.pool, ws, [{ id, title: 'changed', whoSaidIt: null, type: 'problem' }], clock);
     const { rows } = await t.pool.query('SELECT s.title, s.content, s.who_said_it, t.key FROM signals s JOIN signal_types t ON t.id = s.type_id WHERE s.id = $1', [id]);
     expect(rows[0]).toEqual({ title: 'changed', content: 'b', who_said_it: null, key: 'problem' });
+    const err = await updateSignals(t.pool, ws, [{ id: 'sig_nope' }], clock).catch((e: Error) => e);
+    expect((err as Error).message).toMatch(/^Signal sig_nope does not exist or you are not allowed to access it/);
+    const other = await workspace();
+    await expect(updateSignals(t.pool, other.ws, [{ id, title: 'stolen' }], clock)).rejects.toBeInstanceOf(SignalNotFoundError);
+    expect((await getSignal(t.pool, ws, id))!.title).toBe('changed');
   });
 });
 
@@ -114,11 +167,29 @@ describe('opportunities', () => {
     const first = await listOpportunities(t.pool, ws, prod, { limit: 2, offset: 0 });
     expect(first.total).toBe(4);
     expect(first.items.map((o) => o.evidenceCount)).toEqual([4, 4]);
+    const snapshot = async () => {
+      const page = await listOpportunities(t.pool, ws, prod, { limit: 10, offset: 0 });
+      return Promise.all(page.items.map(async (o) => ({ ...o, evidence: (await getOpportunity(t.pool, ws, o.id))!.evidence.map((e) => e.id) })));
+    };
+    const before = await snapshot();
     await recomputeOpportunities(t.pool, ws, prod, clock);
+    expect(await snapshot()).toEqual(before);
+    const sso = before.find((o) => /sign-on|SSO|Okta|SAML/i.test(o.title))!;
+    expect(sso).toMatchObject({ evidenceCount: 4, uniqueCompanyCount: 4, subtitle: '4 signals from 4 companies', type: 'pain_point' });
     const again = await listOpportunities(t.pool, ws, prod, { limit: 10, offset: 0 });
     expect(again.items.slice(0, 2).map((o) => o.id)).toEqual(first.items.map((o) => o.id));
     const detail = await getOpportunity(t.pool, ws, again.items[3]!.id);
     expect(detail!.evidence).toHaveLength(1);
     expect(await getOpportunity(t.pool, 'ws_other', again.items[0]!.id)).toBeUndefined();
+  });
+
+  it('takes another similarity function or threshold', async () => {
+    const everything = clusterSignals(fixtureSignals(), () => 1);
+    expect(everything).toHaveLength(1);
+    expect(clusterSignals(fixtureSignals(), undefined, 1.01)).toHaveLength(FIXTURE.length);
+    const { ws, prod, src } = await workspace();
+    await addSignals(t.pool, { workspaceId: ws, sourceId: src, items: FIXTURE.map(([, title, content]) => ({ type: 'need', title, content })) }, clock);
+    expect(await recomputeOpportunities(t.pool, ws, prod, clock, { similarity: () => 0 })).toBe(FIXTURE.length);
+    expect(await recomputeOpportunities(t.pool, ws, prod, clock)).toBe(4);
   });
 });

@@ -1,3 +1,25 @@
+/**
+ * Opportunities: a product's signals clustered by what they are about.
+ *
+ * Method (deterministic, no model, no randomness):
+ *  1. Signals are ordered by (created_at, id).
+ *  2. Each signal's title + content becomes a set of normalised terms (`terms` in ./similarity: lower-case,
+ *     stop words out, crude stemming, a small lexicon of product concepts mapping different words for one
+ *     thing to one term, e.g. SAML/Okta/single sign-on → sso, Excel/CSV/spreadsheet → spreadsheet).
+ *  3. Every pair is scored with `similarity` (weighted overlap coefficient, concepts weigh 2, other
+ *     terms 1, pairs sharing less than weight 2 score 0). Pairs scoring ≥ SIMILARITY_THRESHOLD = 0.2
+ *     are linked, and clusters are the connected components (single link, union-find with the smallest
+ *     index as root, so the result does not depend on pair order).
+ *  4. An opportunity's title is the title of its most linked signal (ties: the earliest), its type the
+ *     most frequent signal type (ties: alphabetical key), its unique_company_count the distinct email
+ *     domains of participant_id / who_said_it, free-mail domains (gmail.com …) excluded, and its id is
+ *     derived from its earliest signal, so ids are stable across recomputes while that signal stays in.
+ *
+ * The similarity function and threshold are replaceable: pass `{ similarity, threshold }` to
+ * `recomputeOpportunities` / `clusterSignals`. PostgreSQL's pg_trgm was considered (it installs on the
+ * embedded PostgreSQL 18 used by the tests) but character trigrams score "SAML single sign-on
+ * required" vs "Needs Okta login" at 0.02, so they cannot group one problem told in different words.
+ */
 import type pg from 'pg';
 import { withTransaction } from '@loupe/db';
 import type { Clock } from '@loupe/http';
@@ -14,6 +36,16 @@ function companyOf(signal: SignalView): string | undefined {
   return undefined;
 }
 
+/** How alike two signals' term sets are, in [0, 1]. */
+export type SimilarityFn = (a: Set<string>, b: Set<string>) => number;
+
+export interface ClusterOptions {
+  /** Defaults to `similarity` of ./similarity. */
+  similarity?: SimilarityFn | undefined;
+  /** Defaults to SIMILARITY_THRESHOLD (0.2). */
+  threshold?: number | undefined;
+}
+
 export interface Cluster {
   signals: SignalView[];
   title: string;
@@ -25,7 +57,7 @@ export interface Cluster {
  * Groups signals by single-link clustering over `similarity` ≥ threshold, in a stable order (by
  * creation time, then id), so the same signals always give the same opportunities.
  */
-export function clusterSignals(signals: SignalView[], similarity = defaultSimilarity, threshold = SIMILARITY_THRESHOLD): Cluster[] {
+export function clusterSignals(signals: SignalView[], similarity: SimilarityFn = defaultSimilarity, threshold: number = SIMILARITY_THRESHOLD): Cluster[] {
   const sorted = [...signals].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));
   const sets = sorted.map((s) => terms(`${s.title} ${s.content}`));
   const parent = sorted.map((_, i) => i);
@@ -61,10 +93,16 @@ export function clusterSignals(signals: SignalView[], similarity = defaultSimila
  * Replaces the product's opportunities with the clusters of its signals, in one transaction. An
  * opportunity's id comes from its earliest signal, so it stays the same while that signal stays in it.
  */
-export async function recomputeOpportunities(pool: pg.Pool, workspaceId: string, productId: string, clock: Clock): Promise<number> {
+export async function recomputeOpportunities(
+  pool: pg.Pool,
+  workspaceId: string,
+  productId: string,
+  clock: Clock,
+  options: ClusterOptions = {},
+): Promise<number> {
   return withTransaction(pool, async (client) => {
     await client.query("SELECT pg_advisory_xact_lock(hashtextextended('opportunities:' || $1 || ':' || $2, 0))", [workspaceId, productId]);
-    const clusters = clusterSignals(await listSignalsOfProduct(client, workspaceId, productId));
+    const clusters = clusterSignals(await listSignalsOfProduct(client, workspaceId, productId), options.similarity, options.threshold);
     const now = new Date(clock.now());
     const { rows: previous } = await client.query<{ id: string; created_at: Date }>('SELECT id, created_at FROM opportunities WHERE workspace_id = $1 AND product_id = $2', [workspaceId, productId]);
     const createdAt = new Map(previous.map((p) => [p.id, p.created_at]));
@@ -116,11 +154,17 @@ export async function getOpportunity(pool: pg.Pool, workspaceId: string, id: str
   );
   const r = rows[0];
   if (!r) return undefined;
-  const signals = await listSignalsOfProduct(pool, workspaceId, r.product_id);
-  const { rows: members } = await pool.query<{ signal_id: string }>('SELECT signal_id FROM opportunity_signals WHERE opportunity_id = $1', [id]);
-  const wanted = new Set(members.map((m) => m.signal_id));
+  const { rows: evidence } = await pool.query<{ id: string }>(
+    `SELECT s.id FROM opportunity_signals os
+       JOIN opportunities o ON o.id = os.opportunity_id AND o.workspace_id = $1
+       JOIN signals s ON s.id = os.signal_id AND s.workspace_id = $1
+      WHERE os.opportunity_id = $2`,
+    [workspaceId, id],
+  );
+  const wanted = new Set(evidence.map((m) => m.id));
+  const signals = wanted.size ? await listSignalsOfProduct(pool, workspaceId, r.product_id, [...wanted]) : [];
   return {
     id: r.id, productId: r.product_id, title: r.title, subtitle: r.subtitle, type: r.type, createdAt: r.created_at,
-    evidenceCount: r.evidence_count, uniqueCompanyCount: r.unique_company_count, evidence: signals.filter((s) => wanted.has(s.id)),
+    evidenceCount: r.evidence_count, uniqueCompanyCount: r.unique_company_count, evidence: signals,
   };
 }

@@ -137,7 +137,7 @@ export async function updateSignals(pool: pg.Pool, workspaceId: string, updates:
 }
 
 const SIGNAL_SELECT = `SELECT s.id, s.source_id, s.product_id, t.key AS type, t.name AS type_name, s.title, s.content, s.who_said_it,
-       s.participant_id, s.created_at, s.updated_at FROM signals s JOIN signal_types t ON t.id = s.type_id`;
+       s.participant_id, s.created_at, s.updated_at FROM signals s JOIN signal_types t ON t.id = s.type_id AND t.workspace_id = s.workspace_id`;
 
 type SignalRow = { id: string; source_id: string; product_id: string; type: string; type_name: string; title: string; content: string; who_said_it: string | null; participant_id: string | null; created_at: Date; updated_at: Date };
 const toView = (r: SignalRow): SignalView => ({
@@ -150,8 +150,12 @@ export async function getSignal(db: Pick<pg.Pool, 'query'>, workspaceId: string,
   return rows[0] ? toView(rows[0]) : undefined;
 }
 
-export async function listSignalsOfProduct(db: Pick<pg.Pool, 'query'>, workspaceId: string, productId: string): Promise<SignalView[]> {
-  const { rows } = await db.query<SignalRow>(`${SIGNAL_SELECT} WHERE s.workspace_id = $1 AND s.product_id = $2 ORDER BY s.created_at, s.id`, [workspaceId, productId]);
+/** The product's signals by (created_at, id); only the given ids when `ids` is passed. */
+export async function listSignalsOfProduct(db: Pick<pg.Pool, 'query'>, workspaceId: string, productId: string, ids?: readonly string[]): Promise<SignalView[]> {
+  const { rows } = await db.query<SignalRow>(
+    `${SIGNAL_SELECT} WHERE s.workspace_id = $1 AND s.product_id = $2 AND ($3::text[] IS NULL OR s.id = ANY($3)) ORDER BY s.created_at, s.id`,
+    [workspaceId, productId, ids ?? null],
+  );
   return rows.map(toView);
 }
 

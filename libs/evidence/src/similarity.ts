@@ -7,7 +7,8 @@
  * Those mapped terms are concepts and weigh 2, other terms 1. The score is the weighted overlap
  * coefficient w(A ∩ B) / min(w(A), w(B)), in [0, 1]; a pair sharing less than weight 2 (one plain word)
  * scores 0, since one common word is a coincidence more often than a theme.
- * Replace `similarity` (or pass another to recomputeOpportunities) for a better method.
+ * Replace `similarity` (or pass `{ similarity, threshold }` to recomputeOpportunities / clusterSignals)
+ * for a better method; the lexicon below is small and hand-written, so unseen synonyms do not meet.
  */
 const STOP = new Set(
   ('a an and are as at be but by can could do does for from get gets had has have how i if in into is it its just like make me more ' +

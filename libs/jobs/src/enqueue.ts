@@ -1,6 +1,6 @@
 import type { PgBoss } from 'pg-boss';
 import type pg from 'pg';
-import { payloadSchemas, type Payload, type QueueName } from './queues';
+import { payloadSchemas, singletonKeys, type Payload, type QueueName } from './queues';
 
 type SendOptions = NonNullable<Parameters<PgBoss['send']>[2]>;
 
@@ -14,7 +14,10 @@ export function transactionDb(client: pg.PoolClient | pg.Client) {
   };
 }
 
-/** Validates the payload against the queue's schema and sends it, inside `client`'s transaction when given. */
+/**
+ * Validates the payload against the queue's schema and sends it, inside `client`'s transaction when given.
+ * Resolves to null when pg-boss refused the job as a duplicate of a pending one (same singleton key).
+ */
 export async function enqueue<Q extends QueueName>(
   boss: PgBoss,
   queue: Q,
@@ -24,7 +27,8 @@ export async function enqueue<Q extends QueueName>(
   const data = payloadSchemas[queue].parse(payload);
   const sendOptions: SendOptions = {};
   if (options.client) sendOptions.db = transactionDb(options.client);
-  if (options.singletonKey) sendOptions.singletonKey = options.singletonKey;
+  const singletonKey = options.singletonKey ?? (singletonKeys[queue] as ((p: Payload<Q>) => string) | undefined)?.(data as Payload<Q>);
+  if (singletonKey) sendOptions.singletonKey = singletonKey;
   if (options.startAfter !== undefined) sendOptions.startAfter = options.startAfter;
   return boss.send(queue, data as object, sendOptions);
 }

@@ -42,4 +42,22 @@ describe('queues', () => {
     const jobs = await boss.fetch(QUEUES.processBatch, { batchSize: 10 });
     expect(jobs.map((j) => (j.data as { batchId: string }).batchId)).toEqual(['committed']);
   });
+
+  it('collapses a burst of opportunity recomputes into one pending job per workspace and product', async () => {
+    expect((await boss.getQueue(QUEUES.recomputeOpportunities))?.policy).toBe('stately');
+    await expect(enqueue(boss, QUEUES.recomputeOpportunities, { workspaceId: 'w' } as never)).rejects.toThrow(/productId/);
+    const burst = await Promise.all(
+      Array.from({ length: 5 }, () => enqueue(boss, QUEUES.recomputeOpportunities, { workspaceId: 'w1', productId: 'p1' })),
+    );
+    expect(burst.filter(Boolean)).toHaveLength(1);
+    expect(await enqueue(boss, QUEUES.recomputeOpportunities, { workspaceId: 'w1', productId: 'p2' })).toBeTruthy();
+    expect(await enqueue(boss, QUEUES.recomputeOpportunities, { workspaceId: 'w2', productId: 'p1' })).toBeTruthy();
+    const jobs = await boss.fetch(QUEUES.recomputeOpportunities, { batchSize: 10 });
+    expect(jobs.map((j) => `${(j.data as { workspaceId: string }).workspaceId}:${(j.data as { productId: string }).productId}`).sort()).toEqual(['w1:p1', 'w1:p2', 'w2:p1']);
+    const { rows } = await t.pool.query<{ k: string }>(
+      "SELECT singleton_key AS k FROM pgboss.job WHERE name = $1 ORDER BY 1",
+      [QUEUES.recomputeOpportunities],
+    );
+    expect(rows.map((r) => r.k)).toEqual(['w1:p1', 'w1:p2', 'w2:p1']);
+  });
 });
