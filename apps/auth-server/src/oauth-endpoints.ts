@@ -1,6 +1,6 @@
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import {
-  checkRegistration, grantableScopes, isOurResource, KNOWN_CLIENTS, knownClientId, markNoGrantableScope, mcpResourceUrl,
+  checkRegistration, grantableScopes, isOurResource, KNOWN_CLIENTS, knownClientMetadata, markNoGrantableScope, mcpResourceUrl,
   refreshTokenGrant, revokeToken,
 } from '@loupe/oauth';
 import type { AuthRuntime } from './runtime';
@@ -108,15 +108,7 @@ export function oauthEndpoints(runtime: Runtime): Router {
       const known = KNOWN_CLIENTS.find((c) => c.slug === req.params.slug);
       if (!known) return oauthError(res, 404, 'invalid_client', `No pre-registered client is called ${JSON.stringify(String(req.params.slug).slice(0, 64))}`);
       res.setHeader('cache-control', 'public, max-age=3600');
-      res.json({
-        client_id: knownClientId(issuer, known.slug),
-        client_name: known.clientName,
-        ...(known.clientUri ? { client_uri: known.clientUri } : {}),
-        redirect_uris: known.redirectUris,
-        grant_types: ['authorization_code', 'refresh_token'],
-        response_types: ['code'],
-        token_endpoint_auth_method: 'none',
-      });
+      res.json(knownClientMetadata(issuer, known));
     }),
   );
   router.get('/oauth/clients', (_req, res) => {

@@ -4,7 +4,7 @@ import { Router, type Request, type Response } from 'express';
 import type pg from 'pg';
 import type { Db } from '@loupe/db';
 import { BodyTooLargeError, readBoundedBody, systemClock, type Clock, type Logger } from '@loupe/http';
-import type { AccessTokenCheck } from '@loupe/oauth';
+import { SCOPES, type AccessTokenCheck } from '@loupe/oauth';
 import { enqueue, type Boss, type QueueName } from '@loupe/jobs';
 import { authenticate } from './authenticate';
 import { buildServer } from './server';
@@ -24,7 +24,8 @@ export interface McpAppDeps {
 }
 
 export const MCP_PATH = '/api/mcp';
-export const MCP_SCOPES = ['mcp:read', 'mcp:write', 'mcp:thirdparty', 'openid', 'email'] as const;
+/** The scopes of the authorization server (one list, in libs/oauth). */
+export const MCP_SCOPES = SCOPES;
 /** Request bodies up to 75 MB (spec 8.3: room for base64 files), read as a bounded stream. */
 export const MCP_MAX_BODY_BYTES = 75 * 1024 * 1024;
 

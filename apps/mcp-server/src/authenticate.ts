@@ -15,7 +15,8 @@ export interface AuthDeps {
   now: () => Date;
 }
 
-const MCP_SCOPES = ['mcp:read', 'mcp:write'];
+/** Either opens the MCP endpoint (spec 5.3, 5.8). */
+const MCP_ACCESS = ['mcp:read', 'mcp:write'];
 
 /**
  * The two ways in (spec 5.1, 5.8, 7.2): a bearer token wins over a key; the workspace and the acting
@@ -30,7 +31,7 @@ export async function authenticate(req: Request, deps: AuthDeps): Promise<Authen
     const check = await deps.verifyAccessToken(match[1]!);
     if (!check.ok) return { ok: false, status: 401, body: { error: 'invalid_token', error_description: check.description } };
     const scopes = new Set(check.token.scopes);
-    if (!MCP_SCOPES.some((s) => scopes.has(s))) {
+    if (!MCP_ACCESS.some((s) => scopes.has(s))) {
       return { ok: false, status: 403, body: { error: 'insufficient_scope', error_description: 'This access token was granted without mcp:read or mcp:write; connect again asking for them' } };
     }
     scopes.delete('mcp:thirdparty'); // never on OAuth connections (spec 5.3)
@@ -42,7 +43,7 @@ export async function authenticate(req: Request, deps: AuthDeps): Promise<Authen
   }
   const principal = await authenticateApiKey(deps.pool, key, deps.servicePrefix, deps.now());
   if (!principal) return { ok: false, status: 401, body: { error: 'Invalid API key: it is unknown or was revoked. Create a key in the workspace settings.' } };
-  if (!principal.permissions.some((p) => MCP_SCOPES.includes(p))) {
+  if (!principal.permissions.some((p) => MCP_ACCESS.includes(p))) {
     return { ok: false, status: 403, body: { error: 'This API key has no MCP permission: it needs mcp:read (and mcp:write to write signals).' } };
   }
   if (principal.createdByUserId) {

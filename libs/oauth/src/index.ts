@@ -1,4 +1,4 @@
-export { createOAuthProvider, authorizationServerMetadata, markNoGrantableScope, mcpResourceUrl, knownClientId, OAUTH_TTL, CLIENT_METADATA_FETCH, type OAuthProviderDeps } from './provider';
+export { createOAuthProvider, authorizationServerMetadata, knownClientMetadata, markNoGrantableScope, mcpResourceUrl, knownClientId, OAUTH_TTL, CLIENT_METADATA_FETCH, type OAuthProviderDeps } from './provider';
 export { REFRESH_GRACE_MS } from './adapter';
 export { checkRegistration, redirectUriProblem, isOurResource, type OAuthErrorBody } from './client-rules';
 export { bindGrantToWorkspace, grantStanding, hasThirdPartyServers, revokeToken, revokeGrant, refreshTokenGrant, type WorkspaceGrant, type GrantStanding } from './grants';

@@ -63,20 +63,19 @@ export function authorizationServerMetadata(issuer: string) {
   };
 }
 
-function staticClients(issuer: string) {
-  return KNOWN_CLIENTS.map((c) => {
-    const nativeOnly = c.redirectUris.some((u) => !u.startsWith('https://'));
-    return {
-      client_id: knownClientId(issuer, c.slug),
-      client_name: c.clientName,
-      ...(c.clientUri ? { client_uri: c.clientUri } : {}),
-      redirect_uris: c.redirectUris,
-      application_type: nativeOnly ? ('native' as const) : ('web' as const),
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code' as const],
-      token_endpoint_auth_method: 'none' as const,
-    };
-  });
+/** A pre-registered client's metadata: served at /oauth/clients/{slug} and known statically to oidc-provider. */
+export function knownClientMetadata(issuer: string, c: (typeof KNOWN_CLIENTS)[number]) {
+  const nativeOnly = c.redirectUris.some((u) => !u.startsWith('https://'));
+  return {
+    client_id: knownClientId(issuer, c.slug),
+    client_name: c.clientName,
+    ...(c.clientUri ? { client_uri: c.clientUri } : {}),
+    redirect_uris: c.redirectUris,
+    application_type: nativeOnly ? ('native' as const) : ('web' as const),
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code' as const],
+    token_endpoint_auth_method: 'none' as const,
+  };
 }
 
 /** A WHATWG fetch for oidc-provider that goes through our SSRF-safe fetcher with the spec's caps. */
@@ -128,7 +127,7 @@ export async function createOAuthProvider(deps: OAuthProviderDeps): Promise<Prov
 
   const configuration: Configuration = {
     adapter: createAdapterClass({ pool, clock }),
-    clients: staticClients(issuer),
+    clients: KNOWN_CLIENTS.map((c) => knownClientMetadata(issuer, c)),
     jwks: { keys: [signingKey as never] },
     cookies: {
       keys: cookieKeys,
