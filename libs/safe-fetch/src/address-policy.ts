@@ -29,9 +29,11 @@ const REASONS: Record<string, string> = {
   droneRemoteIdProtocolEntityTags: 'a drone remote ID address',
 };
 
+const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
+
 /**
  * Why `address` may not be connected to, or undefined when it may. Only globally routable
- * unicast passes; IPv4-mapped IPv6 is judged as the IPv4 address it carries.
+ * unicast passes (for IPv6, 2000::/3 only); IPv4-mapped IPv6 is judged as the IPv4 address it carries.
  */
 export function refusalReason(address: string, policy: AddressPolicy): string | undefined {
   let parsed: ipaddr.IPv4 | ipaddr.IPv6;
@@ -41,6 +43,11 @@ export function refusalReason(address: string, policy: AddressPolicy): string | 
     return 'not an IP address';
   }
   const range = parsed.range();
+  // ipaddr.js calls everything outside its named IPv6 ranges "unicast", including the deprecated
+  // IPv4-compatible ::/96 (::7f00:1 is 127.0.0.1 to some stacks); only global unicast 2000::/3 passes.
+  if (range === 'unicast' && parsed.kind() === 'ipv6' && !parsed.match(GLOBAL_UNICAST_V6)) {
+    return 'an IPv6 address outside global unicast (2000::/3), such as an IPv4-compatible ::/96 address';
+  }
   if (range === 'unicast') return undefined;
   if (range === 'loopback' && policy.allowLoopback) return undefined;
   return REASONS[range] ?? `a special-purpose address (${range})`;

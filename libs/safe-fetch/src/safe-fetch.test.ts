@@ -157,6 +157,15 @@ describe('safe fetch', () => {
     expect(refusalReason('2606:4700::1111', { allowLoopback: false })).toBeUndefined();
   });
 
+  it('refuses IPv4-compatible IPv6 (::/96) and every IPv6 address outside 2000::/3, even with loopback allowed', async () => {
+    for (const address of ['::7f00:1', '::a9fe:a9fe', '::a00:1', '::808:808', '4000::1', 'e000::1']) {
+      expect(refusalReason(address, { allowLoopback: true }), address).toMatch(/outside global unicast/);
+    }
+    await refusal(loopback.stream('http://[::7f00:1]/', { maxBytes: 10 }));
+    await refusal(loopback.stream('http://[::a9fe:a9fe]/latest/meta-data/', { maxBytes: 10 }));
+    expect(refusalReason('2001:4860:4860::8888', { allowLoopback: false })).toBeUndefined();
+  });
+
   it('fetches only http and https URLs', async () => {
     await expect(loopback.stream('ftp://127.0.0.1/file', { maxBytes: 10 })).rejects.toThrow(FetchUrlError);
     await expect(loopback.stream('file:///etc/passwd', { maxBytes: 10 })).rejects.toThrow(/file: URLs are not fetched/);
