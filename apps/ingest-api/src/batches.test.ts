@@ -78,6 +78,15 @@ describe('GET /api/v1/ingest/batches', () => {
     expect(r.status).toBe(400);
     expect(r.body.message).toMatch(/cursor/);
   });
+
+  it('refuses a well-formed cursor whose time lies outside the valid date range with 400, not 500', async () => {
+    for (const ms of ['9999999999999999', '8640000000000001']) {
+      const crafted = Buffer.from(`${ms}.bat_${'0'.repeat(26)}`).toString('base64url');
+      const r = await get(h.base, h.a.readKey, `/api/v1/ingest/batches?cursor=${crafted}`);
+      expect(r.status, ms).toBe(400);
+      expect(r.body.message).toMatch(/cursor/);
+    }
+  });
 });
 
 describe('published documents', () => {

@@ -66,7 +66,10 @@ export function decodeCursor(cursor: string): { createdAt: Date; id: string } {
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   const m = /^(\d{1,16})\.(bat_[0-9a-z]{26})$/.exec(text);
   if (!m) throw new CursorError('cursor is not a nextCursor returned by this API');
-  return { createdAt: new Date(Number(m[1])), id: m[2]! };
+  const createdAt = new Date(Number(m[1]));
+  // A well-formed cursor can still carry a time past the Date range (8.64e15 ms), which PostgreSQL refuses.
+  if (Number.isNaN(createdAt.getTime())) throw new CursorError('cursor is not a nextCursor returned by this API');
+  return { createdAt, id: m[2]! };
 }
 
 /** One page, newest first; keyset pagination on (created_at, id), so new batches never shift later pages. */
