@@ -61,6 +61,52 @@ describe('hostile input', () => {
     expect((await fetch(`${service.url}/healthz`)).status).toBe(200);
   }, 900_000);
 
+  it('answers bodies of huge lists of bad elements with 400 while other requests keep being answered within a second', async () => {
+    const one = records(demo, 1)[0]!;
+    const fill = (n: number, value: unknown) => Array.from({ length: n }, () => value);
+    const bodies: Record<string, string> = {
+      'project ids ×2.4M': JSON.stringify([{ ...one, _project_ids: fill(2_400_000, 0) }]),
+      'vendor ids ×450K': JSON.stringify([{ ...one, _vendor_ids: Object.fromEntries(Array.from({ length: 450_000 }, (_, i) => [i.toString(36), 0])) }]),
+      'participants 300×5000': JSON.stringify(fill(300, { ...one, _participants: fill(5000, 1) })),
+      'tags ×2M': JSON.stringify([{ ...one, _tags: fill(2_000_000, 0) }]),
+      'pii entities ×1M': JSON.stringify([{ ...one, _pii: { detected_entities: fill(1_000_000, {}) } }]),
+      'unknown keys ×300K': JSON.stringify([{ ...one, ...Object.fromEntries(Array.from({ length: 300_000 }, (_, i) => [`k${i}`, 0])) }]),
+    };
+    let probing = true;
+    const probes: number[] = [];
+    const prober = (async () => {
+      while (probing) {
+        const t0 = Date.now();
+        const res = await fetch(`${service.url}/healthz`);
+        await res.arrayBuffer();
+        probes.push(Date.now() - t0);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    })();
+    const statuses: Record<string, Record<number, number>> = {};
+    let n = 0;
+    try {
+    for (const [name, text] of Object.entries(bodies)) {
+      expect(Buffer.byteLength(text), name).toBeLessThanOrEqual(5 * 1024 * 1024);
+      for (const _ of [1, 2, 3]) {
+        const res = await fetch(`${service.url}/api/v1/ingest`, {
+          method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': keys[n++ % keys.length]! }, body: text,
+        });
+        const body = (await res.json()) as { errors?: unknown[]; totalErrorCount?: number; details?: { totalErrorCount?: number } };
+        (statuses[name] ??= {})[res.status] = ((statuses[name] ??= {})[res.status] ?? 0) + 1;
+        expect(res.status, name).toBe(400);
+        expect(body.details?.totalErrorCount ?? body.totalErrorCount, name).toBeLessThanOrEqual(300 * 5);
+      }
+    }
+    } finally {
+      probing = false;
+      await prober.catch(() => {});
+    }
+    console.log(`oversized lists: ${JSON.stringify(statuses)}; ${probes.length} health probes meanwhile, slowest ${Math.max(...probes)} ms`);
+    expect(Math.max(...probes)).toBeLessThan(1000);
+    expect(service.child.exitCode).toBeNull();
+  }, 300_000);
+
   it('cuts off slow and never-ending senders without tying up the server', async () => {
     const slow = await Promise.all(
       Array.from({ length: 40 }, async (_, i) => {

@@ -85,6 +85,77 @@ describe('validateItems', () => {
   });
 });
 
+describe('bounded collections', () => {
+  const valid = {
+    _type: 'call', _schema_version: '1.0.0', _event_at: '2026-01-02T03:04:05Z', _vendor_ids: { x: '1' },
+    _product_id: 'p', _project_ids: ['j'], _nature: 'evidence', data: {},
+  };
+  const validate = (value: unknown) => validateItems(parseBody('json', Buffer.from(JSON.stringify([value]))));
+
+  it('refuses an over-long list or map with one error naming the bound, whatever its elements', () => {
+    const bad = Array.from({ length: 2_400_000 }, () => '');
+    const r = validate({ ...valid, _project_ids: bad });
+    expect(r.errors).toEqual([{ index: 0, code: 'VALIDATION_ERROR', message: '_project_ids: has 2400000 items; at most 100 are allowed' }]);
+    const vendorIds = Object.fromEntries(Array.from({ length: 800_000 }, (_, i) => [`k${i}`, i]));
+    expect(validate({ ...valid, _vendor_ids: vendorIds }).errors.map((e) => e.message))
+      .toEqual(['_vendor_ids: has 800000 entries; at most 50 are allowed']);
+    const entities = Array.from({ length: 1001 }, () => ({ type: 'email' }));
+    expect(validate({ ...valid, _pii: { detected_entities: entities } }).errors.map((e) => e.message))
+      .toEqual(['_pii.detected_entities: has 1001 items; at most 1000 are allowed']);
+  });
+
+  it('reports at most five errors per record, however many elements are broken', () => {
+    const participants = Array.from({ length: 5000 }, () => ({}));
+    const r = validate({ ...valid, _participants: participants, _tags: Array(200).fill(7) });
+    expect(r.errors.map((e) => e.message)).toEqual([
+      '_participants[0].id: is required', '_participants[0].role: is required',
+      '_participants[1].id: is required', '_participants[1].role: is required',
+      '_participants[2].id: is required',
+    ]);
+    const manyKeys = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`extra${i}`, 1]));
+    const one = validate({ ...valid, ...manyKeys });
+    expect(one.errors).toHaveLength(1);
+    expect(one.errors[0]!.message).toMatch(/^record: unknown properties "extra0", .* and 49990 more \(no additional/);
+    expect(validate({ ...valid, _vendor_ids: { a: 1, b: 'ok', c: null } }).errors.map((e) => e.message))
+      .toEqual(['_vendor_ids.a: Invalid input: expected string, received number', '_vendor_ids.c: Invalid input: expected string, received null']);
+  });
+
+  it('still accepts collections at their bounds', () => {
+    const r = validate({
+      ...valid,
+      _project_ids: Array.from({ length: 100 }, (_, i) => `p${i}`),
+      _vendor_ids: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, `${i}`])),
+      _tags: Array(200).fill('t'),
+      _participants: Array.from({ length: 5000 }, (_, i) => ({ id: `u${i}`, role: 'external' })),
+    });
+    expect(r.errors).toEqual([]);
+    expect(r.accepted).toHaveLength(1);
+  });
+
+  it('gives the same verdict as the published record schema', () => {
+    const variants: unknown[] = [
+      valid, { ...valid, _vendor_ids: {} }, { ...valid, _vendor_ids: [] }, { ...valid, _vendor_ids: 'x' }, { ...valid, _project_ids: [] },
+      { ...valid, _project_ids: 'j' }, { ...valid, _project_ids: ['x'.repeat(129)] }, { ...valid, _participants: [{ id: 'a', role: 'internal', x: 1 }] },
+      { ...valid, _participants: null }, { ...valid, _attachments: Array(11).fill({ type: 'file' }) }, { ...valid, _attachments: [{ type: 'file' }] },
+      { ...valid, _pii: { detected_entities: [{ type: 'email', confidence: 2 }] } }, { ...valid, _pii: { detected_entities: {} } },
+      { ...valid, _pii: { contains_email: true, detected_entities: [{ type: 'phone' }] } }, { ...valid, _tags: ['a', 'b'] }, null, [], 'record',
+    ];
+    for (const v of variants) {
+      const ours = validateItems([{ index: 0, ok: true, value: v, rawData: { text: '{}', depth: 1 }, mayHoldUnstorable: false }]);
+      expect(ours.accepted.length === 1, JSON.stringify(v)).toBe(recordSchema.safeParse(v).success);
+    }
+  });
+
+  it('keeps a 5 MB body of bad elements to a handful of errors per record', () => {
+    const records = Array.from({ length: 300 }, () => ({ ...valid, _participants: Array(5000).fill(1) }));
+    const body = Buffer.from(JSON.stringify(records));
+    expect(body.length).toBeLessThan(5 * 1024 * 1024);
+    const r = validateItems(parseBody('json', body));
+    expect(r.rejectedIndexes.size).toBe(300);
+    expect(r.errors).toHaveLength(300 * 5);
+  });
+});
+
 describe('_event_at', () => {
   const at = (value: string) => recordSchema.shape._event_at.safeParse(value).success;
   it.each(['2024-02-29T00:00:00Z', '2026-12-31T23:59:59.999Z', '0001-01-01T00:00:00Z', '9999-12-31T23:59:59Z', '2000-02-29T12:00:00.5Z'])(

@@ -22,6 +22,15 @@ export const LIMITS = {
   batchIdLength: 128,
   /** Not in the spec: PostgreSQL cannot store JSON nested much deeper than a few tens of thousands of levels. */
   dataNestingDepth: 512,
+  participantsPerRecord: 5000,
+  attachmentsPerRecord: 10,
+  tagsPerRecord: 200,
+  /** Not in the spec (it bounds every other list): without a bound one record could carry millions. */
+  projectIdsPerRecord: 100,
+  vendorIdsPerRecord: 50,
+  detectedEntitiesPerRecord: 1000,
+  /** A record reports its first few errors; one broken field repeated a million times is still one mistake. */
+  errorsPerRecord: 5,
 } as const;
 
 /** `YYYY-MM-DDThh:mm:ss`, optionally `.` and 1–3 digits, then `Z`. */
@@ -46,6 +55,10 @@ export function truncateEventAt(value: string): string {
 }
 
 const text = (max: number) => z.string().max(max);
+
+export const vendorIdValueSchema = z.string();
+export const projectIdSchema = z.string().min(1).max(128);
+export const tagSchema = text(64);
 
 export const participantSchema = z.strictObject({
   id: z.string().min(1).max(256),
@@ -76,7 +89,7 @@ export const piiSchema = z.strictObject({
   contains_email: z.boolean().optional(),
   contains_phone: z.boolean().optional(),
   sensitive_score: z.number().min(0).max(1).optional(),
-  detected_entities: z.array(piiEntitySchema).optional(),
+  detected_entities: z.array(piiEntitySchema).max(LIMITS.detectedEntitiesPerRecord).optional(),
   redaction_status: z.enum(['unredacted', 'redacted', 'encrypted']).optional(),
 });
 
@@ -88,16 +101,18 @@ export const recordSchema = z.strictObject({
     .regex(EVENT_AT_PATTERN, 'must be an ISO-8601 UTC timestamp YYYY-MM-DDThh:mm:ss, optionally with .s to .sss, ending in Z')
     .refine(isRealInstant, 'is not a real date and time'),
   _vendor_ids: z
-    .record(z.string(), z.string())
-    .refine((v) => Object.keys(v).length > 0, 'must have at least one entry'),
+    .record(z.string(), vendorIdValueSchema)
+    .refine((v) => Object.keys(v).length > 0, 'must have at least one entry')
+    .refine((v) => Object.keys(v).length <= LIMITS.vendorIdsPerRecord, `must have at most ${LIMITS.vendorIdsPerRecord} entries`)
+    .meta({ minProperties: 1, maxProperties: LIMITS.vendorIdsPerRecord }),
   _product_id: z.string().min(1).max(128),
-  _project_ids: z.array(z.string().min(1).max(128)).min(1),
+  _project_ids: z.array(projectIdSchema).min(1).max(LIMITS.projectIdsPerRecord),
   _nature: z.enum(NATURES),
   data: z.record(z.string(), z.unknown()),
   _thread_id: text(512).optional(),
-  _participants: z.array(participantSchema).max(5000).optional(),
-  _attachments: z.array(attachmentSchema).max(10).optional(),
-  _tags: z.array(text(64)).max(200).optional(),
+  _participants: z.array(participantSchema).max(LIMITS.participantsPerRecord).optional(),
+  _attachments: z.array(attachmentSchema).max(LIMITS.attachmentsPerRecord).optional(),
+  _tags: z.array(tagSchema).max(LIMITS.tagsPerRecord).optional(),
   _pii: piiSchema.optional(),
 });
 

@@ -1,8 +1,8 @@
 import { hash } from 'node:crypto';
-import type { z } from 'zod';
+import { checkRecord, type CollectionIssue } from './bounded';
 import type { BodyItem } from './parse-body';
 import { nestingDepth } from './raw-json';
-import { LIMITS, recordSchema, truncateEventAt, type IngestRecordInput, type RecordError } from './schemas';
+import { LIMITS, truncateEventAt, type IngestRecordInput, type RecordError } from './schemas';
 
 export interface AcceptedRecord {
   index: number;
@@ -39,12 +39,13 @@ function isMissing(root: unknown, path: readonly PropertyKey[]): boolean {
   return node !== null && typeof node === 'object' && !Object.hasOwn(node, path[path.length - 1]!);
 }
 
-function describe(issue: z.core.$ZodIssue, input: unknown): string {
+function describe(issue: CollectionIssue, input: unknown): string {
   const where = pathOf(issue.path);
   if (isMissing(input, issue.path)) return `${where}: is required`;
-  if (issue.code === 'unrecognized_keys') {
-    const keys = issue.keys.map((k) => JSON.stringify(k)).join(', ');
-    return `${where || 'record'}: unknown propert${issue.keys.length > 1 ? 'ies' : 'y'} ${keys} (no additional properties are allowed)`;
+  if (issue.code === 'unrecognized_keys' && issue.keys) {
+    const keys = issue.keys.slice(0, 10).map((k) => JSON.stringify(k)).join(', ');
+    const more = issue.keys.length > 10 ? ` and ${issue.keys.length - 10} more` : '';
+    return `${where || 'record'}: unknown propert${issue.keys.length > 1 ? 'ies' : 'y'} ${keys}${more} (no additional properties are allowed)`;
   }
   return `${where || 'record'}: ${issue.message}`;
 }
@@ -89,9 +90,9 @@ export function validateItems(items: BodyItem[]): ValidationResult {
       rejectedIndexes.add(item.index);
       continue;
     }
-    const parsed = recordSchema.safeParse(item.value);
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) {
+    const parsed = checkRecord(item.value);
+    if (!parsed.ok) {
+      for (const issue of parsed.issues) {
         errors.push({ index: item.index, code: 'VALIDATION_ERROR', message: describe(issue, item.value).slice(0, 2048) });
       }
       rejectedIndexes.add(item.index);
@@ -112,7 +113,7 @@ export function validateItems(items: BodyItem[]): ValidationResult {
       rejectedIndexes.add(item.index);
       continue;
     }
-    const rawData = item.rawData?.text ?? JSON.stringify(parsed.data.data);
+    const rawData = item.rawData?.text ?? JSON.stringify(parsed.record.data);
     const depth = item.rawData?.depth ?? nestingDepth(rawData);
     if (depth > LIMITS.dataNestingDepth) {
       errors.push({
@@ -123,7 +124,7 @@ export function validateItems(items: BodyItem[]): ValidationResult {
       rejectedIndexes.add(item.index);
       continue;
     }
-    const record = parsed.data;
+    const record = parsed.record;
     const eventAt = truncateEventAt(record._event_at);
     accepted.push({
       index: item.index,
