@@ -27,6 +27,8 @@ export interface Landed {
 }
 
 // One JSON parameter carries every record; `data` is spliced in as the raw text that was sent.
+// Rows are inserted in dedup-key order: two requests holding the same records in another order then
+// wait on each other's first common key instead of deadlocking.
 function recordsParameter(ids: string[], accepted: AcceptedRecord[]): string {
   const parts = accepted.map((a, i) => {
     const r = a.record;
@@ -57,6 +59,7 @@ const INSERT_RECORDS = `
     FROM json_to_recordset($4::json) AS r(id text, position int, dedup_key text, type text, nature text,
          project_ids text[], event_at timestamptz, vendor_ids jsonb, thread_id text, participants jsonb,
          tags text[], pii jsonb, data json)
+   ORDER BY r.dedup_key COLLATE "C"
   ON CONFLICT (workspace_id, dedup_key) DO NOTHING
   RETURNING position`;
 

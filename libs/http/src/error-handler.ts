@@ -2,6 +2,8 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ApiError, errorBody } from './errors';
 
 const PG_UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08006', '53300']);
+/** Deadlock and serialization failure: the transaction was rolled back whole and a retry succeeds. */
+const PG_CONFLICT = new Set(['40P01', '40001']);
 const NET_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND']);
 
 function isDatabaseUnavailable(error: unknown): boolean {
@@ -20,6 +22,11 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   } else if (isDatabaseUnavailable(err)) {
     req.log?.warn({ err }, 'database unavailable');
     e = new ApiError(503, 'SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry shortly', { retryAfter: 1, headers: { 'retry-after': '1' } });
+  } else if (PG_CONFLICT.has((err as { code?: string }).code ?? '')) {
+    req.log?.warn({ err }, 'transaction conflict; nothing was stored');
+    e = new ApiError(503, 'SERVICE_UNAVAILABLE', 'The request collided with a concurrent one and nothing was stored; retry', {
+      retryAfter: 1, headers: { 'retry-after': '1' },
+    });
   } else if ((err as { type?: string }).type === 'entity.parse.failed') {
     e = ApiError.badRequest('The request body is not valid JSON');
   } else {

@@ -44,6 +44,9 @@ describe('errorHandler', () => {
     app.get('/boom', () => {
       throw new Error('secret internals');
     });
+    app.get('/deadlock', () => {
+      throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+    });
     app.use(errorHandler);
     const server = app.listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
@@ -57,6 +60,10 @@ describe('errorHandler', () => {
     const body = (await boom.json()) as { error: string };
     expect(body.error).toBe('INTERNAL_ERROR');
     expect(JSON.stringify(body)).not.toMatch(/secret internals|at .*\.ts/);
+    const deadlock = await fetch(`${base}/deadlock`);
+    expect(deadlock.status).toBe(503);
+    expect(deadlock.headers.get('retry-after')).toBe('1');
+    expect(await deadlock.json()).toMatchObject({ error: 'SERVICE_UNAVAILABLE', retryAfter: 1 });
     server.close();
   });
 });
