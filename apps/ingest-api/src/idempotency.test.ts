@@ -1,4 +1,4 @@
-import { requestFingerprint } from '@loupe/http';
+import { IDEMPOTENCY_STALE_MS, createIdempotencyStore, requestFingerprint } from '@loupe/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { post, rec, startHarness, type Harness } from './test/harness';
 
@@ -91,5 +91,42 @@ describe('Idempotency-Key', () => {
     expect(retried.status).toBe(202);
     expect(retried.body.batchId).toBe(accepted[0]?.body.batchId ?? retried.body.batchId);
     expect(await batchesOf(h.b.workspaceId)).toBe(before + 1);
+  });
+
+  it('fences a stale claim taken over by a later request: the first can neither complete nor release it', async () => {
+    let now = Date.parse('2026-06-01T00:00:00Z');
+    const store = createIdempotencyStore(h.t.pool, { now: () => now });
+    const ws = h.a.workspaceId;
+    for (const [key, secondBody] of [['k-stale-same', 'body'], ['k-stale-other', 'other body']] as const) {
+      const first = await store.claim(ws, key, requestFingerprint(['body']));
+      expect(first.kind).toBe('owner');
+      now += IDEMPOTENCY_STALE_MS + 1;
+      const second = await store.claim(ws, key, requestFingerprint([secondBody]));
+      expect(second.kind).toBe('owner');
+      const firstToken = (first as { token: string }).token;
+      await expect(store.complete(h.t.pool, ws, key, firstToken, 202, '{"first":true}')).rejects.toMatchObject({ status: 409 });
+      await store.release(ws, key, firstToken);
+      const { rows } = await h.t.pool.query('SELECT state, owner_token FROM idempotency_keys WHERE workspace_id = $1 AND key = $2', [ws, key]);
+      expect(rows).toEqual([{ state: 'in_flight', owner_token: (second as { token: string }).token }]);
+      await store.complete(h.t.pool, ws, key, (second as { token: string }).token, 202, '{"second":true}');
+      expect(await store.claim(ws, key, requestFingerprint([secondBody]))).toEqual({ kind: 'replay', status: 202, body: '{"second":true}' });
+    }
+  });
+
+  it('rolls back the batch of a request whose claim was taken over, and answers 409', async () => {
+    const body = JSON.stringify([rec(h.a)]);
+    const before = await batchesOf(h.a.workspaceId);
+    const taken = createIdempotencyStore(h.t.pool, { now: () => Date.now() });
+    const fenced = { ...taken, claim: async (...args: Parameters<typeof taken.claim>) => {
+      const claim = await taken.claim(...args);
+      // Another request takes the key over while this one is still landing.
+      await h.t.pool.query(`UPDATE idempotency_keys SET owner_token = 'someone else' WHERE workspace_id = $1 AND key = $2`, [args[0], args[1]]);
+      return claim;
+    } };
+    const base = await h.startApp({ idempotency: fenced });
+    const r = await post(base, h.a.writeKey, null, { raw: body, headers: { 'idempotency-key': 'k-fenced' } });
+    expect(r.status).toBe(409);
+    expect(r.body.error).toBe('IDEMPOTENCY_KEY_IN_USE');
+    expect(await batchesOf(h.a.workspaceId)).toBe(before);
   });
 });

@@ -58,7 +58,7 @@ async function checkRouting(pool: pg.Pool, workspaceId: string, accepted: Accept
 }
 
 async function ingest(deps: SubmitDeps, req: Request, kind: 'json' | 'ndjson', body: Buffer, format: string | undefined,
-  idempotency: { key: string; fingerprint: string } | undefined): Promise<Outcome> {
+  idempotency: { key: string; token: string } | undefined): Promise<Outcome> {
   const workspaceId = req.principal!.workspaceId;
   let items;
   try {
@@ -110,7 +110,7 @@ async function ingest(deps: SubmitDeps, req: Request, kind: 'json' | 'ndjson', b
     async (client, landed) => {
       outcome = { status: 202, body: acceptedBody(landed.batchId, landed.duplicateCount) };
       if (idempotency) {
-        await deps.idempotency.complete(client, workspaceId, idempotency.key, idempotency.fingerprint, 202, JSON.stringify(outcome.body));
+        await deps.idempotency.complete(client, workspaceId, idempotency.key, idempotency.token, 202, JSON.stringify(outcome.body));
       }
     },
   );
@@ -125,7 +125,7 @@ function send(res: Response, outcome: { status: number; body: string }, replayed
 /** POST /api/v1/ingest */
 export function submitHandler(deps: SubmitDeps): RequestHandler {
   return async (req, res, next) => {
-    let claimed: { key: string; fingerprint: string } | undefined;
+    let claimed: { key: string; token: string } | undefined;
     try {
       const kind = bodyKindOf(req.get('content-type'));
       if (!kind) {
@@ -164,17 +164,17 @@ export function submitHandler(deps: SubmitDeps): RequestHandler {
             retryAfter: 1, headers: { 'retry-after': '1' },
           });
         }
-        claimed = { key, fingerprint };
+        claimed = { key, token: claim.token };
       }
       const outcome = await ingest(deps, req, kind, body, format, claimed);
       const text = JSON.stringify(outcome.body);
       if (claimed && outcome.status !== 202) {
-        await deps.idempotency.complete(deps.pool, workspaceId, claimed.key, claimed.fingerprint, outcome.status, text);
+        await deps.idempotency.complete(deps.pool, workspaceId, claimed.key, claimed.token, outcome.status, text);
       }
       claimed = undefined;
       send(res, { status: outcome.status, body: text });
     } catch (error) {
-      if (claimed) await deps.idempotency.release(req.principal!.workspaceId, claimed.key, claimed.fingerprint).catch(() => {});
+      if (claimed) await deps.idempotency.release(req.principal!.workspaceId, claimed.key, claimed.token).catch(() => {});
       next(error);
     }
   };

@@ -4,6 +4,8 @@ import type { AcceptedRecord, RecordError } from '@loupe/records';
 import type pg from 'pg';
 import { transitionBatch } from './lifecycle';
 
+export const LANDING_STATEMENT_TIMEOUT_MS = 30_000;
+
 export interface LandingInput {
   workspaceId: string;
   apiKeyId: string | null;
@@ -87,6 +89,9 @@ export async function landBatch(
   const recordIds = input.accepted.map(() => newId('rec', input.now));
   const createdAt = new Date(input.now);
   return withTransaction(pool, async (client) => {
+    // A landing takes well under a second; a stuck one must end long before its Idempotency-Key
+    // claim (2 minutes) can be taken over by a retry.
+    await client.query(`SET LOCAL statement_timeout = ${LANDING_STATEMENT_TIMEOUT_MS}`);
     await client.query(
       `INSERT INTO batches (id, workspace_id, api_key_id, product_id, source, type, format, status,
                             accepted_count, rejected_count, total_error_count, errors, created_at, updated_at)

@@ -8,4 +8,4 @@ export { systemClock, type Clock } from './clock';
 export { healthRouter, databaseReadiness, type ReadinessCheck } from './health';
 export { listen, type Listening } from './server';
 export { appShell } from './app-shell';
-export { createIdempotencyStore, requestFingerprint, IDEMPOTENCY_TTL_MS, type IdempotencyStore, type IdempotencyClaim } from './idempotency';
+export { createIdempotencyStore, requestFingerprint, IDEMPOTENCY_STALE_MS, IDEMPOTENCY_TTL_MS, type IdempotencyStore, type IdempotencyClaim } from './idempotency';

@@ -1,6 +1,6 @@
 import { createApiKey, revokeApiKey } from '@loupe/api-keys';
 import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
-import { appShell, createLogger, listen, systemClock, type Clock, type RateLimiter } from '@loupe/http';
+import { appShell, createLogger, listen, systemClock, type Clock, type IdempotencyStore, type RateLimiter } from '@loupe/http';
 import { createBoss, ensureQueues, type Boss } from '@loupe/jobs';
 import { createProduct, createProject, createWorkspace } from '@loupe/workspaces';
 import { createIngestApp } from '../app';
@@ -34,7 +34,7 @@ export interface Harness {
   revokedKey: string;
   mcpOnlyKey: string;
   /** Starts another instance of the API on the same database. */
-  startApp(options?: { rateLimiter?: RateLimiter; boss?: Boss; clock?: Clock }): Promise<string>;
+  startApp(options?: { rateLimiter?: RateLimiter; boss?: Boss; clock?: Clock; idempotency?: IdempotencyStore }): Promise<string>;
   base: string;
   close(): Promise<void>;
 }
@@ -53,12 +53,13 @@ export async function startHarness(options: { rateLimiter?: RateLimiter } = { ra
     workspaceId: a.workspaceId, name: 'm', permissions: ['mcp:read'], defaultProductId: a.productId, servicePrefix: 'loupe_',
   });
   const closers: (() => Promise<void>)[] = [];
-  const startApp = async (o: { rateLimiter?: RateLimiter; boss?: Boss; clock?: Clock } = {}) => {
+  const startApp = async (o: { rateLimiter?: RateLimiter; boss?: Boss; clock?: Clock; idempotency?: IdempotencyStore } = {}) => {
     let url = '';
     const limiter = 'rateLimiter' in o ? o.rateLimiter : options.rateLimiter;
     const app = appShell(createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), (a) => a.use(createIngestApp({
       pool: t.pool, boss: o.boss ?? boss, clock: o.clock ?? systemClock, servicePrefix: 'loupe_', baseUrl: () => url,
       ...(limiter ? { rateLimiter: limiter } : {}),
+      ...(o.idempotency ? { idempotency: o.idempotency } : {}),
     })));
     const l = await listen(app, 0, '127.0.0.1');
     url = `http://127.0.0.1:${l.port}`;
