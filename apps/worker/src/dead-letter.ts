@@ -29,7 +29,8 @@ export async function handleDeadJob(ctx: WorkerContext, job: DeadJob): Promise<s
   }
   if (job.sourceName === QUEUES.processBatch) {
     const ref = payloadSchemas[QUEUES.processBatch].parse(job.data);
-    const changed = await failBatch(ctx, ref, `gave up after ${attempts} attempts: ${lastError(job)}`);
+    ctx.log.error({ batchId: ref.batchId, attempts, lastError: lastError(job) }, 'batch job dead-lettered; failing the batch');
+    const changed = await failBatch(ctx, ref, attempts);
     return changed ? 'batch-failed' : 'batch-already-final';
   }
   ctx.log.warn({ sourceName: job.sourceName }, 'dead-lettered job from a queue the worker does not own; kept as completed for inspection');

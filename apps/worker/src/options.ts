@@ -15,6 +15,8 @@ export interface WorkerOptions {
   downloadTimeouts: Timeouts;
   /** Errors kept in a batch's `errors` (the API shows the first 20; `totalErrorCount` counts all). */
   maxStoredErrors: number;
+  /** When another attempt holds a batch's last records, look again this much later (a delayed job). */
+  lockedRecheckSeconds: number;
 }
 
 export const DEFAULT_OPTIONS: WorkerOptions = {
@@ -26,4 +28,5 @@ export const DEFAULT_OPTIONS: WorkerOptions = {
   // timeout before pg-boss gives up on the job.
   downloadTimeouts: { connectMs: 10_000, responseMs: 60_000, idleMs: 60_000, totalMs: 55 * 60_000 },
   maxStoredErrors: 100,
+  lockedRecheckSeconds: 30,
 };

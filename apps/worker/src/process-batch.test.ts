@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorker } from './app';
 import { handleDeadJob } from './dead-letter';
 import { processBatch } from './process-batch';
+import { RECORD_FAILURE_MESSAGES } from './record-chunk';
 import {
   FAST_OPTIONS, FIRST_ATTEMPT, batchRow, createWorkspace, effects, land, silentLog, startBoss, testConfig, testContext,
   transcriptRecords, waitForBatch,
@@ -26,7 +27,7 @@ describe('processing batches', () => {
     await t.pool.query(`
       CREATE FUNCTION refuse_poison() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        IF NEW.title LIKE 'poison%' THEN RAISE EXCEPTION 'title % is not storable', NEW.title USING ERRCODE = '22023'; END IF;
+        IF NEW.title LIKE 'poison%' THEN RAISE EXCEPTION 'title % of workspace % violates constraint sources_title_check', NEW.title, NEW.workspace_id USING ERRCODE = '22023'; END IF;
         IF NEW.title LIKE 'outage%' THEN RAISE EXCEPTION 'simulated database outage' USING ERRCODE = '57P01'; END IF;
         RETURN NEW;
       END $$;
@@ -107,7 +108,8 @@ describe('processing batches', () => {
     expect(await processBatch(ctx, { workspaceId: ws, batchId }, FIRST_ATTEMPT)).toBe('COMPLETE');
     const row = await batchRow(t.pool, batchId);
     expect(row).toMatchObject({ status: 'COMPLETE', processed_count: 5, credits_charged: 5, total_error_count: 1 });
-    expect(row.errors).toEqual([{ index: 4, code: 'SOURCE_STORE_FAILED', message: expect.stringMatching(/title poison pill is not storable/) }]);
+    expect(row.errors).toEqual([{ index: 4, code: 'SOURCE_STORE_FAILED', message: RECORD_FAILURE_MESSAGES.SOURCE_STORE_FAILED }]);
+    expect(JSON.stringify(row.errors)).not.toMatch(/poison|constraint|ws_|workspace/);
     expect(await effects(t.pool, ws, batchId)).toMatchObject({ records: 6, processed: 6, sources: 5, charges: 5 });
   });
 
@@ -135,7 +137,7 @@ describe('processing batches', () => {
     const row = await batchRow(t.pool, batchId);
     expect(row).toMatchObject({ status: 'FAILED', processed_count: 0, credits_charged: 0 });
     expect(row.errors).toEqual([
-      { index: 0, code: 'PROCESSING_FAILED', message: expect.stringMatching(/3 of 3 records unprocessed, from record 0: after 2 attempts: simulated database outage/) },
+      { index: 0, code: 'PROCESSING_FAILED', message: 'processing stopped after 2 attempts with 3 of 3 records unprocessed, from record 0' },
     ]);
     expect(await effects(t.pool, ws, batchId)).toMatchObject({ sources: 0, charges: 0 });
   });
@@ -150,6 +152,50 @@ describe('processing batches', () => {
     const row = await batchRow(t.pool, batchId);
     expect(row.status).toBe('FAILED');
     expect(row.errors).toHaveLength(1);
-    expect(row.errors[0]!.message).toMatch(/gave up after 9 attempts: handler execution exceeded 900s/);
+    expect(row.errors[0]!.message).toBe('processing stopped after 9 attempts with 2 of 2 records unprocessed, from record 0');
+  });
+
+  it('settles the downloads of a batch failed before it began, instead of leaving them PENDING', async () => {
+    const ws = await createWorkspace(t.pool);
+    const withFiles = transcriptRecords(2).map((r) => ({ ...r, attachments: [{ type: 'audio' as const, vendor_url: 'https://files.example/a.mp3' }] }));
+    const batchId = await land(t.pool, boss, ws, 'call', [...withFiles, ...transcriptRecords(1)]);
+    expect(await batchRow(t.pool, batchId)).toMatchObject({ status: 'LANDED', attachment_download_status: 'PENDING', attachment_download_total: 2 });
+    const ctx = testContext(t.pool, boss, testConfig(dataDir));
+    const dead = { sourceName: 'batch.process', sourceRetryCount: 8, sourceOutput: null, data: { workspaceId: ws, batchId } };
+    expect(await handleDeadJob(ctx, dead)).toBe('batch-failed');
+    expect(await batchRow(t.pool, batchId)).toMatchObject({
+      status: 'FAILED', attachment_download_status: 'FAILED', attachment_download_total: 2, attachment_download_failed: 2, attachment_download_complete: 0,
+    });
+    const { rows } = await t.pool.query<{ status: string }>('SELECT status FROM attachments WHERE batch_id = $1', [batchId]);
+    expect(rows.map((r) => r.status)).toEqual(['FAILED', 'FAILED']);
+  });
+
+  it('leaves a job behind when another attempt holds the last records, so their rollback cannot strand the batch', async () => {
+    const ws = await createWorkspace(t.pool);
+    const batchId = await land(t.pool, boss, ws, 'call', transcriptRecords(5));
+    const ctx = testContext(t.pool, boss, testConfig(dataDir), { chunkSize: 10 });
+    const job = { workspaceId: ws, batchId };
+    // A stalled first attempt holds every record.
+    const stalled = await t.pool.connect();
+    await stalled.query('BEGIN');
+    await stalled.query('SELECT id FROM records WHERE batch_id = $1 FOR UPDATE', [batchId]);
+    const jobsOf = async () => (await t.pool.query<{ state: string; start_after: Date }>(
+      `SELECT state, start_after FROM pgboss.job WHERE name = 'batch.process' AND data->>'batchId' = $1 AND state = 'created' ORDER BY created_on`,
+      [batchId],
+    )).rows;
+    const before = (await jobsOf()).length;
+    try {
+      expect(await processBatch(ctx, job, FIRST_ATTEMPT)).toBe('left-to-other-worker');
+    } finally {
+      await stalled.query('ROLLBACK'); // …and then that attempt fails.
+      stalled.release();
+    }
+    const after = await jobsOf();
+    expect(after).toHaveLength(before + 1);
+    expect(after.at(-1)!.start_after.getTime()).toBeGreaterThan(Date.now() + 20_000);
+    expect(await batchRow(t.pool, batchId)).toMatchObject({ status: 'PROCESSING', processed_count: 0 });
+    // The delayed job, when its time comes, finishes the batch.
+    expect(await processBatch(ctx, job, FIRST_ATTEMPT)).toBe('COMPLETE');
+    expect(await effects(t.pool, ws, batchId)).toMatchObject({ processed: 5, sources: 5, charges: 5 });
   });
 });

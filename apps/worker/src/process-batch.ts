@@ -1,7 +1,8 @@
-import { transitionBatch, type BatchStatus } from '@loupe/batches';
+import { finalDownloadStatus, transitionBatch, transitionDownloads, type BatchStatus, type DownloadStatus } from '@loupe/batches';
 import { withTransaction } from '@loupe/db';
+import { QUEUES, enqueue } from '@loupe/jobs';
 import type pg from 'pg';
-import { errorMessage, isLastAttempt, type Attempt, type WorkerContext } from './context';
+import { isLastAttempt, type Attempt, type WorkerContext } from './context';
 import { enqueueDownloads } from './download-jobs';
 import { processChunk } from './record-chunk';
 
@@ -31,8 +32,9 @@ async function begin(ctx: WorkerContext, job: BatchJob, status: BatchStatus): Pr
 
 /**
  * When no record is left unprocessed: PROCESSING → COMPLETE, or FAILED when the batch had records
- * and not one of them could be turned into a source. Records still held by another worker mean
- * that worker finishes the batch.
+ * and not one of them could be turned into a source. Records still held by another attempt (a
+ * duplicate or stalled job) are left to it, but a delayed job to look again is committed first:
+ * if that attempt then fails and rolls back, no batch is left PROCESSING without a job to finish it.
  */
 async function finish(ctx: WorkerContext, job: BatchJob): Promise<BatchOutcome> {
   return withTransaction(ctx.pool, async (client) => {
@@ -43,15 +45,22 @@ async function finish(ctx: WorkerContext, job: BatchJob): Promise<BatchOutcome> 
       [job.batchId],
     );
     const { pending, total, processed } = rows[0]!;
-    if (pending > 0) return 'left-to-other-worker';
+    if (pending > 0) {
+      await enqueue(ctx.boss, QUEUES.processBatch, job, { client, startAfter: ctx.options.lockedRecheckSeconds });
+      return 'left-to-other-worker';
+    }
     const to = total > 0 && processed === 0 ? 'FAILED' : 'COMPLETE';
     const moved = await transitionBatch(client, job.batchId, 'PROCESSING', to);
     return moved ? to : 'already-final';
   });
 }
 
-/** Ends a batch as FAILED with the reason, where processing stopped, in `errors`. */
-export async function failBatch(ctx: WorkerContext, job: BatchJob, reason: string): Promise<boolean> {
+/**
+ * Ends a batch as FAILED, saying where processing stopped; the cause goes to the log, not into
+ * `errors`, which the API returns. A batch failed before it began (still LANDED) never had its
+ * downloads enqueued: its pending attachments fail with it, so the download status settles too.
+ */
+export async function failBatch(ctx: WorkerContext, job: BatchJob, attempts: number): Promise<boolean> {
   return withTransaction(ctx.pool, async (client) => {
     const { rows } = await client.query<{ first: number | null; pending: number; total: number }>(
       `SELECT min(position) FILTER (WHERE processed_at IS NULL) AS first,
@@ -63,16 +72,36 @@ export async function failBatch(ctx: WorkerContext, job: BatchJob, reason: strin
     const error = {
       index: first ?? 0,
       code: 'PROCESSING_FAILED',
-      message: `processing stopped with ${pending} of ${total} records unprocessed, from record ${first ?? 0}: ${reason}`.slice(0, 2048),
+      message: `processing stopped after ${attempts} attempt${attempts === 1 ? '' : 's'} with ${pending} of ${total} records unprocessed, from record ${first ?? 0}`,
     };
     for (const from of ['PROCESSING', 'LANDED'] as const) {
       if (await transitionBatch(client, job.batchId, from, 'FAILED', { errors: [error] })) {
         await client.query('UPDATE batches SET total_error_count = total_error_count + 1 WHERE id = $1', [job.batchId]);
+        if (from === 'LANDED') await failPendingDownloads(client, job);
         return true;
       }
     }
     return false;
   });
+}
+
+async function failPendingDownloads(client: pg.PoolClient, job: BatchJob): Promise<void> {
+  const { rowCount } = await client.query(
+    `UPDATE attachments SET status = 'FAILED', error = 'not downloaded: the batch failed before processing began', updated_at = now()
+      WHERE batch_id = $1 AND workspace_id = $2 AND status = 'PENDING'`,
+    [job.batchId, job.workspaceId],
+  );
+  if (!rowCount) return;
+  const { rows } = await client.query<{ total: number; complete: number; failed: number; status: DownloadStatus | null }>(
+    `UPDATE batches SET attachment_download_failed = attachment_download_failed + $2, updated_at = now()
+      WHERE id = $1
+      RETURNING attachment_download_total AS total, attachment_download_complete AS complete,
+                attachment_download_failed AS failed, attachment_download_status AS status`,
+    [job.batchId, rowCount],
+  );
+  const batch = rows[0]!;
+  const final = finalDownloadStatus(batch.total, batch.complete, batch.failed);
+  if (final && (batch.status === 'PENDING' || batch.status === 'IN_PROGRESS')) await transitionDownloads(client, job.batchId, batch.status, final);
 }
 
 /** The `batch.process` job: safe to run twice, at once, or after a crash at any point. */
@@ -99,7 +128,7 @@ export async function processBatch(ctx: WorkerContext, job: BatchJob, attempt: A
     return outcome;
   } catch (error) {
     if (isLastAttempt(attempt)) {
-      const failed = await failBatch(ctx, job, `after ${attempt.retryCount + 1} attempts: ${errorMessage(error)}`).catch(() => false);
+      const failed = await failBatch(ctx, job, attempt.retryCount + 1).catch(() => false);
       log.error({ err: error, failed }, 'batch processing failed on its last attempt');
     } else {
       log.warn({ err: error }, 'batch processing failed; pg-boss will retry');

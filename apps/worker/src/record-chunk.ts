@@ -10,6 +10,20 @@ export interface RecordError {
   message: string;
 }
 
+/**
+ * What a batch's `errors` say about a record that failed: fixed text per code, because the API
+ * returns them and exception text carries internals (constraint names, ids). The detail goes to the log.
+ */
+export const RECORD_FAILURE_MESSAGES = {
+  SOURCE_BUILD_FAILED: 'record could not be turned into a source: its data holds nothing a source can be built from',
+  SOURCE_STORE_FAILED: 'record could not be stored as a source: a value in it was refused (too long, out of range or malformed)',
+} as const;
+
+interface FailureDetail {
+  recordId: string;
+  error: string;
+}
+
 export interface ChunkResult {
   /** Records this chunk took (0: none left that no other worker holds). */
   taken: number;
@@ -74,6 +88,7 @@ async function storeSources(
   drafts: SourceDraft[],
   positions: Map<string, number>,
   failures: RecordError[],
+  details: FailureDetail[],
   now: Date,
 ): Promise<CreatedSource[]> {
   if (drafts.length === 0) return [];
@@ -95,11 +110,8 @@ async function storeSources(
     } catch (error) {
       if (!isDataError(error)) throw error;
       await client.query('ROLLBACK TO SAVEPOINT one_source');
-      failures.push({
-        index: positions.get(draft.recordId) ?? 0,
-        code: 'SOURCE_STORE_FAILED',
-        message: `record could not be stored as a source: ${errorMessage(error)}`,
-      });
+      failures.push({ index: positions.get(draft.recordId) ?? 0, code: 'SOURCE_STORE_FAILED', message: RECORD_FAILURE_MESSAGES.SOURCE_STORE_FAILED });
+      details.push({ recordId: draft.recordId, error: errorMessage(error) });
     }
   }
   return created;
@@ -118,15 +130,17 @@ export async function processChunk(ctx: WorkerContext, workspaceId: string, batc
     if (rows.length === 0) return { taken: 0, processed: 0, failed: 0, charged: 0 };
     const positions = new Map(rows.map((r) => [r.id, r.position]));
     const failures: RecordError[] = [];
+    const details: FailureDetail[] = [];
     const drafts: SourceDraft[] = [];
     for (const row of rows) {
       try {
         drafts.push(buildSource(toSourceRecord(row)));
       } catch (error) {
-        failures.push({ index: row.position, code: 'SOURCE_BUILD_FAILED', message: `record could not be turned into a source: ${errorMessage(error)}` });
+        failures.push({ index: row.position, code: 'SOURCE_BUILD_FAILED', message: RECORD_FAILURE_MESSAGES.SOURCE_BUILD_FAILED });
+        details.push({ recordId: row.id, error: errorMessage(error) });
       }
     }
-    const created = await storeSources(client, drafts, positions, failures, now);
+    const created = await storeSources(client, drafts, positions, failures, details, now);
     const charge = created.length
       ? await chargeMany(
           client,
@@ -150,7 +164,7 @@ export async function processChunk(ctx: WorkerContext, workspaceId: string, batc
         WHERE id = $1`,
       [batchId, created.length, charge.charged, failures.length, JSON.stringify(failures), ctx.options.maxStoredErrors, now],
     );
-    if (failures.length) ctx.log.warn({ batchId, failures }, 'records could not be turned into sources');
+    if (failures.length) ctx.log.warn({ batchId, failures: details }, 'records could not be turned into sources');
     return { taken: rows.length, processed: created.length, failed: failures.length, charged: charge.charged };
   });
 }
