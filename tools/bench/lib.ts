@@ -39,7 +39,7 @@ export async function startBenchService(env: Record<string, string> = {}): Promi
   // Node with tsx's loader (not the tsx CLI, which would add a second process in between).
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'tools/src/start.ts')], {
     cwd: root,
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort), LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort), LOG_LEVEL: 'warn', PER_IP_LIMIT_PER_MINUTE: '100000000', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';

@@ -1,7 +1,7 @@
 import { baseUrl, type Config } from '@loupe/config';
 import { migrationsApplied, migrationsDir, openDatabase, type Database } from '@loupe/db';
 import {
-  appShell, createLogger, databaseReadiness, healthRouter, listen, systemClock, type Clock, type Listening, type Logger,
+  appShell, createLogger, createPerIpLimiter, databaseReadiness, healthRouter, listen, systemClock, type Clock, type Listening, type Logger,
 } from '@loupe/http';
 import { createIngestApp } from '@loupe/ingest-api';
 import { createAuthApp } from '@loupe/auth-server';
@@ -51,8 +51,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
     let publicUrl = baseUrl(config);
     const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, pool: database.pool, log: log.child({ component: 'mail' }) });
     const app = appShell(log, (a) => {
-      a.set('trust proxy', 'loopback');
-      a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir))));
+          a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir))));
       a.use(createIngestApp({ pool: database.pool, boss, clock, servicePrefix: config.servicePrefix, baseUrl: () => publicUrl }));
       a.use(createMcpApp({
         baseUrl: () => publicUrl, pool: database.pool, db: database.db, clock, log, servicePrefix: config.servicePrefix,
@@ -63,7 +62,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
         pool: database.pool, db: database.db, clock, log, mailer, baseUrl: () => publicUrl, servicePrefix: config.servicePrefix,
         fetchSettings: { allowLoopback: config.fetchAllowLoopback },
       }));
-    });
+    }, { trustedProxies: config.trustedProxies, perIp: createPerIpLimiter(database.pool, clock, config.perIpLimitPerMinute) });
 
     if (config.workerEnabled) {
       worker = createWorker({ pool: database.pool, db: database.db, boss, clock, log: log.child({ component: 'worker' }), config });

@@ -10,7 +10,7 @@ import type { SafeFetchSettings } from '@loupe/safe-fetch';
 import { interactionPages, type Mailer } from './interaction';
 import { oauthEndpoints } from './oauth-endpoints';
 import { assetsDir, renderOAuthErrorHtml } from './pages';
-import { createOAuthLimiters, perIpLimit } from './rate-limits';
+import { createOAuthLimiters } from './rate-limits';
 import type { AuthRuntime } from './runtime';
 
 export interface AuthAppDeps {
@@ -48,7 +48,6 @@ export function createAuthApp(deps: AuthAppDeps): Router {
     PROVIDER_PATHS.test(req.path) ? fn(req, res, next) : next();
 
   const router = Router();
-  router.use(onProviderPaths(perIpLimit(async () => (await runtime()).limiters.perIp)));
   router.use(onProviderPaths((req, res, next) => securityHeaders(deps.baseUrl().startsWith('https://'))(req, res, next)));
   router.use(onProviderPaths(cookieParser()));
   router.use('/oauth/assets', express.static(assetsDir, { maxAge: '1h', index: false, fallthrough: false }));

@@ -1,6 +1,6 @@
 import { baseUrl, loadConfig } from '@loupe/config';
 import { migrationsApplied, migrationsDir, openDatabase } from '@loupe/db';
-import { appShell, createLogger, databaseReadiness, healthRouter, listen, systemClock } from '@loupe/http';
+import { appShell, createLogger, createPerIpLimiter, databaseReadiness, healthRouter, listen, systemClock } from '@loupe/http';
 import { createMailer } from '@loupe/mail';
 import { createAuthApp } from './app';
 
@@ -14,13 +14,12 @@ const database = await openDatabase({
 const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, pool: database.pool, log });
 let url = baseUrl(config);
 const app = appShell(log, (a) => {
-  a.set('trust proxy', 'loopback');
   a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir))));
   a.use(createAuthApp({
     pool: database.pool, db: database.db, clock: systemClock, log, mailer, baseUrl: () => url, servicePrefix: config.servicePrefix,
     fetchSettings: { allowLoopback: config.fetchAllowLoopback },
   }));
-});
+}, { trustedProxies: config.trustedProxies, perIp: createPerIpLimiter(database.pool, systemClock, config.perIpLimitPerMinute) });
 const server = await listen(app, config.port, config.host, { requestTimeoutMs: config.requestTimeoutMs });
 url = baseUrl(config, server.port);
 log.info({ url }, 'auth-server listening');

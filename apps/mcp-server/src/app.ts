@@ -3,7 +3,7 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
 import { Router, type Request, type Response } from 'express';
 import type pg from 'pg';
 import type { Db } from '@loupe/db';
-import { BodyTooLargeError, readBoundedBody, systemClock, type Clock, type Logger } from '@loupe/http';
+import { BodyTooLargeError, createRateLimiter, readBoundedBody, systemClock, type Clock, type Logger, type RateDecision, type RateLimiter } from '@loupe/http';
 import { SCOPES, type AccessTokenCheck } from '@loupe/oauth';
 import { enqueue, type Boss, type QueueName } from '@loupe/jobs';
 import { authenticate } from './authenticate';
@@ -21,7 +21,12 @@ export interface McpAppDeps {
   verifyAccessToken?: (token: string) => Promise<AccessTokenCheck>;
   schedule?: ToolContext['schedule'];
   services?: Record<string, unknown>;
+  /** Spec 8.1: MCP requests per access token and per API key; 1,000 an hour in PostgreSQL unless given. */
+  credentialLimiter?: RateLimiter;
 }
+
+/** Spec 8.1: MCP requests per OAuth access token, and per API key. */
+export const CREDENTIAL_LIMIT = { limit: 1000, windowMs: 3600_000 } as const;
 
 export const MCP_PATH = '/api/mcp';
 /** The scopes of the authorization server (one list, in libs/oauth). */
@@ -76,6 +81,7 @@ function hostAllowed(req: Request, base: URL): string | undefined {
  */
 export function createMcpApp(deps: McpAppDeps): Router {
   const router = Router();
+  let credentialLimiter = deps.credentialLimiter;
   const metadata = (_req: unknown, res: Response) => {
     res.setHeader('cache-control', 'public, max-age=3600');
     // Browser-based clients (the MCP Inspector) read it cross-origin.
@@ -105,6 +111,9 @@ export function createMcpApp(deps: McpAppDeps): Router {
         if (auth.challenge) return challenge(res, deps.baseUrl());
         return void res.status(auth.status).json(auth.body);
       }
+      credentialLimiter ??= createRateLimiter(deps.pool, { ...CREDENTIAL_LIMIT, clock });
+      const decision = await credentialLimiter.take(auth.principal.rateKey);
+      if (!decision.allowed) return rateLimited(res, auth.principal.kind, decision);
       const accept = req.get('accept') ?? '';
       if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
         return rpcError(res, 406, -32000, 'Not Acceptable: the Accept header must list both application/json and text/event-stream');
@@ -151,6 +160,24 @@ export function createMcpApp(deps: McpAppDeps): Router {
     }
   });
   return router;
+}
+
+/** 429 in the shape of spec 7.3 for the caller's kind of credential, always with Retry-After. */
+function rateLimited(res: Response, kind: 'oauth' | 'api_key', decision: RateDecision) {
+  res.status(429).setHeader('retry-after', String(decision.retryAfterSeconds));
+  const hour = `at most ${decision.limit} MCP requests an hour`;
+  if (kind === 'oauth') {
+    return void res.json({
+      error: 'rate_limit_exceeded',
+      error_description: `Too many requests with this access token (${hour}). Retry in ${decision.retryAfterSeconds} seconds.`,
+      retry_after: decision.retryAfterSeconds,
+    });
+  }
+  res.json({
+    error: `Rate limit exceeded for this API key (${hour}). Retry in ${decision.retryAfterSeconds} seconds.`,
+    retryAfter: decision.retryAfterSeconds,
+    remaining: decision.remaining,
+  });
 }
 
 function challenge(res: Response, baseUrl: string) {

@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import type { Request } from 'express';
 import type pg from 'pg';
 import { authenticateApiKey } from '@loupe/api-keys';
@@ -35,7 +36,13 @@ export async function authenticate(req: Request, deps: AuthDeps): Promise<Authen
       return { ok: false, status: 403, body: { error: 'insufficient_scope', error_description: 'This access token was granted without mcp:read or mcp:write; connect again asking for them' } };
     }
     scopes.delete('mcp:thirdparty'); // never on OAuth connections (spec 5.3)
-    return { ok: true, principal: { kind: 'oauth', workspaceId: check.token.workspaceId, userId: check.token.userId, scopes, defaultProductId: null, clientId: check.token.clientId } };
+    return {
+      ok: true,
+      principal: {
+        kind: 'oauth', workspaceId: check.token.workspaceId, userId: check.token.userId, scopes, defaultProductId: null, clientId: check.token.clientId,
+        rateKey: `mcp-token:${hash('sha256', match[1]!, 'base64url')}`,
+      },
+    };
   }
   const key = req.get('x-api-key');
   if (key === undefined) {
@@ -59,6 +66,7 @@ export async function authenticate(req: Request, deps: AuthDeps): Promise<Authen
       scopes: new Set(principal.permissions.filter((p) => p.startsWith('mcp:'))),
       defaultProductId: principal.defaultProductId,
       keyId: principal.keyId,
+      rateKey: `mcp-key:${principal.keyId}`,
     },
   };
 }

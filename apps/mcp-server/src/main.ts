@@ -1,6 +1,6 @@
 import { baseUrl, loadConfig } from '@loupe/config';
 import { migrationsApplied, migrationsDir, openDatabase } from '@loupe/db';
-import { appShell, createLogger, databaseReadiness, healthRouter, listen, systemClock } from '@loupe/http';
+import { appShell, createLogger, createPerIpLimiter, databaseReadiness, healthRouter, listen, systemClock } from '@loupe/http';
 import { createBoss, ensureQueues } from '@loupe/jobs';
 import { createAccessTokenVerifier } from '@loupe/oauth';
 import { createMcpApp } from './app';
@@ -18,14 +18,13 @@ await boss.start();
 await ensureQueues(boss, config.jobs);
 let url = baseUrl(config);
 const app = appShell(log, (a) => {
-  a.set('trust proxy', 'loopback');
   a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir))));
   a.use(createMcpApp({
     baseUrl: () => url, pool: database.pool, db: database.db, clock: systemClock, log, servicePrefix: config.servicePrefix,
     verifyAccessToken: createAccessTokenVerifier({ pool: database.pool, clock: systemClock, servicePrefix: config.servicePrefix }),
     services: { boss },
   }));
-});
+}, { trustedProxies: config.trustedProxies, perIp: createPerIpLimiter(database.pool, systemClock, config.perIpLimitPerMinute) });
 const server = await listen(app, config.port, config.host, { requestTimeoutMs: config.requestTimeoutMs });
 url = baseUrl(config, server.port);
 log.info({ url }, 'mcp-server listening');

@@ -10,4 +10,6 @@ export interface Principal {
   defaultProductId: string | null;
   clientId?: string;
   keyId?: string;
+  /** What the per-credential rate limit counts: one access token, or one API key. */
+  rateKey: string;
 }

@@ -1,4 +1,8 @@
+import { randomUUID } from 'node:crypto';
+import { chargeMany, workspaceStanding } from '@loupe/credits';
+import { createTransactionScope } from '@loupe/db';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type pg from 'pg';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { errorResult, okResult, ToolError, type ToolContext, type ToolDefinition } from './tool-kit';
 import { TOOLS } from './tools';
@@ -11,9 +15,21 @@ const INSTRUCTIONS =
   'signals extracted from them, opportunities clustered from signals, and shaping notes. Start with get_products; ' +
   'find_skills lists methodology guides worth reading before analysing evidence or writing a shaping note.';
 
+/** The 7.4 messages of the two workspace-wide refusals. */
+export const PAUSED_MESSAGE =
+  'MCP access is paused: this workspace has no credits left and no active plan. Add credits or choose a plan in the workspace settings (or ask its owner); find_skills and read_skills still work.';
+const LOCAL_MESSAGE = (tool: string) =>
+  `Tool is not available for this workspace: it keeps its data on its own machines, so ${tool} cannot be used through Loupe's MCP server.`;
+
+const CONFLICT_CODES = new Set(['40001', '40P01']);
+const ATTEMPTS = 3;
+
 /**
- * One tool call, one path (ARCHITECTURE.md): the connection's permission, then the tool, with tool
- * problems turned into `isError` results. Credits and limits will sit here too.
+ * One tool call, one path (ARCHITECTURE.md): the connection's permission, the workspace's standing
+ * (data kept locally, credits paused), then the tool and its credit in one transaction: the tool's
+ * writes, the jobs it schedules and the charge commit together or not at all, so a failed call
+ * costs nothing and a call refused for want of credits changes nothing. The charge's reference is
+ * fixed before the first attempt, so a retry after a serialization failure is never charged twice.
  */
 export async function callTool(tool: ToolDefinition, args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult> {
   if (tool.access === 'write' && !ctx.principal.scopes.has('mcp:write')) {
@@ -21,20 +37,56 @@ export async function callTool(tool: ToolDefinition, args: Record<string, unknow
       `Tool is not available on this connection: ${tool.name} needs the mcp:write permission, which this ${ctx.principal.kind === 'oauth' ? 'connection was not granted; reconnect and approve signal writing' : 'API key lacks; use a key with mcp:write'}.`,
     );
   }
-  if (!tool.noStoredData) {
-    const { rows } = await ctx.pool.query<{ local: boolean }>('SELECT local_data_storage AS local FROM workspaces WHERE id = $1', [ctx.principal.workspaceId]);
-    if (rows[0]?.local) {
-      return errorResult(`Tool is not available for this workspace: it stores its data locally, so ${tool.name} has nothing to work on here. get_products, find_skills and read_skills still work.`);
+  const standing = await workspaceStanding(ctx.pool, ctx.principal.workspaceId);
+  if (!standing) return errorResult('This workspace no longer exists.');
+  if (standing.localDataStorage) return errorResult(LOCAL_MESSAGE(tool.name));
+  if (!tool.free && standing.paused) return errorResult(PAUSED_MESSAGE);
+  const reference = `tool:${randomUUID()}`;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await attemptCall(tool, args, ctx, reference);
+    } catch (error) {
+      if (attempt < ATTEMPTS && CONFLICT_CODES.has((error as { code?: string }).code ?? '')) continue;
+      if (error instanceof ToolError) return errorResult(error.message);
+      if (error instanceof Error && 'toolMessage' in error && typeof error.toolMessage === 'string') return errorResult(error.toolMessage);
+      ctx.log.error({ err: error, tool: tool.name }, 'tool failed');
+      return errorResult(`${tool.name} failed unexpectedly on our side; nothing was changed or charged. Try again in a moment.`);
     }
   }
+}
+
+async function attemptCall(tool: ToolDefinition, args: Record<string, unknown>, ctx: ToolContext, reference: string): Promise<CallToolResult> {
+  const scope = createTransactionScope(ctx.pool);
+  const afterCommit: ((pool: pg.Pool) => Promise<void>)[] = [];
+  const scoped: ToolContext = {
+    ...ctx,
+    pool: scope.pool,
+    schedule: ctx.schedule && (async (queue, payload, options) => ctx.schedule!(queue, payload, { ...options, client: await scope.client() })),
+    afterCommit: (fn) => void afterCommit.push(fn),
+  };
+  let value: Record<string, unknown>;
   try {
-    return okResult(await tool.handler(args as never, ctx));
+    value = await tool.handler(args as never, scoped);
+    if (!tool.free) {
+      const { principal } = ctx;
+      const charge = await chargeMany(await scope.client(), principal.workspaceId, [{
+        amount: 1,
+        reference,
+        description: `${tool.name} via ${principal.kind === 'oauth' ? `application ${principal.clientId}` : `API key ${principal.keyId}`}`,
+        usage: { tool: tool.name, apiKeyId: principal.keyId ?? null, oauthClientId: principal.clientId ?? null },
+      }], { whenPaused: 'refuse' });
+      if (charge.refused) {
+        await scope.rollback();
+        return errorResult(PAUSED_MESSAGE);
+      }
+    }
+    await scope.commit();
   } catch (error) {
-    if (error instanceof ToolError) return errorResult(error.message);
-    if (error instanceof Error && 'toolMessage' in error && typeof error.toolMessage === 'string') return errorResult(error.toolMessage);
-    ctx.log.error({ err: error, tool: tool.name }, 'tool failed');
-    return errorResult(`${tool.name} failed unexpectedly on our side; nothing was changed. Try again in a moment.`);
+    await scope.rollback();
+    throw error;
   }
+  for (const fn of afterCommit) await fn(ctx.pool).catch((error: unknown) => ctx.log.warn({ err: error, tool: tool.name }, 'after-commit step failed'));
+  return okResult(value);
 }
 
 /** A fresh server per request (stateless transport): the tools and prompts, bound to this caller. */

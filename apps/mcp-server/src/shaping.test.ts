@@ -59,15 +59,25 @@ describe('find_skills and read_skills', () => {
 });
 
 describe('workspaces that store their data locally (spec 7.4)', () => {
-  it('refuse tools over stored evidence; products and skills still work', async () => {
+  it('answer every tool with "Tool is not available for this workspace", and charge nothing', async () => {
     const local = await seedWorkspace(h, 'Local');
     await h.pool.query('UPDATE workspaces SET local_data_storage = true WHERE id = $1', [local.workspaceId]);
+    const before = (await h.pool.query('SELECT credit_balance FROM workspaces WHERE id = $1', [local.workspaceId])).rows[0].credit_balance;
     const c = await connectClient(h, { key: local.key });
-    const refused = await call(c, 'find_sources');
-    expect(refused.isError).toBe(true);
-    expect(refused.text).toMatch(/^Tool is not available for this workspace/);
-    expect((await call(c, 'get_products')).isError).toBe(false);
-    expect((await call(c, 'find_skills')).isError).toBe(false);
+    const { tools } = await c.listTools();
+    const validArgs: Record<string, Record<string, unknown>> = {
+      read_skills: { names: ['x'] }, read_source: { source_id: 'src_x' }, view_item: { item_id: 'x', item_type: 'signal' },
+      add_source: { project_id: local.projectId, source_type: 'document', text: 'hello' },
+      add_signals: { source_id: 'src_x', signals: [{ type: 'need', title: 't', content: 'c' }] }, update_signals: { updates: [{ id: 'sig_x' }] },
+      create_shaping_note: { title: 't', content: 'c' }, update_shaping_note: { note_id: 'x' },
+    };
+    expect(tools.length).toBeGreaterThan(10);
+    for (const tool of tools) {
+      const refused = await call(c, tool.name, validArgs[tool.name] ?? {});
+      expect(refused.isError, tool.name).toBe(true);
+      expect(refused.text, tool.name).toMatch(/^Tool is not available for this workspace/);
+    }
+    expect((await h.pool.query('SELECT credit_balance FROM workspaces WHERE id = $1', [local.workspaceId])).rows[0].credit_balance).toBe(before);
     await c.close();
   });
 });

@@ -12,8 +12,13 @@ export interface ToolContext {
   db: Db;
   clock: Clock;
   log: Logger;
-  /** Schedules background work (e.g. recomputing opportunities); absent in tests that do not need it. */
-  schedule?: (queue: string, payload: Record<string, unknown>, options?: { singletonKey?: string }) => Promise<void>;
+  /**
+   * Schedules background work (e.g. recomputing opportunities); absent in tests that do not need it.
+   * Inside a tool call the job commits with the call's writes (`client`).
+   */
+  schedule?: (queue: string, payload: Record<string, unknown>, options?: { singletonKey?: string; client?: pg.PoolClient }) => Promise<void>;
+  /** Runs `fn` with the service's pool once the call's writes and charge have committed (to wait for the worker, say). */
+  afterCommit?: (fn: (pool: pg.Pool) => Promise<void>) => void;
   /** Extra services a tool needs (add_source's fetcher, …). */
   services: Record<string, unknown>;
 }
@@ -39,8 +44,6 @@ export interface ToolDefinition<In extends z.ZodRawShape = z.ZodRawShape, Out ex
   access: Access;
   /** Skills tools are free and keep working when MCP access is paused (spec 8.2). */
   free?: boolean;
-  /** Works without the workspace's stored evidence (products, skills): available to local-storage workspaces. */
-  noStoredData?: boolean;
   handler(args: z.infer<z.ZodObject<In>>, ctx: ToolContext): Promise<z.infer<z.ZodObject<Out>>>;
 }
 

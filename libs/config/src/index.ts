@@ -28,6 +28,17 @@ export const envSchema = z.object({
   JOB_RETRY_BASE_SECONDS: z.coerce.number().int().min(0).max(3600).default(2),
   SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'an smtp:// or smtps:// URL' }).optional(),
   MAIL_FROM: z.string().min(1).default('Loupe <no-reply@loupe.localhost>'),
+  /**
+   * The proxies whose X-Forwarded-For is believed (express "trust proxy"): comma-separated addresses,
+   * CIDR ranges or the names loopback, linklocal, uniquelocal. Any other sender's header is ignored.
+   */
+  /** Spec 8.1: requests per minute from one IP address over the whole service. Raised only for load tests. */
+  PER_IP_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(2000),
+  TRUSTED_PROXIES: z
+    .string()
+    .regex(/^\s*(loopback|linklocal|uniquelocal|[0-9a-fA-F:.]+(\/\d{1,3})?)(\s*,\s*(loopback|linklocal|uniquelocal|[0-9a-fA-F:.]+(\/\d{1,3})?))*\s*$/,
+      'comma-separated IP addresses, CIDR ranges, or loopback / linklocal / uniquelocal')
+    .default('loopback'),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -54,6 +65,9 @@ export interface Config {
   smtpUrl: string | undefined;
   /** The From header of the mail the service sends. */
   mailFrom: string;
+  /** Proxies whose X-Forwarded-For gives the client IP (per-IP limits); express "trust proxy" syntax. */
+  trustedProxies: string;
+  perIpLimitPerMinute: number;
 }
 
 export class ConfigError extends Error {
@@ -87,6 +101,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     jobs: { heartbeatSeconds: e.JOB_HEARTBEAT_SECONDS, retryBaseSeconds: e.JOB_RETRY_BASE_SECONDS },
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
+    perIpLimitPerMinute: e.PER_IP_LIMIT_PER_MINUTE,
+    trustedProxies: e.TRUSTED_PROXIES.split(',').map((p) => p.trim()).join(', '),
   };
 }
 

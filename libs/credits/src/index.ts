@@ -1,4 +1,4 @@
 export {
-  balance, charge, chargeMany, chargeNow, creditStatus, grantCredits, grantIncludedCredits, isPaused, CreditError,
-  type ChargeInput, type ChargeItem, type ChargeOptions, type ChargeResult, type CreditStatus, type TxClient,
+  balance, charge, chargeMany, chargeNow, creditStatus, grantCredits, grantIncludedCredits, isPaused, setPlan, upsertPlan, usageByConsumer, workspaceStanding, CreditError,
+  type ChargeInput, type ChargeItem, type ChargeUsage, type UsageLine, type WorkspaceStanding, type ChargeOptions, type ChargeResult, type CreditStatus, type TxClient,
 } from './ledger';

@@ -18,6 +18,14 @@ export interface ChargeItem {
   amount: number;
   reference: string;
   description?: string | undefined;
+  /** What used the credits, for usage by application and by key (tool calls). */
+  usage?: ChargeUsage | undefined;
+}
+
+export interface ChargeUsage {
+  tool: string;
+  apiKeyId?: string | null | undefined;
+  oauthClientId?: string | null | undefined;
 }
 
 export interface ChargeInput extends ChargeItem {
@@ -191,13 +199,17 @@ export async function chargeMany(
   const rows = fresh.map((item) => {
     const covered = Math.min(item.amount, Math.max(running, 0));
     running -= item.amount;
-    return { id: newId('cl'), amount: -item.amount, overage: item.amount - covered, reference: item.reference, description: item.description ?? null };
+    return {
+      id: newId('cl'), amount: -item.amount, overage: item.amount - covered, reference: item.reference, description: item.description ?? null,
+      api_key_id: item.usage?.apiKeyId ?? null, oauth_client_id: item.usage?.oauthClientId ?? null, tool: item.usage?.tool ?? null,
+    };
   });
   const { rows: inserted } = await client.query<{ amount: number; overage: number }>(
     `WITH entries AS (
-       INSERT INTO credit_ledger (id, workspace_id, kind, amount, overage, reference, description)
-       SELECT r.id, $1, 'charge', r.amount, r.overage, r.reference, r.description
-         FROM json_to_recordset($2::json) AS r(id text, amount int, overage int, reference text, description text)
+       INSERT INTO credit_ledger (id, workspace_id, kind, amount, overage, reference, description, api_key_id, oauth_client_id, tool)
+       SELECT r.id, $1, 'charge', r.amount, r.overage, r.reference, r.description, r.api_key_id, r.oauth_client_id, r.tool
+         FROM json_to_recordset($2::json) AS r(id text, amount int, overage int, reference text, description text,
+                                              api_key_id text, oauth_client_id text, tool text)
        ON CONFLICT (workspace_id, reference) DO NOTHING
        RETURNING amount, overage),
      kept AS (UPDATE workspaces SET credit_balance = credit_balance + (SELECT COALESCE(SUM(amount), 0) FROM entries) WHERE id = $1)
@@ -228,4 +240,68 @@ export async function charge(client: TxClient, input: ChargeInput, options: Char
 /** `charge` in a transaction of its own, for callers that have none. */
 export async function chargeNow(pool: pg.Pool, input: ChargeInput, options: ChargeOptions = {}): Promise<ChargeResult> {
   return withTransaction(pool, (client) => charge(client, input, options));
+}
+
+export interface UsageLine {
+  /** `api_key`, `application` (an OAuth client), or `records` (ingested and added sources, charged when processed). */
+  consumer: 'api_key' | 'application' | 'records';
+  /** The key id or the OAuth client id; null for records. */
+  id: string | null;
+  calls: number;
+  credits: number;
+  overage: number;
+}
+
+/** Credits charged since `since`, by API key, by application and for processed records, most used first. */
+export async function usageByConsumer(db: TxClient | pg.Pool, workspaceId: string, since: Date): Promise<UsageLine[]> {
+  const { rows } = await db.query<{ consumer: UsageLine['consumer']; id: string | null; calls: number; credits: number; overage: number }>(
+    `SELECT CASE WHEN api_key_id IS NOT NULL THEN 'api_key' WHEN oauth_client_id IS NOT NULL THEN 'application' ELSE 'records' END AS consumer,
+            COALESCE(api_key_id, oauth_client_id) AS id, count(*)::int AS calls, (-sum(amount))::int AS credits, sum(overage)::int AS overage
+       FROM credit_ledger
+      WHERE workspace_id = $1 AND kind = 'charge' AND created_at >= $2
+      GROUP BY 1, 2 ORDER BY credits DESC, 1, 2`,
+    [workspaceId, since],
+  );
+  return rows;
+}
+
+/** Puts the workspace on a plan (or on none, with null). Refuses an unknown plan. */
+export async function setPlan(pool: pg.Pool, workspaceId: string, planName: string | null): Promise<void> {
+  const { rowCount } = await pool.query(
+    `UPDATE workspaces SET plan_id = CASE WHEN $2::text IS NULL THEN NULL ELSE (SELECT id FROM plans WHERE name = $2) END
+      WHERE id = $1 AND ($2::text IS NULL OR EXISTS (SELECT 1 FROM plans WHERE name = $2))`,
+    [workspaceId, planName],
+  );
+  if (!rowCount) throw new CreditError(planName ? `no plan named "${planName}", or no workspace ${workspaceId}` : `workspace ${workspaceId} does not exist`);
+}
+
+/** Creates or updates a plan by name: credits included each period, and whether use beyond them is billed (true) or paused (false). */
+export async function upsertPlan(pool: pg.Pool, plan: { name: string; includedCredits: number; overageAllowed: boolean }): Promise<string> {
+  if (!Number.isSafeInteger(plan.includedCredits) || plan.includedCredits < 0) throw new CreditError('included credits must be a whole number, 0 or more');
+  const { rows } = await pool.query<{ id: string }>(
+    `INSERT INTO plans (id, name, included_credits, overage_allowed) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (name) DO UPDATE SET included_credits = EXCLUDED.included_credits, overage_allowed = EXCLUDED.overage_allowed
+     RETURNING id`,
+    [newId('plan'), plan.name, plan.includedCredits, plan.overageAllowed],
+  );
+  return rows[0]!.id;
+}
+
+export interface WorkspaceStanding extends CreditStatus {
+  /** The workspace keeps its evidence on its own machines: no MCP tool works on it (spec 7.4). */
+  localDataStorage: boolean;
+}
+
+/** What decides whether an MCP tool call may run: credits, plan, and where the data lives. One query. */
+export async function workspaceStanding(db: TxClient | pg.Pool, workspaceId: string): Promise<WorkspaceStanding | undefined> {
+  const { rows } = await db.query<{ balance: number; plan_id: string | null; overage_allowed: boolean | null; local: boolean }>(
+    `SELECT w.credit_balance AS balance, w.plan_id, p.overage_allowed, w.local_data_storage AS local
+       FROM workspaces w LEFT JOIN plans p ON p.id = w.plan_id WHERE w.id = $1`,
+    [workspaceId],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  const balance = Number(row.balance);
+  const overageAllowed = row.overage_allowed === true;
+  return { workspaceId, balance, planId: row.plan_id, overageAllowed, paused: isPaused(balance, row.plan_id, overageAllowed), localDataStorage: row.local };
 }

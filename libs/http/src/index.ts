@@ -7,5 +7,6 @@ export { createRateLimiter, MAX_RATE_WINDOW_MS, type RateLimiter, type RateDecis
 export { systemClock, type Clock } from './clock';
 export { healthRouter, databaseReadiness, type ReadinessCheck } from './health';
 export { listen, type Listening } from './server';
-export { appShell } from './app-shell';
+export { appShell, type ShellOptions } from './app-shell';
+export { createPerIpLimiter, perIpRateLimit, PER_IP_LIMIT } from './per-ip-limit';
 export { createIdempotencyStore, requestFingerprint, IDEMPOTENCY_STALE_MS, IDEMPOTENCY_TTL_MS, type IdempotencyStore, type IdempotencyClaim } from './idempotency';

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
 import { newId } from '@loupe/db';
-import { appShell, createLogger, listen, systemClock, type Listening } from '@loupe/http';
+import { appShell, createLogger, createPerIpLimiter, listen, systemClock, type Listening } from '@loupe/http';
 import type { SafeFetchSettings } from '@loupe/safe-fetch';
 import { createAuthApp } from '../app';
 
@@ -22,14 +22,14 @@ export async function startAuthServer(options: { fetchSettings?: SafeFetchSettin
   const mail: SentMail[] = [];
   const log = createLogger('silent');
   let url = '';
+  // As deployed: the service-wide per-IP limit in front of the authorization server.
   const app = appShell(log, (a) => {
-    a.set('trust proxy', 'loopback');
     a.use(createAuthApp({
       pool: t.pool, db: t.db, clock: systemClock, log, baseUrl: () => options.publicUrl ?? url, servicePrefix: 'loupe_',
       mailer: { send: async (m) => void mail.push(m) },
       fetchSettings: options.fetchSettings,
     }));
-  });
+  }, { perIp: createPerIpLimiter(t.pool, systemClock) });
   const server: Listening = await listen(app, 0, '127.0.0.1', { requestTimeoutMs: 30_000 });
   url = `http://127.0.0.1:${server.port}`;
   return {

@@ -1,10 +1,11 @@
+import { grantCredits } from '@loupe/credits';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type pg from 'pg';
 import { createApiKey } from '@loupe/api-keys';
 import { newId } from '@loupe/db';
 import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
-import { appShell, createLogger, listen, systemClock, type Listening } from '@loupe/http';
+import { appShell, createLogger, createPerIpLimiter, listen, systemClock, type Clock, type Listening } from '@loupe/http';
 import { createAccessTokenVerifier } from '@loupe/oauth';
 import { createBoss, ensureQueues } from '@loupe/jobs';
 import { createMcpApp } from '../app';
@@ -17,9 +18,18 @@ export interface McpHarness {
   close(): Promise<void>;
 }
 
-/** The MCP endpoint on loopback over a fresh database. */
-export async function startMcpServer(): Promise<McpHarness> {
-  const t = await createTestDatabase();
+export interface McpServerOptions {
+  /** Another instance on this harness's database (not closed with it). */
+  database?: TestDatabase;
+  clock?: Clock;
+  /** The service-wide per-IP limit in front, as deployed; none unless given. */
+  perIp?: { limit?: number; trustedProxies?: string };
+}
+
+/** The MCP endpoint on loopback over a fresh database (or `options.database`). */
+export async function startMcpServer(options: McpServerOptions = {}): Promise<McpHarness> {
+  const t = options.database ?? (await createTestDatabase());
+  const clock = options.clock ?? systemClock;
   const log = createLogger('silent');
   const boss = createBoss({ connectionString: t.url, supervise: false, max: 2 });
   boss.on('error', () => {});
@@ -28,14 +38,24 @@ export async function startMcpServer(): Promise<McpHarness> {
   let url = '';
   const app = appShell(log, (a) => {
     a.use(createMcpApp({
-      baseUrl: () => url, pool: t.pool, db: t.db, clock: systemClock, log, servicePrefix: 'loupe_',
-      verifyAccessToken: createAccessTokenVerifier({ pool: t.pool, clock: systemClock, servicePrefix: 'loupe_' }),
+      baseUrl: () => url, pool: t.pool, db: t.db, clock, log, servicePrefix: 'loupe_',
+      verifyAccessToken: createAccessTokenVerifier({ pool: t.pool, clock, servicePrefix: 'loupe_' }),
       services: { boss, addSourceWaitMs: 0 },
     }));
+  }, {
+    ...(options.perIp ? { perIp: createPerIpLimiter(t.pool, clock, options.perIp.limit) } : {}),
+    ...(options.perIp?.trustedProxies ? { trustedProxies: options.perIp.trustedProxies } : {}),
   });
   const server: Listening = await listen(app, 0, '127.0.0.1', { requestTimeoutMs: 60_000 });
   url = `http://127.0.0.1:${server.port}`;
-  return { url, endpoint: `${url}/api/mcp`, t, pool: t.pool, async close() { await server.close(0); await boss.stop({ graceful: false, close: true }); await t.close(); } };
+  return {
+    url, endpoint: `${url}/api/mcp`, t, pool: t.pool,
+    async close() {
+      await server.close(0);
+      await boss.stop({ graceful: false, close: true });
+      if (!options.database) await t.close();
+    },
+  };
 }
 
 export interface Workspace {
@@ -49,10 +69,13 @@ export interface Workspace {
 }
 
 /** A workspace with an owner, a product with a project, and keys with and without MCP permissions. */
-export async function seedWorkspace(h: McpHarness, name = 'Acme'): Promise<Workspace> {
+/** A workspace with an owner, a product, a project and keys; `credits` granted (10,000 unless said). */
+export async function seedWorkspace(h: McpHarness, name = 'Acme', options: { credits?: number } = {}): Promise<Workspace> {
   const workspaceId = newId('ws');
   const userId = newId('usr');
   await h.pool.query('INSERT INTO workspaces (id, name) VALUES ($1, $2)', [workspaceId, name]);
+  const credits = options.credits ?? 10_000;
+  if (credits > 0) await grantCredits(h.pool, workspaceId, credits, 'grant:test', 'test credits');
   await h.pool.query('INSERT INTO users (id, email, email_verified) VALUES ($1, $2, true)', [userId, `${userId}@acme.test`]);
   await h.pool.query("INSERT INTO memberships (workspace_id, user_id, role) VALUES ($1, $2, 'owner')", [workspaceId, userId]);
   const productId = newId('prod');

@@ -112,7 +112,7 @@ export const addSource = defineTool({
           source_id: existing.source_id,
           record_id: existing.record_id,
           batch_id: existing.batch_id,
-          message: `Already added from ${args.external_source} ${args.external_id}: nothing was added or charged again.${existing.source_id ? ' Read it with read_source.' : ' It is still being processed.'}`,
+          message: `Already added from ${args.external_source} ${args.external_id}: nothing was added, and its processing is not charged again.${existing.source_id ? ' Read it with read_source.' : ' It is still being processed.'}`,
         };
       }
     }
@@ -147,17 +147,24 @@ export const addSource = defineTool({
     const recordId = rows[0]!.id;
     if (landed.insertedCount === 0) {
       // A concurrent call with the same external pair landed first.
-      return { already_exists: true, status: 'processing' as const, source_id: null, record_id: recordId, batch_id: rows[0]!.batch_id, message: 'Already added by a concurrent call: nothing was added or charged again.' };
+      return { already_exists: true, status: 'processing' as const, source_id: null, record_id: recordId, batch_id: rows[0]!.batch_id, message: 'Already added by a concurrent call: nothing was added, and its processing is not charged again.' };
     }
-    // The worker usually builds the source within a second or two: wait briefly so the caller can use it at once.
+    const result = {
+      already_exists: false, status: 'processing' as 'processing' | 'ready', source_id: null as string | null, record_id: recordId, batch_id: landed.batchId,
+      message: 'Added; still being processed. Call find_sources in a minute to get its source_id.',
+    };
+    // The worker usually builds the source within a second or two of the commit: wait briefly so the caller can use it at once.
     const waitMs = (ctx.services.addSourceWaitMs as number | undefined) ?? 5000;
-    for (let waited = 0; waited < waitMs; waited += 250) {
-      const { rows: built } = await ctx.pool.query<{ id: string }>("SELECT id FROM sources WHERE record_id = $1 AND status = 'ready'", [recordId]);
-      if (built[0]) {
-        return { already_exists: false, status: 'ready' as const, source_id: built[0].id, record_id: recordId, batch_id: landed.batchId, message: 'Added. Read it with read_source or record signals from it with add_signals.' };
+    ctx.afterCommit?.(async (pool) => {
+      for (let waited = 0; waited < waitMs; waited += 250) {
+        const { rows: built } = await pool.query<{ id: string }>("SELECT id FROM sources WHERE record_id = $1 AND workspace_id = $2 AND status = 'ready'", [recordId, ws]);
+        if (built[0]) {
+          Object.assign(result, { status: 'ready', source_id: built[0].id, message: 'Added. Read it with read_source or record signals from it with add_signals.' });
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 250));
       }
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    return { already_exists: false, status: 'processing' as const, source_id: null, record_id: recordId, batch_id: landed.batchId, message: 'Added; still being processed. Call find_sources in a minute to get its source_id.' };
+    });
+    return result;
   },
 });

@@ -20,7 +20,6 @@ export const getProducts = defineTool({
   outputSchema: { products: z.array(product.extend({ is_default: z.boolean() })), default_product_id: z.string().nullable() },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   access: 'read',
-  noStoredData: true,
   async handler(_args, ctx) {
     const { rows } = await ctx.pool.query<{ id: string; name: string; description: string | null; status: string; projects: Array<{ id: string; name: string }> }>(
       `SELECT p.id, p.name, p.description, p.status,

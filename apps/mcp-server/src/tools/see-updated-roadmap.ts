@@ -11,7 +11,6 @@ export const seeUpdatedRoadmap = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   access: 'read',
   free: true,
-  noStoredData: true,
   async handler() {
     throw new ToolError('see_updated_roadmap was removed: call get_opportunities(product_id) instead, after get_products if you need the product id.');
   },

@@ -20,7 +20,6 @@ export const findSkillsTool = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   access: 'read',
   free: true,
-  noStoredData: true,
   async handler(args, ctx) {
     const ws = ctx.principal.workspaceId;
     const [skills, { rows: products }] = await Promise.all([
@@ -44,7 +43,6 @@ export const readSkillsTool = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   access: 'read',
   free: true,
-  noStoredData: true,
   async handler(args, ctx) {
     const result = await readSkills(ctx.pool, ctx.principal.workspaceId, args.names);
     if (result.skills.length === 0) {
