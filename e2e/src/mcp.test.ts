@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '@loupe/db';
-import { startProcess, type Started } from './process';
+import { runTool, startProcess, type Started } from './process';
 
 // The MCP endpoint of `npm start` with the printed demo key, through the MCP SDK's own client.
 describe('MCP with the demo key', () => {
@@ -14,11 +14,13 @@ describe('MCP with the demo key', () => {
   let client: Client;
   let productId: string;
   let projectId: string;
+  let env: Record<string, string>;
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'loupe-e2e-mcp-'));
     delete process.env.DATABASE_URL;
-    service = await startProcess({ DATA_DIR: dataDir, PORT: String(await freePort()), EMBEDDED_PG_PORT: String(await freePort()) });
+    env = { DATA_DIR: dataDir, PORT: String(await freePort()), EMBEDDED_PG_PORT: String(await freePort()) };
+    service = await startProcess(env);
     const key = /API key:\s+(\S+)/.exec(service.output())![1]!;
     productId = /Product id:\s+(\S+)/.exec(service.output())![1]!;
     projectId = /Project id:\s+(\S+)/.exec(service.output())![1]!;
@@ -94,5 +96,43 @@ describe('MCP with the demo key', () => {
     expect(page.has_more).toBe(false);
     const again = await client.callTool({ name: 'add_source', arguments: { project_id: projectId, source_type: 'call_transcription', content: 'same call', external_source: 'e2e', external_id: 'call-1' } });
     expect(again.structuredContent).toMatchObject({ already_exists: true, source_id: sourceId });
+  });
+
+  it('charges tool calls and processed sources, pauses a workspace without credits, and keeps local-storage workspaces out (admin CLI)', async () => {
+    const admin = async (...args: string[]) => {
+      const r = await runTool('tools/src/admin.ts', args, env);
+      expect(r.code, r.stderr).toBe(0);
+      return r.stdout;
+    };
+    const ws = /Workspace:\s+(\S+)/.exec(service.output())![1]!;
+    const shown = await admin('credits', 'show', '--workspace', ws);
+    expect(shown).toMatch(/API key Demo key \(every permission\) \(loupe_sk_\S+…\): \d+ credits/);
+    expect(shown).toMatch(/processed records and added sources: \d+ credits/);
+    expect(shown).toContain('MCP access is open');
+
+    // A new workspace starts with no credits and no plan: paused, except the skills tools.
+    const fresh = /Created workspace (\S+)/.exec(await admin('workspace', 'create', '--name', 'Fresh'))![1]!;
+    const product = /Created product (\S+)/.exec(await admin('product', 'create', '--workspace', fresh, '--name', 'App'))![1]!;
+    const key = (await admin('key', 'create', '--workspace', fresh, '--name', 'k', '--permissions', 'mcp:read', '--product', product)).trim().split('\n').pop()!;
+    const other = new Client({ name: 'e2e-fresh', version: '1.0.0' });
+    await other.connect(new StreamableHTTPClientTransport(new URL(`${service.url}/api/mcp`), { requestInit: { headers: { 'x-api-key': key } } }));
+    const text = (r: Awaited<ReturnType<Client['callTool']>>) => (r.content as Array<{ text: string }>)[0]!.text;
+    const paused = await other.callTool({ name: 'get_products', arguments: {} });
+    expect(paused.isError).toBe(true);
+    expect(text(paused)).toMatch(/^MCP access is paused/);
+    expect((await other.callTool({ name: 'find_skills', arguments: {} })).isError).toBeFalsy();
+    expect(await admin('credits', 'grant', '--workspace', fresh, '--amount', '2')).toContain('balance 2');
+    expect((await other.callTool({ name: 'get_products', arguments: {} })).isError).toBeFalsy();
+    await admin('plan', 'set', '--name', 'Team', '--included', '1000', '--overage', 'yes');
+    await admin('workspace', 'plan', '--workspace', fresh, '--plan', 'Team');
+    for (let i = 0; i < 3; i++) expect((await other.callTool({ name: 'get_products', arguments: {} })).isError).toBeFalsy();
+    const billed = await admin('credits', 'show', '--workspace', fresh);
+    expect(billed).toContain('balance -2 credits');
+    expect(billed).toMatch(/API key k \(\S+…\): 4 credits, 4 charges, 2 overage/);
+
+    await admin('workspace', 'local-storage', '--workspace', fresh, '--value', 'on');
+    const local = await other.callTool({ name: 'find_skills', arguments: {} });
+    expect(text(local)).toMatch(/^Tool is not available for this workspace/);
+    await other.close();
   });
 });
