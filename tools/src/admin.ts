@@ -1,8 +1,11 @@
 import { parseArgs } from 'node:util';
 import { ApiKeyError, createApiKey, listApiKeys, revokeApiKey } from '@loupe/api-keys';
 import { ConfigError, loadConfig } from '@loupe/config';
-import { openDatabase, type Database } from '@loupe/db';
+import { balance, creditStatus, CreditError, grantCredits, setPlan, upsertPlan, usageByConsumer } from '@loupe/credits';
+import { newId, openDatabase, type Database } from '@loupe/db';
 import { DEFAULT_OUTBOX_LIMIT, listOutbox } from '@loupe/mail';
+import { ThirdPartyServerError } from '@loupe/third-party-mcp';
+import { thirdPartyCommand, ThirdPartyUsageError } from './admin-third-party';
 import { NotFoundError, createProduct, createProject, createWorkspace, listWorkspaces } from '@loupe/workspaces';
 
 export class UsageError extends Error {
@@ -22,6 +25,18 @@ export const USAGE = `Usage: npm run admin -- <command> [options]
   key revoke       --workspace <id> --key <key id>
   mail list        [--to <email>] [--limit <n>]
                    the local outbox, newest first (mail is stored there when SMTP_URL is not set)
+  credits grant    --workspace <id> --amount <n> [--reason <text>]
+  credits show     --workspace <id> [--days <n>]
+                   balance, plan, paused or not, and usage by API key and by application (default 30 days)
+  plan set         --name <name> --included <credits per month> --overage yes|no
+                   creates or changes a plan; overage yes: use past the credits is billed, no: MCP access pauses
+  workspace plan   --workspace <id> --plan <name>|none
+  workspace local-storage --workspace <id> --value on|off
+                   on: the workspace keeps its data locally and every MCP tool answers "not available"
+  third-party add  --workspace <id> --name <name> --url <https url> [--header "Authorization: Bearer …"]
+  third-party list --workspace <id>
+  third-party remove --workspace <id> --id <server id>
+                   MCP servers whose tools API keys with mcp:thirdparty see, as <name>__<tool>
 
 Uses DATABASE_URL, or the embedded PostgreSQL under DATA_DIR (default .data), running or not.`;
 
@@ -35,6 +50,16 @@ const OPTIONS = {
   key: { type: 'string' },
   to: { type: 'string' },
   limit: { type: 'string' },
+  amount: { type: 'string' },
+  reason: { type: 'string' },
+  days: { type: 'string' },
+  included: { type: 'string' },
+  overage: { type: 'string' },
+  plan: { type: 'string' },
+  value: { type: 'string' },
+  url: { type: 'string' },
+  header: { type: 'string' },
+  id: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -52,6 +77,23 @@ function positiveInt(values: Values, name: keyof Values, fallback: number): numb
   const n = typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : NaN;
   if (!Number.isInteger(n) || n < 1 || n > 1000) throw new UsageError(`--${name} must be a whole number from 1 to 1000`);
   return n;
+}
+
+function wholeNumber(values: Values, name: keyof Values, min: number, max: number): number {
+  const v = need(values, name);
+  const n = /^\d+$/.test(v) ? Number(v) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}`);
+  return n;
+}
+
+/** Display names of the keys and applications that used a workspace's credits. */
+async function consumerNames(database: Database, workspaceId: string): Promise<Map<string, string>> {
+  const { rows } = await database.pool.query<{ id: string; name: string }>(
+    `SELECT id, name || ' (' || display_prefix || '…)' AS name FROM api_keys WHERE workspace_id = $1
+     UNION ALL SELECT DISTINCT ON (client_id) client_id, client_name || ' (' || client_id || ')' FROM oauth_grants WHERE workspace_id = $1`,
+    [workspaceId],
+  );
+  return new Map(rows.map((r) => [r.id, r.name]));
 }
 
 /** The server an SMTP URL names, without its credentials. */
@@ -151,6 +193,59 @@ export async function runAdmin(
       }
       return lines;
     }
+    case 'credits grant': {
+      const workspaceId = need(values, 'workspace');
+      const amount = wholeNumber(values, 'amount', 1, 100_000_000);
+      await grantCredits(database.pool, workspaceId, amount, `admin:${newId('grant')}`, values.reason?.trim() || 'granted by an administrator');
+      return [`Granted ${amount} credits to ${workspaceId}; balance ${await balance(database.pool, workspaceId)}`];
+    }
+    case 'credits show': {
+      const workspaceId = need(values, 'workspace');
+      const days = values.days === undefined ? 30 : wholeNumber(values, 'days', 1, 3650);
+      const status = await creditStatus(database.pool, workspaceId);
+      const plan = status.planId
+        ? (await database.pool.query<{ name: string; included_credits: number; overage_allowed: boolean }>('SELECT name, included_credits, overage_allowed FROM plans WHERE id = $1', [status.planId])).rows[0]
+        : undefined;
+      const lines = [
+        `Workspace ${workspaceId}: balance ${status.balance} credits`,
+        plan ? `Plan ${plan.name}: ${plan.included_credits} credits a month, use beyond them ${plan.overage_allowed ? 'billed as overage' : 'paused'}` : 'No plan',
+        status.paused ? 'MCP access is PAUSED (no credits and no plan that allows overage); skills tools still work' : 'MCP access is open',
+        '', `Usage in the last ${days} days:`,
+      ];
+      const usage = await usageByConsumer(database.pool, workspaceId, new Date(Date.now() - days * 86_400_000));
+      if (!usage.length) return [...lines, '  none'];
+      const names = await consumerNames(database, workspaceId);
+      for (const u of usage) {
+        const who = u.consumer === 'records' ? 'processed records and added sources' : `${u.consumer === 'api_key' ? 'API key' : 'application'} ${names.get(u.id!) ?? u.id}`;
+        lines.push(`  ${who}: ${u.credits} credits, ${u.calls} charges${u.overage ? `, ${u.overage} overage` : ''}`);
+      }
+      return lines;
+    }
+    case 'plan set': {
+      const overage = need(values, 'overage');
+      if (!['yes', 'no'].includes(overage)) throw new UsageError('--overage must be yes or no');
+      const name = need(values, 'name');
+      await upsertPlan(database.pool, { name, includedCredits: wholeNumber(values, 'included', 0, 100_000_000), overageAllowed: overage === 'yes' });
+      return [`Plan ${name} saved`];
+    }
+    case 'workspace plan': {
+      const workspaceId = need(values, 'workspace');
+      const plan = need(values, 'plan');
+      await setPlan(database.pool, workspaceId, plan === 'none' ? null : plan);
+      return [plan === 'none' ? `Workspace ${workspaceId} has no plan now` : `Workspace ${workspaceId} is on plan ${plan}`];
+    }
+    case 'workspace local-storage': {
+      const workspaceId = need(values, 'workspace');
+      const value = need(values, 'value');
+      if (!['on', 'off'].includes(value)) throw new UsageError('--value must be on or off');
+      const { rowCount } = await database.pool.query('UPDATE workspaces SET local_data_storage = $2 WHERE id = $1', [workspaceId, value === 'on']);
+      if (!rowCount) throw new NotFoundError(`Workspace ${workspaceId} not found`);
+      return [value === 'on' ? `Workspace ${workspaceId} keeps its data locally: MCP tools answer "Tool is not available for this workspace"` : `Workspace ${workspaceId} uses Loupe's storage`];
+    }
+    case 'third-party add':
+    case 'third-party list':
+    case 'third-party remove':
+      return thirdPartyCommand(verb!, values as Record<string, string | undefined>, { pool: database.pool });
     default:
       throw new UsageError(noun ? `Unknown command "${[noun, verb].filter(Boolean).join(' ')}"` : 'No command given');
   }
@@ -170,11 +265,11 @@ export async function main(argv: string[]): Promise<number> {
     for (const line of await runAdmin(argv, database, config.servicePrefix, { smtpUrl: config.smtpUrl })) console.log(line);
     return 0;
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (error instanceof UsageError || error instanceof ThirdPartyUsageError) {
       console.error(`Error: ${error.message}\n\n${USAGE}`);
       return 2;
     }
-    if (error instanceof ApiKeyError || error instanceof NotFoundError || error instanceof ConfigError || /permission/i.test((error as Error).message)) {
+    if (error instanceof ApiKeyError || error instanceof NotFoundError || error instanceof ConfigError || error instanceof CreditError || error instanceof ThirdPartyServerError || /permission/i.test((error as Error).message)) {
       console.error(`Error: ${(error as Error).message}`);
       return 1;
     }

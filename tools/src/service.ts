@@ -10,6 +10,8 @@ import { createBoss, ensureQueues, type Boss } from '@loupe/jobs';
 import { createWorker, type Worker } from '@loupe/worker';
 import { createMailer } from '@loupe/mail';
 import { createAccessTokenVerifier } from '@loupe/oauth';
+import { createSafeFetch } from '@loupe/safe-fetch';
+import { createThirdPartyGateway } from '@loupe/third-party-mcp';
 
 export interface RunningService {
   url: string;
@@ -57,6 +59,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
         baseUrl: () => publicUrl, pool: database.pool, db: database.db, clock, log, servicePrefix: config.servicePrefix,
         verifyAccessToken: createAccessTokenVerifier({ pool: database.pool, clock, servicePrefix: config.servicePrefix }),
         services: { boss },
+        thirdParty: createThirdPartyGateway({ pool: database.pool, safeFetch: createSafeFetch({ allowLoopback: config.fetchAllowLoopback }), log }),
       }));
       a.use(createAuthApp({
         pool: database.pool, db: database.db, clock, log, mailer, baseUrl: () => publicUrl, servicePrefix: config.servicePrefix,

@@ -94,7 +94,7 @@ describe('consent page (spec 5.2)', () => {
     const person = new Person(h, 'thirdparty@acme.test');
     const without = await connect(person, client);
     expect(without.consentHtml).not.toContain('Including third-party tools');
-    await h.pool.query('INSERT INTO third_party_servers (id, workspace_id, name, url) VALUES ($1, $2, $3, $4)', [newId('tps'), workspaceId, 'Linear', 'https://mcp.linear.app/mcp']);
+    await h.pool.query('INSERT INTO third_party_servers (id, workspace_id, name, slug, url) VALUES ($1, $2, $3, $4, $5)', [newId('tps'), workspaceId, 'Linear', 'linear', 'https://mcp.linear.app/mcp']);
     const withTools = await connect(person, client, { thirdParty: 'including_third_party', extra: { scope: 'mcp:read mcp:thirdparty' } });
     expect(withTools.consentHtml).toContain('Including third-party tools');
     const tokens = await exchange(h, client, withTools);

@@ -6,6 +6,7 @@ import type { Db } from '@loupe/db';
 import { BodyTooLargeError, createRateLimiter, readBoundedBody, systemClock, type Clock, type Logger, type RateDecision, type RateLimiter } from '@loupe/http';
 import { SCOPES, type AccessTokenCheck } from '@loupe/oauth';
 import { enqueue, type Boss, type QueueName } from '@loupe/jobs';
+import type { ThirdPartyGateway } from '@loupe/third-party-mcp';
 import { authenticate } from './authenticate';
 import { buildServer } from './server';
 import type { ToolContext } from './tool-kit';
@@ -23,6 +24,8 @@ export interface McpAppDeps {
   services?: Record<string, unknown>;
   /** Spec 8.1: MCP requests per access token and per API key; 1,000 an hour in PostgreSQL unless given. */
   credentialLimiter?: RateLimiter;
+  /** The workspace's third-party MCP servers, offered to API keys with mcp:thirdparty. */
+  thirdParty?: ThirdPartyGateway;
 }
 
 /** Spec 8.1: MCP requests per OAuth access token, and per API key. */
@@ -137,7 +140,7 @@ export function createMcpApp(deps: McpAppDeps): Router {
         if (error instanceof SyntaxError) return rpcError(res, 400, -32700, `Parse error: the body is not valid JSON (${error.message})`);
         throw error;
       }
-      const server = buildServer({
+      const server = await buildServer({
         principal: auth.principal,
         pool: deps.pool,
         db: deps.db!,
@@ -145,7 +148,7 @@ export function createMcpApp(deps: McpAppDeps): Router {
         log: deps.log ?? (req as Request & { log: Logger }).log,
         schedule: deps.schedule ?? scheduleThrough(deps.services?.boss as Boss | undefined),
         services: deps.services ?? {},
-      });
+      }, deps.thirdParty);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => {
         void transport.close();

@@ -3,6 +3,8 @@ import { migrationsApplied, migrationsDir, openDatabase } from '@loupe/db';
 import { appShell, createLogger, createPerIpLimiter, databaseReadiness, healthRouter, listen, systemClock } from '@loupe/http';
 import { createBoss, ensureQueues } from '@loupe/jobs';
 import { createAccessTokenVerifier } from '@loupe/oauth';
+import { createSafeFetch } from '@loupe/safe-fetch';
+import { createThirdPartyGateway } from '@loupe/third-party-mcp';
 import { createMcpApp } from './app';
 
 // The MCP endpoint alone (behind a proxy that routes /api/mcp and /.well-known/oauth-protected-resource here
@@ -23,6 +25,7 @@ const app = appShell(log, (a) => {
     baseUrl: () => url, pool: database.pool, db: database.db, clock: systemClock, log, servicePrefix: config.servicePrefix,
     verifyAccessToken: createAccessTokenVerifier({ pool: database.pool, clock: systemClock, servicePrefix: config.servicePrefix }),
     services: { boss },
+    thirdParty: createThirdPartyGateway({ pool: database.pool, safeFetch: createSafeFetch({ allowLoopback: config.fetchAllowLoopback }), log }),
   }));
 }, { trustedProxies: config.trustedProxies, perIp: createPerIpLimiter(database.pool, systemClock, config.perIpLimitPerMinute) });
 const server = await listen(app, config.port, config.host, { requestTimeoutMs: config.requestTimeoutMs });

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { chargeMany, workspaceStanding } from '@loupe/credits';
 import { createTransactionScope } from '@loupe/db';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ThirdPartyError, type ProxiedTool, type ThirdPartyGateway } from '@loupe/third-party-mcp';
 import type pg from 'pg';
+import { z } from 'zod';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { errorResult, okResult, ToolError, type ToolContext, type ToolDefinition } from './tool-kit';
 import { TOOLS } from './tools';
@@ -67,6 +69,10 @@ async function attemptCall(tool: ToolDefinition, args: Record<string, unknown>, 
   let value: Record<string, unknown>;
   try {
     value = await tool.handler(args as never, scoped);
+    if (tool.passthrough && (value as CallToolResult).isError) {
+      await scope.rollback();
+      return value as CallToolResult;
+    }
     if (!tool.free) {
       const { principal } = ctx;
       const charge = await chargeMany(await scope.client(), principal.workspaceId, [{
@@ -86,11 +92,40 @@ async function attemptCall(tool: ToolDefinition, args: Record<string, unknown>, 
     throw error;
   }
   for (const fn of afterCommit) await fn(ctx.pool).catch((error: unknown) => ctx.log.warn({ err: error, tool: tool.name }, 'after-commit step failed'));
-  return okResult(value);
+  return tool.passthrough ? (value as CallToolResult) : okResult(value);
 }
 
-/** A fresh server per request (stateless transport): the tools and prompts, bound to this caller. */
-export function buildServer(ctx: ToolContext): McpServer {
+/**
+ * A third-party server's tool as one of ours: same path (standing, credits, one transaction for the
+ * charge), its answer passed on as the server gave it; an `isError` answer or a failure is free.
+ */
+function proxiedTool(proxied: ProxiedTool, gateway: ThirdPartyGateway): ToolDefinition {
+  return {
+    name: proxied.name,
+    title: proxied.title ?? proxied.name,
+    description: proxied.description,
+    inputSchema: {},
+    outputSchema: {},
+    annotations: { openWorldHint: true, ...(proxied.annotations ?? {}) },
+    access: 'read',
+    passthrough: true,
+    async handler(args, ctx) {
+      try {
+        return await gateway.callTool(ctx.principal.workspaceId, proxied.name, args as Record<string, unknown>);
+      } catch (error) {
+        if (error instanceof ThirdPartyError) throw new ToolError(`${proxied.name} could not be called: ${error.message}. Nothing was charged.`);
+        throw error;
+      }
+    },
+  };
+}
+
+/**
+ * A fresh server per request (stateless transport): the tools and prompts, bound to this caller.
+ * API keys with `mcp:thirdparty` also get the tools of the workspace's third-party servers, with the
+ * JSON Schema those servers publish; OAuth connections never do (spec 5.2 rule 4, 5.3).
+ */
+export async function buildServer(ctx: ToolContext, thirdParty?: ThirdPartyGateway): Promise<McpServer> {
   const server = new McpServer(SERVER_INFO, { capabilities: { tools: {}, prompts: {} }, instructions: INSTRUCTIONS });
   for (const tool of TOOLS) {
     server.registerTool(
@@ -98,6 +133,18 @@ export function buildServer(ctx: ToolContext): McpServer {
       { title: tool.title, description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, annotations: { title: tool.title, ...tool.annotations } },
       (args: Record<string, unknown>) => callTool(tool, args, ctx),
     );
+  }
+  if (thirdParty && ctx.principal.kind === 'api_key' && ctx.principal.scopes.has('mcp:thirdparty')) {
+    for (const proxied of await thirdParty.listTools(ctx.principal.workspaceId)) {
+      if (TOOLS.some((t) => t.name === proxied.name)) continue;
+      const tool = proxiedTool(proxied, thirdParty);
+      server.registerTool(
+        tool.name,
+        // Arguments go to the server as they are (it validates them); tools/list shows its schema.
+        { title: tool.title, description: tool.description, inputSchema: z.looseObject({}).meta(proxied.inputSchema), annotations: tool.annotations },
+        (args: Record<string, unknown>) => callTool(tool, args, ctx),
+      );
+    }
   }
   registerPrompts(server);
   return server;

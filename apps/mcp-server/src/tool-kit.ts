@@ -44,6 +44,8 @@ export interface ToolDefinition<In extends z.ZodRawShape = z.ZodRawShape, Out ex
   access: Access;
   /** Skills tools are free and keep working when MCP access is paused (spec 8.2). */
   free?: boolean;
+  /** The handler returns a finished CallToolResult, passed on as it is (third-party tools); `isError` ones are free. */
+  passthrough?: boolean;
   handler(args: z.infer<z.ZodObject<In>>, ctx: ToolContext): Promise<z.infer<z.ZodObject<Out>>>;
 }
 

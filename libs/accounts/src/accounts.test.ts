@@ -1,3 +1,4 @@
+import { balance, WELCOME_CREDITS } from '@loupe/credits';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
 import { createAccounts, InvalidWorkspaceNameError, type Accounts } from './index';
@@ -124,6 +125,10 @@ describe('workspaces of a user', () => {
     expect((await accounts.workspacesOf(r.user.id)).map((w) => [w.name, w.role])).toEqual([['Alpha', 'owner'], ['beta', 'owner']]);
     expect(await accounts.membership(r.user.id, b.id)).toBe('owner');
     expect(await accounts.membership(r.user.id, 'ws_other')).toBeUndefined();
+    // A new workspace can use the MCP tools at once: it starts with the welcome credits.
+    expect(await balance(t.pool, b.id)).toBe(WELCOME_CREDITS);
+    await expect(accounts.createWorkspaceFor('usr_gone', 'Ghost')).rejects.toThrow(/not found/);
+    expect((await t.pool.query(`SELECT count(*)::int AS n FROM workspaces WHERE name = 'Ghost'`)).rows[0].n).toBe(0);
     await expect(accounts.createWorkspaceFor(r.user.id, '   ')).rejects.toBeInstanceOf(InvalidWorkspaceNameError);
     await expect(accounts.createWorkspaceFor(r.user.id, 'x'.repeat(81))).rejects.toBeInstanceOf(InvalidWorkspaceNameError);
   });

@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { newId } from '@loupe/db';
+import { grantWelcomeCredits } from '@loupe/credits';
+import { createTransactionScope, newId } from '@loupe/db';
 import type { Clock } from '@loupe/http';
 
 export type Role = 'owner' | 'admin' | 'member';
@@ -33,7 +34,7 @@ export function createUserWorkspaces({ pool, clock }: { pool: pg.Pool; clock: Cl
       return rows[0]?.role;
     },
 
-    /** A new workspace with the user as its owner, in one transaction. */
+    /** A new workspace with the user as its owner and the welcome credits, in one transaction. */
     async createWorkspaceFor(userId: string, rawName: string): Promise<{ id: string; name: string }> {
       const name = String(rawName ?? '').trim();
       if (name.length < 1 || name.length > WORKSPACE_NAME_MAX_LENGTH) {
@@ -43,14 +44,18 @@ export function createUserWorkspaces({ pool, clock }: { pool: pg.Pool; clock: Cl
       }
       const id = newId('ws', clock.now());
       const now = new Date(clock.now());
-      // One statement, so one transaction: the workspace never exists without its owner.
+      // One transaction: the workspace never exists without its owner or its welcome credits.
+      const scope = createTransactionScope(pool);
       try {
-        await pool.query(
+        await scope.pool.query(
           `WITH w AS (INSERT INTO workspaces (id, name, created_at) VALUES ($1, $2, $4) RETURNING id)
            INSERT INTO memberships (workspace_id, user_id, role, created_at) SELECT id, $3, 'owner', $4 FROM w`,
           [id, name, userId, now],
         );
+        await grantWelcomeCredits(scope.pool, id);
+        await scope.commit();
       } catch (error) {
+        await scope.rollback();
         if ((error as { code?: string }).code === '23503') throw new UnknownUserError(`User ${userId} not found`);
         throw error;
       }

@@ -305,3 +305,11 @@ export async function workspaceStanding(db: TxClient | pg.Pool, workspaceId: str
   const overageAllowed = row.overage_allowed === true;
   return { workspaceId, balance, planId: row.plan_id, overageAllowed, paused: isPaused(balance, row.plan_id, overageAllowed), localDataStorage: row.local };
 }
+
+/** Credits a workspace created by sign-up starts with, so a new person can try every tool at once. */
+export const WELCOME_CREDITS = 100;
+
+/** Grants the welcome credits once (reference `welcome`); true when they were granted now. */
+export async function grantWelcomeCredits(pool: pg.Pool, workspaceId: string): Promise<boolean> {
+  return grantCredits(pool, workspaceId, WELCOME_CREDITS, 'welcome', 'welcome credits of a new workspace');
+}

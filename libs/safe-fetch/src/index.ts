@@ -4,3 +4,4 @@ export {
   FetchError, FetchAbortedError, FetchHttpError, FetchNetworkError, FetchRedirectError, FetchRefusedError,
   FetchTimeoutError, FetchTooLargeError, FetchUrlError, type TimeoutPhase,
 } from './errors';
+export { safeFetchAsFetch, type AsFetchOptions } from './as-fetch';

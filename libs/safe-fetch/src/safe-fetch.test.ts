@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGuardedAgents } from './guarded-agents';
 import {
   FetchAbortedError, FetchHttpError, FetchNetworkError, FetchRedirectError, FetchRefusedError, FetchTimeoutError,
-  FetchTooLargeError, FetchUrlError, createSafeFetch, refusalReason,
+  FetchTooLargeError, FetchUrlError, createSafeFetch, refusalReason, safeFetchAsFetch,
 } from './index';
 
 const MB = 1024 * 1024;
@@ -45,6 +45,20 @@ function route(req: http.IncomingMessage, res: http.ServerResponse): void {
       pump();
       return;
     }
+    case '/echo': {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const status = Number(url.searchParams.get('status') ?? 200);
+        res.writeHead(status, { 'content-type': 'application/json', 'x-reply': 'yes', 'set-cookie': ['a=1', 'b=2'] });
+        res.end(JSON.stringify({ method: req.method, headers: req.headers, body: Buffer.concat(chunks).toString() }));
+      });
+      return;
+    }
+    case '/empty':
+      res.writeHead(204);
+      res.end();
+      return;
     case '/no-headers':
       return; // holds the request open without answering
     case '/stall':
@@ -268,11 +282,108 @@ describe('safe fetch', () => {
     expect(error).toMatchObject({ systemCode: 'ECONNREFUSED', retryable: true });
   });
 
+  it('POSTs a body and keeps the GET behaviour by default', async () => {
+    const posted = await loopback.bytes(`${base}/echo`, {
+      maxBytes: 10_000, method: 'POST', body: '{"a":1}', headers: { 'content-type': 'application/json' },
+    });
+    expect(JSON.parse(posted.body.toString())).toMatchObject({ method: 'POST', body: '{"a":1}', headers: { 'content-type': 'application/json' } });
+    const buffer = await loopback.bytes(`${base}/echo`, { maxBytes: 10_000, method: 'POST', body: Buffer.from('bytes') });
+    expect(JSON.parse(buffer.body.toString())).toMatchObject({ method: 'POST', body: 'bytes' });
+    const got = await loopback.bytes(`${base}/echo`, { maxBytes: 10_000 });
+    expect(JSON.parse(got.body.toString())).toMatchObject({ method: 'GET', body: '' });
+  });
+
+  it('resolves a non-2xx answer with acceptAnyStatus, and still refuses it without', async () => {
+    const answer = await loopback.bytes(`${base}/status?code=503`, { maxBytes: 100, acceptAnyStatus: true });
+    expect(answer.status).toBe(503);
+    expect(answer.body.toString()).toBe('status body');
+    const redirect = await loopback.bytes(`${base}/redirect?to=/hello`, { maxBytes: 100, acceptAnyStatus: true });
+    expect(redirect).toMatchObject({ status: 302, headers: { location: '/hello' } });
+    await expect(loopback.bytes(`${base}/echo?status=404`, { maxBytes: 10_000, method: 'POST', body: 'x' })).rejects.toThrow(FetchHttpError);
+  });
+
   it('stops when the caller aborts', async () => {
     const controller = new AbortController();
     const pending = loopback.stream(`${base}/no-headers`, { maxBytes: 10, signal: controller.signal });
     setTimeout(() => controller.abort(), 50);
     await expect(pending).rejects.toThrow(FetchAbortedError);
+  });
+});
+
+describe('safeFetchAsFetch', () => {
+  let server: http.Server;
+  let base: string;
+  const open = new Set<import('node:net').Socket>();
+  beforeAll(async () => {
+    server = http.createServer(route);
+    server.on('connection', (s) => {
+      open.add(s);
+      s.on('close', () => open.delete(s));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    for (const s of open) s.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const fetchLoopback = safeFetchAsFetch(createSafeFetch({ allowLoopback: true }), { maxBytes: 10_000, timeoutMs: 2000 });
+
+  it('sends the method, headers in every form and a string body, and answers a Response', async () => {
+    const inits: RequestInit[] = [
+      { headers: new Headers({ 'x-one': '1', authorization: 'Bearer t' }) },
+      { headers: { 'x-one': '1', authorization: 'Bearer t' } },
+      { headers: [['x-one', '1'], ['authorization', 'Bearer t']] },
+    ];
+    for (const init of inits) {
+      const response = await fetchLoopback(`${base}/echo?status=202`, { ...init, method: 'POST', body: 'payload' });
+      expect(response).toBeInstanceOf(Response);
+      expect(response.status).toBe(202);
+      expect(response.ok).toBe(true);
+      expect(response.headers.get('content-type')).toBe('application/json');
+      expect(response.headers.get('x-reply')).toBe('yes');
+      expect(response.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
+      const echoed = (await response.json()) as { method: string; body: string; headers: Record<string, string> };
+      expect(echoed).toMatchObject({ method: 'POST', body: 'payload', headers: { 'x-one': '1', authorization: 'Bearer t' } });
+    }
+    const get = await fetchLoopback(new URL(`${base}/hello`));
+    expect(await get.text()).toBe('hello world');
+    const request = await fetchLoopback(new Request(`${base}/echo`, { method: 'POST', body: 'from a request', headers: { 'x-r': 'r' } }));
+    expect(await request.json()).toMatchObject({ method: 'POST', body: 'from a request', headers: { 'x-r': 'r' } });
+    const empty = await fetchLoopback(`${base}/empty`);
+    expect(empty.status).toBe(204);
+    expect(await empty.text()).toBe('');
+  });
+
+  it('resolves error statuses as fetch does', async () => {
+    const response = await fetchLoopback(`${base}/status?code=404`);
+    expect(response.status).toBe(404);
+    expect(response.ok).toBe(false);
+    expect(await response.text()).toBe('status body');
+  });
+
+  it("rejects with safe-fetch's errors: refused address, timeout, too large", async () => {
+    const strict = safeFetchAsFetch(createSafeFetch(), { maxBytes: 10_000, timeoutMs: 2000 });
+    await expect(strict(`${base}/hello`)).rejects.toThrow(FetchRefusedError);
+    const quick = safeFetchAsFetch(createSafeFetch({ allowLoopback: true }), { maxBytes: 10_000, timeoutMs: 300 });
+    const started = Date.now();
+    await expect(quick(`${base}/no-headers`)).rejects.toThrow(FetchTimeoutError);
+    await expect(quick(`${base}/drip`)).rejects.toThrow(FetchTimeoutError);
+    expect(Date.now() - started).toBeLessThan(2000);
+    const small = safeFetchAsFetch(createSafeFetch({ allowLoopback: true }), { maxBytes: MB, timeoutMs: 5000 });
+    await expect(small(`${base}/big-chunked`)).rejects.toThrow(FetchTooLargeError);
+    await expect(fetchLoopback(`${base}/echo`, { method: 'DELETE' })).rejects.toThrow(/only GET and POST/);
+  });
+
+  it('respects the signal, before and during the request', async () => {
+    const before = new AbortController();
+    before.abort(new Error('not wanted'));
+    await expect(fetchLoopback(`${base}/hello`, { signal: before.signal })).rejects.toThrow('not wanted');
+    const during = new AbortController();
+    const pending = fetchLoopback(`${base}/no-headers`, { signal: during.signal });
+    setTimeout(() => during.abort(), 50);
+    await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
   });
 });
 

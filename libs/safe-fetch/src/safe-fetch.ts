@@ -35,6 +35,11 @@ export interface StreamOptions {
   headers?: Record<string, string>;
   timeouts?: Partial<Timeouts>;
   signal?: AbortSignal;
+  /** GET unless told; a POST sends `body` (an empty one when none is given). */
+  method?: 'GET' | 'POST';
+  body?: string | Buffer;
+  /** Resolve with any status instead of refusing a non-2xx answer with FetchHttpError. */
+  acceptAnyStatus?: boolean;
 }
 
 export interface SafeResponse<B = Readable> {
@@ -52,7 +57,7 @@ export interface SafeResponse<B = Readable> {
 export interface SafeFetch {
   /**
    * Connects, checks every address on the way, and resolves with the headers and the body as
-   * a stream once a 2xx answer arrives. The body errors with a FetchError when it exceeds
+   * a stream once a 2xx answer arrives (any answer with `acceptAnyStatus`). The body errors with a FetchError when it exceeds
    * `maxBytes`, stalls, or the connection fails; the caller must read or destroy it.
    */
   stream(url: string, options: StreamOptions): Promise<SafeResponse>;
@@ -103,7 +108,10 @@ export function createSafeFetch(settings: SafeFetchSettings = {}): SafeFetch {
     const signals = [abort.signal, options.signal].filter((s): s is AbortSignal => s !== undefined);
     let currentUrl = url.toString();
     const redirects: string[] = [];
+    const method = options.method ?? 'GET';
     const request: GotRequest = got.stream(url, {
+      method,
+      ...(method === 'POST' ? { body: options.body ?? '' } : {}),
       agent: agents,
       http2: false,
       decompress: false,
@@ -149,7 +157,7 @@ export function createSafeFetch(settings: SafeFetchSettings = {}): SafeFetch {
       throw fail(error);
     }
     const status = response.statusCode;
-    if (status < 200 || status > 299) {
+    if (!options.acceptAnyStatus && (status < 200 || status > 299)) {
       throw fail(new FetchHttpError(currentUrl, status, response.headers.location));
     }
     const contentLength = headerNumber(response.headers['content-length']);

@@ -8,6 +8,8 @@ import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
 import { appShell, createLogger, createPerIpLimiter, listen, systemClock, type Clock, type Listening } from '@loupe/http';
 import { createAccessTokenVerifier } from '@loupe/oauth';
 import { createBoss, ensureQueues } from '@loupe/jobs';
+import { createSafeFetch } from '@loupe/safe-fetch';
+import { createThirdPartyGateway } from '@loupe/third-party-mcp';
 import { createMcpApp } from '../app';
 
 export interface McpHarness {
@@ -24,6 +26,8 @@ export interface McpServerOptions {
   clock?: Clock;
   /** The service-wide per-IP limit in front, as deployed; none unless given. */
   perIp?: { limit?: number; trustedProxies?: string };
+  /** Time limit of calls to third-party MCP servers (reached on loopback in tests). */
+  thirdPartyTimeoutMs?: number;
 }
 
 /** The MCP endpoint on loopback over a fresh database (or `options.database`). */
@@ -41,6 +45,9 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Mc
       baseUrl: () => url, pool: t.pool, db: t.db, clock, log, servicePrefix: 'loupe_',
       verifyAccessToken: createAccessTokenVerifier({ pool: t.pool, clock, servicePrefix: 'loupe_' }),
       services: { boss, addSourceWaitMs: 0 },
+      thirdParty: createThirdPartyGateway({
+        pool: t.pool, safeFetch: createSafeFetch({ allowLoopback: true }), timeoutMs: options.thirdPartyTimeoutMs ?? 5000, listCacheMs: 0,
+      }),
     }));
   }, {
     ...(options.perIp ? { perIp: createPerIpLimiter(t.pool, clock, options.perIp.limit) } : {}),

@@ -1,0 +1,103 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApiKey } from '@loupe/api-keys';
+import { balance } from '@loupe/credits';
+import { addThirdPartyServer } from '@loupe/third-party-mcp';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { z } from 'zod';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, connectClient, issueAccessToken, seedWorkspace, startMcpServer, type McpHarness, type Workspace } from './test/harness';
+
+/** An MCP server of another vendor on loopback: `echo`, `refuse` (an isError answer) and `stall` (never answers). */
+async function startVendorServer(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const mcp = new McpServer({ name: 'tracker', version: '1.0.0' });
+    mcp.registerTool('echo', { description: 'Echoes a message', inputSchema: { message: z.string().describe('What to echo') } },
+      async ({ message }) => ({ content: [{ type: 'text', text: `echo: ${message}` }] }));
+    mcp.registerTool('refuse', { description: 'Always refuses', inputSchema: {} }, async () => ({ isError: true, content: [{ type: 'text', text: 'no way' }] }));
+    mcp.registerTool('stall', { description: 'Never answers', inputSchema: {} }, () => new Promise(() => {}));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await mcp.connect(transport);
+    await transport.handleRequest(req, res, JSON.parse(Buffer.concat(chunks).toString() || 'null'));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+  };
+}
+
+/** Answers HTML to everything, like a login page in front of a misconfigured URL. */
+async function startGarbageServer() {
+  const server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>Sign in</html>'));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+let h: McpHarness;
+let vendor: Awaited<ReturnType<typeof startVendorServer>>;
+let garbage: Awaited<ReturnType<typeof startGarbageServer>>;
+let w: Workspace;
+let thirdPartyKey: string;
+beforeAll(async () => {
+  [h, vendor, garbage] = await Promise.all([startMcpServer({ thirdPartyTimeoutMs: 1000 }), startVendorServer(), startGarbageServer()]);
+  w = await seedWorkspace(h, 'Connected', { credits: 100 });
+  await addThirdPartyServer(h.pool, { workspaceId: w.workspaceId, name: 'Tracker', url: vendor.url, allowLoopback: true });
+  await addThirdPartyServer(h.pool, { workspaceId: w.workspaceId, name: 'Broken', url: garbage.url, allowLoopback: true });
+  thirdPartyKey = (await createApiKey(h.t.db, {
+    workspaceId: w.workspaceId, name: 'tp', permissions: ['mcp:read', 'mcp:thirdparty'], defaultProductId: w.productId, createdByUserId: w.userId, servicePrefix: 'loupe_',
+  })).key;
+});
+afterAll(async () => {
+  await h.close();
+  await vendor.close();
+  await garbage.close();
+});
+
+describe('third-party MCP servers (spec 5.2 rule 4, 5.3)', () => {
+  it('offers their tools, namespaced and with their schemas, only to API keys with mcp:thirdparty', async () => {
+    const c = await connectClient(h, { key: thirdPartyKey });
+    const { tools } = await c.listTools();
+    const echo = tools.find((t) => t.name === 'tracker__echo');
+    expect(echo).toMatchObject({ description: '[Tracker] Echoes a message', inputSchema: { type: 'object', properties: { message: { type: 'string', description: 'What to echo' } }, required: ['message'] } });
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['get_products', 'tracker__echo', 'tracker__refuse', 'tracker__stall']));
+    expect(tools.some((t) => t.name.startsWith('broken__'))).toBe(false); // the server answering HTML is skipped
+    await c.close();
+    for (const credential of [{ key: w.key }, { bearer: await issueAccessToken(h, w, 'mcp:read mcp:write mcp:thirdparty') }]) {
+      const other = await connectClient(h, credential);
+      const names = (await other.listTools()).tools.map((t) => t.name);
+      expect(names.filter((n) => n.includes('__')), JSON.stringify(credential).slice(0, 20)).toEqual([]);
+      const refused = await other.callTool({ name: 'tracker__echo', arguments: { message: 'hi' } });
+      expect(refused.isError).toBe(true);
+      await other.close();
+    }
+  });
+
+  it('proxies a call and charges it like our own tools; an isError answer is free', async () => {
+    const c = await connectClient(h, { key: thirdPartyKey });
+    const before = await balance(h.pool, w.workspaceId);
+    const echoed = await c.callTool({ name: 'tracker__echo', arguments: { message: 'hello' } });
+    expect(echoed).toMatchObject({ content: [{ type: 'text', text: 'echo: hello' }] });
+    expect(echoed.isError).toBeFalsy();
+    expect(await balance(h.pool, w.workspaceId)).toBe(before - 1);
+    const refused = await call(c, 'tracker__refuse');
+    expect(refused).toMatchObject({ isError: true, text: 'no way' });
+    expect(await balance(h.pool, w.workspaceId)).toBe(before - 1);
+    await c.close();
+  });
+
+  it('turns a server that hangs into a tool error within the time limit, free, not a hung request', async () => {
+    const c = await connectClient(h, { key: thirdPartyKey });
+    const before = await balance(h.pool, w.workspaceId);
+    const started = Date.now();
+    const stalled = await call(c, 'tracker__stall');
+    expect(stalled.isError).toBe(true);
+    expect(stalled.text).toMatch(/^tracker__stall could not be called: Tracker did not answer within 1 s/);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(await balance(h.pool, w.workspaceId)).toBe(before);
+    await c.close();
+  });
+});
