@@ -32,7 +32,7 @@ export function parseHeaderFlag(input: string): { name: string; value: string } 
 }
 
 /** Runs `third-party <verb>`; returns the lines to print. Header values are never printed. */
-export async function thirdPartyCommand(verb: string, flags: Flags, deps: { pool: pg.Pool }): Promise<string[]> {
+export async function thirdPartyCommand(verb: string, flags: Flags, deps: { pool: pg.Pool; allowLoopback?: boolean }): Promise<string[]> {
   switch (verb) {
     case 'add': {
       const header = flags.header === undefined ? undefined : parseHeaderFlag(flags.header);
@@ -41,6 +41,8 @@ export async function thirdPartyCommand(verb: string, flags: Flags, deps: { pool
         name: need(flags, 'name'),
         url: need(flags, 'url'),
         ...(header ? { authHeader: header } : {}),
+        // The same rule as the fetcher that will call it: loopback only where FETCH_ALLOW_LOOPBACK says so.
+        allowLoopback: deps.allowLoopback ?? false,
       });
       return [
         `Added third-party server ${server.id} (${server.name}) at ${server.url}, auth: ${server.hasAuth ? 'yes' : 'no'}`,

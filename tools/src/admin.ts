@@ -108,7 +108,7 @@ function smtpServer(smtpUrl: string): string {
 
 /** Runs one admin command; returns the lines to print. */
 export async function runAdmin(
-  argv: string[], database: Database, servicePrefix: string, mail: { smtpUrl?: string | undefined } = {},
+  argv: string[], database: Database, servicePrefix: string, settings: { smtpUrl?: string | undefined; fetchAllowLoopback?: boolean } = {},
 ): Promise<string[]> {
   let parsed;
   try {
@@ -179,9 +179,9 @@ export async function runAdmin(
       const to = values.to?.trim() || undefined;
       const messages = await listOutbox(database.pool, { to, limit: positiveInt(values, 'limit', DEFAULT_OUTBOX_LIMIT) });
       const lines: string[] = [];
-      if (mail.smtpUrl) {
+      if (settings.smtpUrl) {
         lines.push(
-          `Note: SMTP_URL is set, so mail is sent through ${smtpServer(mail.smtpUrl)} and not stored here;`,
+          `Note: SMTP_URL is set, so mail is sent through ${smtpServer(settings.smtpUrl)} and not stored here;`,
           'the local outbox only holds mail from when SMTP_URL was unset.',
           '',
         );
@@ -245,7 +245,7 @@ export async function runAdmin(
     case 'third-party add':
     case 'third-party list':
     case 'third-party remove':
-      return thirdPartyCommand(verb!, values as Record<string, string | undefined>, { pool: database.pool });
+      return thirdPartyCommand(verb!, values as Record<string, string | undefined>, { pool: database.pool, allowLoopback: settings.fetchAllowLoopback ?? false });
     default:
       throw new UsageError(noun ? `Unknown command "${[noun, verb].filter(Boolean).join(' ')}"` : 'No command given');
   }
@@ -262,7 +262,7 @@ export async function main(argv: string[]): Promise<number> {
     database = await openDatabase({
       databaseUrl: config.databaseUrl, dataDir: config.dataDir, embeddedPgPort: config.embeddedPgPort, poolSize: 2, whenRunning: 'share',
     });
-    for (const line of await runAdmin(argv, database, config.servicePrefix, { smtpUrl: config.smtpUrl })) console.log(line);
+    for (const line of await runAdmin(argv, database, config.servicePrefix, { smtpUrl: config.smtpUrl, fetchAllowLoopback: config.fetchAllowLoopback })) console.log(line);
     return 0;
   } catch (error) {
     if (error instanceof UsageError || error instanceof ThirdPartyUsageError) {
