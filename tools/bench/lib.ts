@@ -17,6 +17,7 @@ export interface BenchTenant {
 /** The service under test, running as its own process, and a connection to its database. */
 export interface BenchTarget {
   url: string;
+  databaseUrl: string;
   pool: Pool;
   db: Db;
   embedded: boolean;
@@ -57,6 +58,7 @@ export async function startBenchService(env: Record<string, string> = {}): Promi
   const db = createPrismaClient(pool);
   return {
     url,
+    databaseUrl,
     pool,
     db,
     embedded: !process.env.DATABASE_URL,

@@ -5,7 +5,7 @@ import {
 } from '@loupe/http';
 import { createIngestApp } from '@loupe/ingest-api';
 import { createAuthApp } from '@loupe/auth-server';
-import { createMcpApp } from '@loupe/mcp-server';
+import { createMcpApp, MCP_PATH } from '@loupe/mcp-server';
 import { createBoss, ensureQueues, type Boss } from '@loupe/jobs';
 import { createWorker, type Worker } from '@loupe/worker';
 import { createMailer } from '@loupe/mail';
@@ -65,7 +65,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
         pool: database.pool, db: database.db, clock, log, mailer, baseUrl: () => publicUrl, servicePrefix: config.servicePrefix,
         fetchSettings: { allowLoopback: config.fetchAllowLoopback },
       }));
-    }, { trustedProxies: config.trustedProxies, perIp: createPerIpLimiter(database.pool, clock, config.perIpLimitPerMinute) });
+    }, { trustedProxies: config.trustedProxies, perIp: createPerIpLimiter(database.pool, clock, config.perIpLimitPerMinute), perIpDeferredPaths: [MCP_PATH] });
 
     if (config.workerEnabled) {
       worker = createWorker({ pool: database.pool, db: database.db, boss, clock, log: log.child({ component: 'worker' }), config });

@@ -3,11 +3,14 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
 import { Router, type Request, type Response } from 'express';
 import type pg from 'pg';
 import type { Db } from '@loupe/db';
-import { BodyTooLargeError, createRateLimiter, readBoundedBody, systemClock, type Clock, type Logger, type RateDecision, type RateLimiter } from '@loupe/http';
+import {
+  BodyTooLargeError, createRateLimiter, deferredPerIpCheck, readBoundedBody, sendPerIpRateLimited, systemClock, takeTogether,
+  type Clock, type Logger, type RateDecision, type RateLimiter,
+} from '@loupe/http';
 import { SCOPES, type AccessTokenCheck } from '@loupe/oauth';
 import { enqueue, type Boss, type QueueName } from '@loupe/jobs';
 import type { ThirdPartyGateway } from '@loupe/third-party-mcp';
-import { authenticate } from './authenticate';
+import { authenticate, credentialRateKey } from './authenticate';
 import { buildServer } from './server';
 import type { ToolContext } from './tool-kit';
 
@@ -95,27 +98,44 @@ export function createMcpApp(deps: McpAppDeps): Router {
   router.get(`/.well-known/oauth-protected-resource${MCP_PATH}`, metadata);
   router.all(MCP_PATH, async (req, res, next) => {
     try {
+      // The shell leaves this path's per-IP count to us, to count it with the credential's in one statement.
+      const ipCheck = deferredPerIpCheck(res);
+      const ipAllowsAlone = async () => {
+        const decision = ipCheck && (await ipCheck.limiter.take(ipCheck.key));
+        if (decision && !decision.allowed) sendPerIpRateLimited(res, decision);
+        return !decision || decision.allowed;
+      };
       if (req.method !== 'POST') {
+        if (!(await ipAllowsAlone())) return;
         res.status(405).setHeader('allow', 'POST');
         return rpcError(res, 405, -32000, 'Method not allowed: this server is stateless and answers POST only');
       }
       const base = new URL(deps.baseUrl());
       const refused = hostAllowed(req, base);
-      if (refused) return rpcError(res, 403, -32000, `Forbidden: ${refused}`);
+      if (refused) return (await ipAllowsAlone()) ? rpcError(res, 403, -32000, `Forbidden: ${refused}`) : undefined;
       if (!deps.pool || !deps.verifyAccessToken) {
+        if (!(await ipAllowsAlone())) return;
         if (!req.get('authorization') && !req.get('x-api-key')) return challenge(res, deps.baseUrl());
         return rpcError(res, 503, -32603, 'The MCP endpoint is not configured on this process');
       }
       const clock = deps.clock ?? systemClock;
-      const auth = await authenticate(req, {
-        pool: deps.pool, servicePrefix: deps.servicePrefix ?? 'loupe_', verifyAccessToken: deps.verifyAccessToken, now: () => new Date(clock.now()),
-      });
+      credentialLimiter ??= createRateLimiter(deps.pool, { ...CREDENTIAL_LIMIT, clock });
+      // The limits are counted while the credential is checked: one statement, beside the check.
+      const rateKey = credentialRateKey(req);
+      const checks = [...(ipCheck ? [ipCheck] : []), ...(rateKey ? [{ limiter: credentialLimiter, key: rateKey }] : [])];
+      const [auth, decisions] = await Promise.all([
+        authenticate(req, {
+          pool: deps.pool, servicePrefix: deps.servicePrefix ?? 'loupe_', verifyAccessToken: deps.verifyAccessToken, now: () => new Date(clock.now()),
+        }),
+        takeTogether(deps.pool, checks),
+      ]);
+      const ipDecision = ipCheck ? decisions[0] : undefined;
+      if (ipDecision && !ipDecision.allowed) return sendPerIpRateLimited(res, ipDecision);
       if (!auth.ok) {
         if (auth.challenge) return challenge(res, deps.baseUrl());
         return void res.status(auth.status).json(auth.body);
       }
-      credentialLimiter ??= createRateLimiter(deps.pool, { ...CREDENTIAL_LIMIT, clock });
-      const decision = await credentialLimiter.take(auth.principal.rateKey);
+      const decision = decisions[ipCheck ? 1 : 0]!;
       if (!decision.allowed) return rateLimited(res, auth.principal.kind, decision);
       const accept = req.get('accept') ?? '';
       if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {

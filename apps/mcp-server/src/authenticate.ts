@@ -16,6 +16,18 @@ export interface AuthDeps {
   now: () => Date;
 }
 
+/**
+ * What the per-credential limit counts, from the headers alone (so it can be counted while the
+ * credential is checked): the SHA-256 of the bearer token when there is one (it wins), else of the key.
+ */
+export function credentialRateKey(req: Request): string | undefined {
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1];
+  if (bearer) return `mcp-token:${hash('sha256', bearer, 'base64url')}`;
+  if (req.get('authorization') !== undefined) return undefined;
+  const key = req.get('x-api-key');
+  return key ? `mcp-key:${hash('sha256', key, 'base64url')}` : undefined;
+}
+
 /** Either opens the MCP endpoint (spec 5.3, 5.8). */
 const MCP_ACCESS = ['mcp:read', 'mcp:write'];
 
@@ -40,7 +52,7 @@ export async function authenticate(req: Request, deps: AuthDeps): Promise<Authen
       ok: true,
       principal: {
         kind: 'oauth', workspaceId: check.token.workspaceId, userId: check.token.userId, scopes, defaultProductId: null, clientId: check.token.clientId,
-        rateKey: `mcp-token:${hash('sha256', match[1]!, 'base64url')}`,
+        rateKey: credentialRateKey(req)!,
       },
     };
   }
@@ -66,7 +78,7 @@ export async function authenticate(req: Request, deps: AuthDeps): Promise<Authen
       scopes: new Set(principal.permissions.filter((p) => p.startsWith('mcp:'))),
       defaultProductId: principal.defaultProductId,
       keyId: principal.keyId,
-      rateKey: `mcp-key:${principal.keyId}`,
+      rateKey: credentialRateKey(req)!,
     },
   };
 }

@@ -1,1 +1,1 @@
-export { createMcpApp, protectedResourceMetadata, MCP_PATH, MCP_SCOPES, type McpAppDeps } from './app';
+export { createMcpApp, protectedResourceMetadata, CREDENTIAL_LIMIT, MCP_PATH, MCP_SCOPES, type McpAppDeps } from './app';

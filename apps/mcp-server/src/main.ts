@@ -5,7 +5,7 @@ import { createBoss, ensureQueues } from '@loupe/jobs';
 import { createAccessTokenVerifier } from '@loupe/oauth';
 import { createSafeFetch } from '@loupe/safe-fetch';
 import { createThirdPartyGateway } from '@loupe/third-party-mcp';
-import { createMcpApp } from './app';
+import { createMcpApp, MCP_PATH } from './app';
 
 // The MCP endpoint alone (behind a proxy that routes /api/mcp and /.well-known/oauth-protected-resource here
 // and the OAuth paths to the auth server, on one public host); sources it adds are processed by any worker.
@@ -27,7 +27,7 @@ const app = appShell(log, (a) => {
     services: { boss },
     thirdParty: createThirdPartyGateway({ pool: database.pool, safeFetch: createSafeFetch({ allowLoopback: config.fetchAllowLoopback }), log }),
   }));
-}, { trustedProxies: config.trustedProxies, perIp: createPerIpLimiter(database.pool, systemClock, config.perIpLimitPerMinute) });
+}, { trustedProxies: config.trustedProxies, perIp: createPerIpLimiter(database.pool, systemClock, config.perIpLimitPerMinute), perIpDeferredPaths: [MCP_PATH] });
 const server = await listen(app, config.port, config.host, { requestTimeoutMs: config.requestTimeoutMs });
 url = baseUrl(config, server.port);
 log.info({ url }, 'mcp-server listening');

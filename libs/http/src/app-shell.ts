@@ -10,6 +10,8 @@ export interface ShellOptions {
   trustedProxies?: string;
   /** The per-IP limit over everything this server answers (spec 8.1); none when absent. */
   perIp?: RateLimiter;
+  /** Paths whose route counts the per-IP limit itself, with its own limits in one statement. */
+  perIpDeferredPaths?: readonly string[];
 }
 
 /**
@@ -22,7 +24,7 @@ export function appShell(log: Logger, mount: (app: Express) => void, options: Sh
   app.disable('x-powered-by');
   app.set('trust proxy', options.trustedProxies ?? 'loopback');
   app.use(requestContext(log));
-  if (options.perIp) app.use(perIpRateLimit(options.perIp));
+  if (options.perIp) app.use(perIpRateLimit(options.perIp, { deferredPaths: options.perIpDeferredPaths ?? [] }));
   mount(app);
   app.use(notFoundHandler);
   app.use(errorHandler);

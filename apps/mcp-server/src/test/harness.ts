@@ -10,7 +10,7 @@ import { createAccessTokenVerifier } from '@loupe/oauth';
 import { createBoss, ensureQueues } from '@loupe/jobs';
 import { createSafeFetch } from '@loupe/safe-fetch';
 import { createThirdPartyGateway } from '@loupe/third-party-mcp';
-import { createMcpApp } from '../app';
+import { createMcpApp, MCP_PATH } from '../app';
 
 export interface McpHarness {
   url: string;
@@ -50,7 +50,7 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Mc
       }),
     }));
   }, {
-    ...(options.perIp ? { perIp: createPerIpLimiter(t.pool, clock, options.perIp.limit) } : {}),
+    ...(options.perIp ? { perIp: createPerIpLimiter(t.pool, clock, options.perIp.limit), perIpDeferredPaths: [MCP_PATH] } : {}),
     ...(options.perIp?.trustedProxies ? { trustedProxies: options.perIp.trustedProxies } : {}),
   });
   const server: Listening = await listen(app, 0, '127.0.0.1', { requestTimeoutMs: 60_000 });
