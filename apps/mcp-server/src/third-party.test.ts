@@ -66,7 +66,10 @@ describe('third-party MCP servers (spec 5.2 rule 4, 5.3)', () => {
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['get_products', 'tracker__echo', 'tracker__refuse', 'tracker__stall']));
     expect(tools.some((t) => t.name.startsWith('broken__'))).toBe(false); // the server answering HTML is skipped
     await c.close();
-    for (const credential of [{ key: w.key }, { bearer: await issueAccessToken(h, w, 'mcp:read mcp:write mcp:thirdparty') }]) {
+    const bearer = await issueAccessToken(h, w, 'mcp:read mcp:write mcp:thirdparty');
+    // The person chose "including third-party tools" on the consent page: OAuth still never gets them.
+    await h.pool.query(`UPDATE oauth_grants SET third_party_access = 'including_third_party' WHERE workspace_id = $1`, [w.workspaceId]);
+    for (const credential of [{ key: w.key }, { bearer }]) {
       const other = await connectClient(h, credential);
       const names = (await other.listTools()).tools.map((t) => t.name);
       expect(names.filter((n) => n.includes('__')), JSON.stringify(credential).slice(0, 20)).toEqual([]);
