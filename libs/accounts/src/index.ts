@@ -4,9 +4,11 @@ import { createRateLimiter, type Clock, type RateLimiter } from '@loupe/http';
 import { createSignInCodes, type Mailer } from './sign-in-codes';
 import { createUserWorkspaces } from './workspaces';
 import { createWebSessions } from './web-sessions';
+import { createMembers } from './members';
 
 export { normaliseEmail, signInCodeMail, SIGN_IN_CODE_TTL_MS, SIGN_IN_CODE_MAX_ATTEMPTS, type Mailer, type RequestCodeResult, type VerifyCodeResult } from './sign-in-codes';
 export { WEB_SESSION_TTL_MS } from './web-sessions';
+export { canManage, INVITATION_TTL_MS, MembershipError, ROLES, type AcceptResult, type Member, type PendingInvitation } from './members';
 export { InvalidWorkspaceNameError, UnknownUserError, WORKSPACE_NAME_MAX_LENGTH, type Role } from './workspaces';
 
 const HOUR = 3600_000;
@@ -36,6 +38,7 @@ export function createAccounts(deps: AccountsDeps) {
     ...createSignInCodes({ ...deps, ...limiters }),
     ...createWebSessions(deps),
     ...createUserWorkspaces(deps),
+    ...createMembers(deps),
   };
 }
 

@@ -93,3 +93,51 @@ export async function refreshTokenGrant(pool: pg.Pool, token: string): Promise<s
   );
   return rows[0]?.grant_id ?? undefined;
 }
+
+export interface Connection {
+  grantId: string;
+  clientId: string;
+  clientName: string;
+  userId: string;
+  userEmail: string;
+  scopes: string[];
+  thirdPartyAccess: 'service_only' | 'including_third_party' | null;
+  /** When it was connected. */
+  createdAt: Date;
+  /** When it last obtained a token (access tokens last an hour, so within the hour of its last use). */
+  lastUsedAt: Date | null;
+}
+
+/** The applications connected to a workspace and not revoked (or only those one person connected), newest first. */
+export async function listConnections(pool: pg.Pool, workspaceId: string, options: { userId?: string } = {}): Promise<Connection[]> {
+  const { rows } = await pool.query<{
+    grant_id: string; client_id: string; client_name: string; user_id: string; email: string; scopes: string[];
+    third_party_access: Connection['thirdPartyAccess']; created_at: Date; last_used_at: Date | null;
+  }>(
+    `SELECT g.grant_id, g.client_id, g.client_name, g.user_id, u.email, g.scopes, g.third_party_access, g.created_at,
+            (SELECT max(m.created_at) FROM oauth_models m WHERE m.grant_id = g.grant_id AND m.model IN ('AccessToken', 'RefreshToken')) AS last_used_at
+       FROM oauth_grants g JOIN users u ON u.id = g.user_id
+      WHERE g.workspace_id = $1 AND g.revoked_at IS NULL AND ($2::text IS NULL OR g.user_id = $2)
+      ORDER BY g.created_at DESC`,
+    [workspaceId, options.userId ?? null],
+  );
+  return rows.map((r) => ({
+    grantId: r.grant_id, clientId: r.client_id, clientName: r.client_name, userId: r.user_id, userEmail: r.email, scopes: r.scopes,
+    thirdPartyAccess: r.third_party_access, createdAt: r.created_at, lastUsedAt: r.last_used_at,
+  }));
+}
+
+/** The grant `grantId` when it belongs to `workspaceId` (and to `userId` when given): what a page may revoke. */
+export async function findConnection(pool: pg.Pool, workspaceId: string, grantId: string, userId?: string): Promise<Connection | undefined> {
+  return (await listConnections(pool, workspaceId, userId ? { userId } : {})).find((c) => c.grantId === grantId);
+}
+
+/** Revokes every grant of a user (in one workspace, or everywhere), with all their tokens. */
+export async function revokeUserGrants(pool: pg.Pool, userId: string, clock: Clock, workspaceId?: string): Promise<number> {
+  const { rows } = await pool.query<{ grant_id: string }>(
+    'SELECT grant_id FROM oauth_grants WHERE user_id = $1 AND revoked_at IS NULL AND ($2::text IS NULL OR workspace_id = $2)',
+    [userId, workspaceId ?? null],
+  );
+  for (const row of rows) await revokeGrant(pool, row.grant_id, clock);
+  return rows.length;
+}

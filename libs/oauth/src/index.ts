@@ -1,7 +1,10 @@
 export { createOAuthProvider, authorizationServerMetadata, knownClientMetadata, markNoGrantableScope, mcpResourceUrl, knownClientId, OAUTH_TTL, CLIENT_METADATA_FETCH, type OAuthProviderDeps } from './provider';
 export { REFRESH_GRACE_MS } from './adapter';
 export { checkRegistration, redirectUriProblem, isOurResource, type OAuthErrorBody } from './client-rules';
-export { bindGrantToWorkspace, grantStanding, hasThirdPartyServers, revokeToken, revokeGrant, refreshTokenGrant, type WorkspaceGrant, type GrantStanding } from './grants';
+export {
+  bindGrantToWorkspace, findConnection, grantStanding, hasThirdPartyServers, listConnections, revokeToken, revokeGrant, revokeUserGrants, refreshTokenGrant,
+  type Connection, type WorkspaceGrant, type GrantStanding,
+} from './grants';
 export { createAccessTokenVerifier, type AccessTokenCheck, type VerifiedAccessToken } from './access-tokens';
 export { SCOPES, DEFAULT_SCOPES, SCOPE_DESCRIPTIONS, grantableScopes, type Scope } from './scopes';
 export { KNOWN_CLIENTS, type KnownClient } from './known-clients';

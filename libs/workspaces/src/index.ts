@@ -42,3 +42,23 @@ export async function createProject(db: Db, workspaceId: string, productId: stri
 export async function listWorkspaces(db: Db) {
   return db.workspace.findMany({ orderBy: { createdAt: 'asc' }, include: { products: { include: { projects: true } } } });
 }
+
+/** Renames a product of the workspace (1 to 120 characters); NotFoundError for another workspace's. */
+export async function renameProduct(db: Db, workspaceId: string, productId: string, name: string) {
+  const { count } = await db.product.updateMany({ where: { id: productId, workspaceId }, data: { name } });
+  if (!count) throw new NotFoundError(`Product ${productId} not found in workspace ${workspaceId}`);
+}
+
+export async function renameProject(db: Db, workspaceId: string, projectId: string, name: string) {
+  const { count } = await db.project.updateMany({ where: { id: projectId, workspaceId }, data: { name } });
+  if (!count) throw new NotFoundError(`Project ${projectId} not found in workspace ${workspaceId}`);
+}
+
+/** A workspace's products with their projects, by name. */
+export async function listProducts(db: Db, workspaceId: string) {
+  return db.product.findMany({
+    where: { workspaceId },
+    orderBy: [{ name: 'asc' }, { id: 'asc' }],
+    include: { projects: { orderBy: [{ name: 'asc' }, { id: 'asc' }] } },
+  });
+}
