@@ -7,6 +7,7 @@ import type { Db } from '@loupe/db';
 import type { Clock, Logger } from '@loupe/http';
 import { createOAuthProvider, randomSecret, sharedSecret } from '@loupe/oauth';
 import type { SafeFetchSettings } from '@loupe/safe-fetch';
+import { accountPages } from './account';
 import { interactionPages, type Mailer } from './interaction';
 import { oauthEndpoints } from './oauth-endpoints';
 import { assetsDir, renderOAuthErrorHtml } from './pages';
@@ -53,17 +54,21 @@ export function createAuthApp(deps: AuthAppDeps): Router {
   router.use('/oauth/assets', express.static(assetsDir, { maxAge: '1h', index: false, fallthrough: false }));
   router.use(oauthEndpoints(runtime));
   router.use(interactionPages(runtime, { mailer: deps.mailer, log: deps.log }));
+  // The account pages: their own security headers (one script of ours, for the copy button) and cookies.
+  const accountHeaders = { http: securityHeaders(false, { ownScripts: true }), https: securityHeaders(true, { ownScripts: true }) };
+  router.use('/account', (req, res, next) => accountHeaders[deps.baseUrl().startsWith('https://') ? 'https' : 'http'](req, res, next), cookieParser());
+  router.use(accountPages(runtime, { db: deps.db, mailer: deps.mailer, log: deps.log }));
   router.use(onProviderPaths((req, res, next) => runtime().then((rt) => rt.handle(req, res), next)));
   return router;
 }
 
-function securityHeaders(https: boolean) {
+function securityHeaders(https: boolean, options: { ownScripts?: boolean } = {}) {
   return helmet({
     contentSecurityPolicy: {
       useDefaults: false,
       directives: {
         defaultSrc: ["'self'"],
-        scriptSrc: ["'none'"],
+        scriptSrc: options.ownScripts ? ["'self'"] : ["'none'"],
         styleSrc: ["'self'"],
         imgSrc: ["'self'", 'data:'],
         fontSrc: ["'self'"],
@@ -103,5 +108,5 @@ async function build(deps: AuthAppDeps): Promise<AuthRuntime> {
   ]);
   provider.on('server_error', (_ctx, err) => deps.log.error({ err }, 'oauth server error'));
   const accounts = createAccounts({ pool: deps.pool, db: deps.db, clock: deps.clock, mailer: deps.mailer, codeSecret });
-  return { issuer, secure, provider, handle: provider.callback(), accounts, limiters: createOAuthLimiters(deps.pool, deps.clock), csrfSecret, pool: deps.pool, clock: deps.clock };
+  return { issuer, secure, provider, handle: provider.callback(), accounts, limiters: createOAuthLimiters(deps.pool, deps.clock), csrfSecret, pool: deps.pool, clock: deps.clock, servicePrefix: deps.servicePrefix };
 }

@@ -17,4 +17,5 @@ export interface AuthRuntime {
   csrfSecret: string;
   pool: pg.Pool;
   clock: Clock;
+  servicePrefix: string;
 }

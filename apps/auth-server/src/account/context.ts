@@ -1,0 +1,117 @@
+import type { NextFunction, Request, Response } from 'express';
+import express from 'express';
+import { doubleCsrf } from 'csrf-csrf';
+import type { Role } from '@loupe/accounts';
+import type { Db } from '@loupe/db';
+import type { Logger } from '@loupe/http';
+import type { Mailer } from '../interaction';
+import { sessionCookieName } from '../interaction';
+import { renderErrorPage, renderPage } from '../pages';
+import type { AuthRuntime } from '../runtime';
+
+export type Runtime = () => Promise<AuthRuntime>;
+
+export interface AccountDeps {
+  db: Db;
+  mailer: Mailer;
+  log: Logger;
+}
+
+export interface SignedIn {
+  rt: AuthRuntime;
+  user: { id: string; email: string };
+  csrf: string;
+}
+
+export interface InWorkspace extends SignedIn {
+  workspace: { id: string; name: string; role: Role };
+  workspaces: Array<{ id: string; name: string; role: Role }>;
+}
+
+export const form = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 40 });
+export const str = (v: unknown) => (typeof v === 'string' ? v : '');
+
+const csrfCookie = (secure: boolean) => (secure ? '__Host-loupe_account_csrf' : 'loupe_account_csrf');
+
+/** Double-submit CSRF tokens bound to the web session (or, before sign-in, to no one); one per app instance. */
+function createCsrf() {
+  let csrf: ReturnType<typeof doubleCsrf> | undefined;
+  const of = (rt: AuthRuntime) =>
+    (csrf ??= doubleCsrf({
+      getSecret: () => rt.csrfSecret,
+      getSessionIdentifier: (req) => String(req.cookies?.[sessionCookieName(rt.secure)] ?? 'signed-out'),
+      cookieName: csrfCookie(rt.secure),
+      cookieOptions: { sameSite: 'lax', path: '/', secure: rt.secure, httpOnly: true },
+      getCsrfTokenFromRequest: (req) => (req.body as Record<string, unknown> | undefined)?._csrf as string | undefined,
+    }));
+  return {
+    valid: (rt: AuthRuntime, req: Request) => of(rt).validateRequest(req),
+    token: (rt: AuthRuntime, req: Request, res: Response) => of(rt).generateCsrfToken(req, res, { overwrite: false, validateOnReuse: false }),
+  };
+}
+
+export async function signedInUser(rt: AuthRuntime, req: Request) {
+  const token = req.cookies?.[sessionCookieName(rt.secure)] as string | undefined;
+  return token ? (await rt.accounts.findWebSession(token))?.user : undefined;
+}
+
+/** Where a signed-out visitor is sent: the sign-in page, coming back here after. */
+export function toSignIn(req: Request, res: Response) {
+  res.redirect(303, `/account/sign-in?return_to=${encodeURIComponent(req.originalUrl)}`);
+}
+
+/** A same-site path under /account to come back to after signing in; anything else is /account. */
+export function safeReturnTo(value: unknown): string {
+  const path = str(value);
+  return /^\/account(\/[\w\-./?=&%]*)?$/.test(path) && !path.includes('//') ? path : '/account';
+}
+
+type Handler<C> = (ctx: C, req: Request, res: Response) => Promise<unknown>;
+
+/**
+ * Wraps a page handler: the runtime, CSRF on every POST, errors to the error page. `signedIn`
+ * also requires a web session; `inWorkspace` also requires membership of `:ws` (another
+ * workspace's pages answer 404, never revealing it exists).
+ */
+export function pages(runtime: Runtime) {
+  const csrf = createCsrf();
+  const base = (fn: (rt: AuthRuntime, req: Request, res: Response) => Promise<unknown>) =>
+    async (req: Request, res: Response, next: NextFunction) => {
+      try {
+        const rt = await runtime();
+        if (req.method === 'POST' && !csrf.valid(rt, req)) {
+          return renderErrorPage(res, 403, 'This page has expired', 'For your security this form can no longer be sent. Go back, reload the page and try again.', 'invalid_csrf_token');
+        }
+        await fn(rt, req, res);
+      } catch (error) {
+        next(error);
+      }
+    };
+  const signedIn = (fn: Handler<SignedIn>) => base(async (rt, req, res) => {
+    const user = await signedInUser(rt, req);
+    if (!user) return toSignIn(req, res);
+    return fn({ rt, user, csrf: csrf.token(rt, req, res) }, req, res);
+  });
+  const inWorkspace = (fn: Handler<InWorkspace>) => signedIn(async (ctx, req, res) => {
+    const workspaces = await ctx.rt.accounts.workspacesOf(ctx.user.id);
+    const workspace = workspaces.find((w) => w.id === req.params.ws);
+    if (!workspace) return renderErrorPage(res, 404, 'Workspace not found', 'You are not a member of this workspace, or it does not exist. Choose one of yours from your account page.', 'not_found');
+    return fn({ ...ctx, workspace, workspaces }, req, res);
+  });
+  return { base, signedIn, inWorkspace, csrfToken: csrf.token };
+}
+
+export const SECTIONS = [
+  { id: 'keys', label: 'API keys' },
+  { id: 'members', label: 'Members' },
+  { id: 'apps', label: 'Connected applications' },
+  { id: 'products', label: 'Products and projects' },
+  { id: 'usage', label: 'Credits and usage' },
+] as const;
+
+/** Renders a page of the account app, with its navigation. */
+export function renderAccount(res: Response, view: string, ctx: SignedIn & Partial<InWorkspace>, data: Record<string, unknown>, status = 200) {
+  renderPage(res, view, {
+    user: ctx.user, csrf: ctx.csrf, workspace: ctx.workspace, workspaces: ctx.workspaces ?? [], sections: SECTIONS, ...data,
+  }, status);
+}

@@ -1,0 +1,18 @@
+import { Router } from 'express';
+import type { AccountDeps, Runtime } from './context';
+import { homePages } from './home';
+import { keyPages } from './keys';
+import { memberPages } from './members';
+import { accountSignIn } from './sign-in';
+import { workspacePages } from './workspace-pages';
+
+/** The account web app under /account: sign-in, workspaces, API keys, members, connected applications, products, usage. */
+export function accountPages(runtime: Runtime, deps: AccountDeps): Router {
+  const router = Router();
+  router.use(accountSignIn(runtime));
+  router.use(homePages(runtime));
+  router.use(keyPages(runtime, deps));
+  router.use(memberPages(runtime, deps));
+  router.use(workspacePages(runtime, deps));
+  return router;
+}

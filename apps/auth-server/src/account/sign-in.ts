@@ -1,0 +1,61 @@
+import { Router } from 'express';
+import { sessionCookieName } from '../interaction';
+import { renderPage } from '../pages';
+import { form, pages, safeReturnTo, signedInUser, str, type Runtime } from './context';
+
+/**
+ * Sign-in to the account pages with an emailed code (the same codes and sessions as the
+ * authorization pages), and sign-out. `return_to` brings the person back where they were going.
+ */
+export function accountSignIn(runtime: Runtime): Router {
+  const router = Router();
+  const { base, csrfToken } = pages(runtime);
+
+  router.get('/account/sign-in', base(async (rt, req, res) => {
+    const returnTo = safeReturnTo(req.query.return_to);
+    if (await signedInUser(rt, req)) return res.redirect(303, returnTo);
+    renderPage(res, 'account-signin', { title: 'Sign in', csrf: csrfToken(rt, req, res), returnTo, email: str(req.query.email) });
+  }));
+
+  router.post('/account/sign-in', form, base(async (rt, req, res) => {
+    const returnTo = safeReturnTo(req.body.return_to);
+    const email = str(req.body.email).trim();
+    const sent = await rt.accounts.requestSignInCode({ email, ip: req.ip ?? 'unknown' });
+    const csrf = csrfToken(rt, req, res);
+    if (!sent.ok) {
+      const error = sent.reason === 'invalid_email'
+        ? 'Enter a valid email address, like ada@example.com.'
+        : `Too many codes were requested. Try again in ${Math.ceil((sent.retryAfterSeconds ?? 60) / 60)} minutes.`;
+      return renderPage(res, 'account-signin', { title: 'Sign in', csrf, returnTo, email, error }, sent.reason === 'invalid_email' ? 400 : 429);
+    }
+    renderPage(res, 'account-code', { title: 'Check your email', csrf, returnTo, email: email.toLowerCase() });
+  }));
+
+  router.post('/account/sign-in/code', form, base(async (rt, req, res) => {
+    const returnTo = safeReturnTo(req.body.return_to);
+    const email = str(req.body.email).trim().toLowerCase();
+    const result = await rt.accounts.verifySignInCode({ email, code: str(req.body.code) });
+    if (!result.ok) {
+      const error = {
+        invalid_code: 'That code is not right. Check the latest email from Loupe and try again.',
+        expired: 'That code has expired. Send a new code.',
+        too_many_attempts: 'Too many wrong codes. Send a new code.',
+      }[result.reason] ?? 'That code cannot be used. Send a new code.';
+      return renderPage(res, 'account-code', { title: 'Check your email', csrf: csrfToken(rt, req, res), returnTo, email, error }, 400);
+    }
+    const session = await rt.accounts.createWebSession(result.user.id);
+    res.cookie(sessionCookieName(rt.secure), session.token, {
+      httpOnly: true, sameSite: 'lax', secure: rt.secure, path: '/', expires: new Date(session.expiresAt),
+    });
+    res.redirect(303, returnTo);
+  }));
+
+  router.post('/account/sign-out', form, base(async (rt, req, res) => {
+    const token = req.cookies?.[sessionCookieName(rt.secure)] as string | undefined;
+    if (token) await rt.accounts.endWebSession(token);
+    res.clearCookie(sessionCookieName(rt.secure), { path: '/' });
+    res.redirect(303, '/account/sign-in');
+  }));
+
+  return router;
+}
