@@ -1,0 +1,110 @@
+import { newId } from '@loupe/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_ACTIVE_KEYS } from './account/keys';
+import { codeIn, csrfOf, Person, startAuthServer, type AuthHarness } from './test/harness';
+
+let h: AuthHarness;
+beforeAll(async () => {
+  h = await startAuthServer();
+});
+afterAll(() => h.close());
+
+/** Signs `person` in on the account pages with the emailed code. */
+async function signIn(person: Person) {
+  const page = await (await person.get('/account/sign-in')).text();
+  const sent = h.mail.length;
+  await person.post('/account/sign-in', { _csrf: csrfOf(page), email: person.email, return_to: '/account' });
+  const mail = h.mail.slice(sent).find((m) => m.to === person.email)!;
+  const codePage = await (await person.get('/account/sign-in')).text(); // a fresh token for the code form
+  const res = await person.post('/account/sign-in/code', { _csrf: csrfOf(codePage) || csrfOf(page), email: person.email, code: codeIn(mail.subject), return_to: '/account' });
+  expect(res.status).toBe(303);
+}
+
+async function workspaceWith(members: Array<[Person, 'owner' | 'admin' | 'member']>) {
+  const ws = newId('ws');
+  await h.pool.query('INSERT INTO workspaces (id, name) VALUES ($1, $2)', [ws, `W ${ws.slice(-4)}`]);
+  await h.pool.query('INSERT INTO products (id, workspace_id, name) VALUES ($1, $2, $3)', [`prod_${ws}`, ws, 'App']);
+  for (const [p, role] of members) {
+    const { rows } = await h.pool.query<{ id: string }>('SELECT id FROM users WHERE email = $1', [p.email]);
+    await h.pool.query('INSERT INTO memberships (workspace_id, user_id, role) VALUES ($1, $2, $3)', [ws, rows[0]!.id, role]);
+  }
+  return ws;
+}
+
+describe('account pages', () => {
+  let owner: Person;
+  let member: Person;
+  let stranger: Person;
+  beforeAll(async () => {
+    owner = new Person(h, 'owner@acct.test');
+    member = new Person(h, 'member@acct.test');
+    stranger = new Person(h, 'stranger@acct.test');
+    for (const p of [owner, member, stranger]) await signIn(p);
+  });
+
+  it('sends a signed-out visitor to sign in, and back where they were going', async () => {
+    const visitor = new Person(h, 'visitor@acct.test');
+    const res = await visitor.get('/account/w/ws_x/keys');
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/account/sign-in?return_to=%2Faccount%2Fw%2Fws_x%2Fkeys');
+    const page = await (await visitor.get('/account/sign-in?return_to=https://evil.test/')).text();
+    expect(page).toContain('name="return_to" value="/account"');
+  });
+
+  it('answers 404 for a workspace the person does not belong to, never revealing it', async () => {
+    const ws = await workspaceWith([[owner, 'owner']]);
+    for (const section of ['keys', 'members', 'apps', 'products', 'usage']) {
+      expect((await stranger.get(`/account/w/${ws}/${section}`)).status, section).toBe(404);
+    }
+    expect((await stranger.get('/account/w/ws_missing/keys')).status).toBe(404);
+  });
+
+  it('refuses a form without its CSRF token', async () => {
+    const ws = await workspaceWith([[owner, 'owner']]);
+    const res = await owner.post(`/account/w/${ws}/keys`, { name: 'x', permissions: 'api:read' });
+    expect(res.status).toBe(403);
+    expect(await res.text()).toContain('This page has expired');
+  });
+
+  it('lets owners manage every key and members only their own, with at most 10 active keys', async () => {
+    const ws = await workspaceWith([[owner, 'owner'], [member, 'member']]);
+    const keysPage = async (p: Person) => (await p.get(`/account/w/${ws}/keys`)).text();
+    const create = async (p: Person, name: string) => p.post(`/account/w/${ws}/keys`, { _csrf: csrfOf(await keysPage(p)), name, permissions: 'api:read' });
+    expect((await create(member, 'member key')).status).toBe(200);
+    expect((await create(owner, 'owner key')).status).toBe(200);
+    const memberView = await keysPage(member);
+    expect(memberView).toContain('member key');
+    expect(memberView).not.toContain('owner key');
+    const ownerView = await keysPage(owner);
+    expect(ownerView).toContain('member key');
+    const { rows } = await h.pool.query<{ id: string; name: string }>('SELECT id, name FROM api_keys WHERE workspace_id = $1', [ws]);
+    const ownerKey = rows.find((r) => r.name === 'owner key')!;
+    const memberKey = rows.find((r) => r.name === 'member key')!;
+    const refused = await member.post(`/account/w/${ws}/keys/${ownerKey.id}/revoke`, { _csrf: csrfOf(memberView) });
+    expect(refused.status).toBe(404);
+    expect((await owner.post(`/account/w/${ws}/keys/${memberKey.id}/revoke`, { _csrf: csrfOf(ownerView) })).status).toBe(303);
+    for (let i = 0; i < MAX_ACTIVE_KEYS - 1; i++) expect((await create(owner, `k${i}`)).status).toBe(200);
+    const tooMany = await create(owner, 'one too many');
+    expect(tooMany.status).toBe(400);
+    expect(await tooMany.text()).toContain(`already has ${MAX_ACTIVE_KEYS} active keys`);
+    const mcpWithoutProduct = await owner.post(`/account/w/${ws}/keys`, { _csrf: csrfOf(ownerView), name: 'm', permissions: 'mcp:read' });
+    expect(await mcpWithoutProduct.text()).toContain('MCP permissions need a default product');
+  });
+
+  it('lets only owners and admins invite, change roles, remove and manage products', async () => {
+    const ws = await workspaceWith([[owner, 'owner'], [member, 'member']]);
+    const page = await (await member.get(`/account/w/${ws}/members`)).text();
+    expect(page).not.toContain('Invite someone');
+    const invite = await member.post(`/account/w/${ws}/members/invite`, { _csrf: csrfOf(page), email: 'x@acct.test', role: 'member' });
+    expect(invite.status).toBe(400);
+    expect(await invite.text()).toContain('Only owners and admins can invite people.');
+    const product = await member.post(`/account/w/${ws}/products`, { _csrf: csrfOf(page), name: 'Sneaky' });
+    expect(product.status).toBe(403);
+    const ownerPage = await (await owner.get(`/account/w/${ws}/members`)).text();
+    const sent = h.mail.length;
+    expect((await owner.post(`/account/w/${ws}/members/invite`, { _csrf: csrfOf(ownerPage), email: 'new@acct.test', role: 'admin' })).status).toBe(303);
+    const mail = h.mail.slice(sent).find((m) => m.to === 'new@acct.test')!;
+    expect(mail).toMatchObject({ kind: 'invitation', subject: expect.stringContaining('invited you') });
+    expect(mail.text).toMatch(new RegExp(`${h.url}/account/invitations/[\\w-]{43}`));
+  });
+});
