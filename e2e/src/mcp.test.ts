@@ -130,6 +130,10 @@ describe('MCP with the demo key', () => {
     expect(billed).toContain('balance -2 credits');
     expect(billed).toMatch(/API key k \(\S+…\): 4 credits, 4 charges, 2 overage/);
 
+    expect(await admin('member', 'add', '--workspace', fresh, '--email', 'Cy@Fresh.test', '--role', 'admin')).toContain('Created the account of cy@fresh.test as admin');
+    expect(await admin('user', 'list', '--workspace', fresh)).toContain('cy@fresh.test');
+    expect(await admin('member', 'remove', '--workspace', fresh, '--email', 'cy@fresh.test')).toContain('Removed cy@fresh.test');
+
     await admin('workspace', 'local-storage', '--workspace', fresh, '--value', 'on');
     const local = await other.callTool({ name: 'find_skills', arguments: {} });
     expect(text(local)).toMatch(/^Tool is not available for this workspace/);

@@ -1,6 +1,9 @@
 import { parseArgs } from 'node:util';
 import { ApiKeyError, createApiKey, listApiKeys, revokeApiKey } from '@loupe/api-keys';
 import { ConfigError, loadConfig } from '@loupe/config';
+import { createAccounts, MembershipError, type Role } from '@loupe/accounts';
+import { systemClock } from '@loupe/http';
+import { revokeUserGrants } from '@loupe/oauth';
 import { balance, creditStatus, CreditError, grantCredits, setPlan, upsertPlan, usageByConsumer } from '@loupe/credits';
 import { newId, openDatabase, type Database } from '@loupe/db';
 import { DEFAULT_OUTBOX_LIMIT, listOutbox } from '@loupe/mail';
@@ -25,6 +28,9 @@ export const USAGE = `Usage: npm run admin -- <command> [options]
   key revoke       --workspace <id> --key <key id>
   mail list        [--to <email>] [--limit <n>]
                    the local outbox, newest first (mail is stored there when SMTP_URL is not set)
+  user list        [--workspace <id>]
+  member add       --workspace <id> --email <email> [--role owner|admin|member]   (creates the account if needed)
+  member remove    --workspace <id> --email <email>   (revokes their keys and applications in the workspace)
   credits grant    --workspace <id> --amount <n> [--reason <text>]
   credits show     --workspace <id> [--days <n>]
                    balance, plan, paused or not, and usage by API key and by application (default 30 days)
@@ -60,6 +66,8 @@ const OPTIONS = {
   url: { type: 'string' },
   header: { type: 'string' },
   id: { type: 'string' },
+  email: { type: 'string' },
+  role: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -84,6 +92,11 @@ function wholeNumber(values: Values, name: keyof Values, min: number, max: numbe
   const n = /^\d+$/.test(v) ? Number(v) : NaN;
   if (!Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}`);
   return n;
+}
+
+/** The accounts rules for the CLI (no mail is sent from here). */
+function accountsOf(database: Database) {
+  return createAccounts({ pool: database.pool, clock: systemClock, codeSecret: 'unused-by-the-cli', mailer: { send: async () => {} } });
 }
 
 /** Display names of the keys and applications that used a workspace's credits. */
@@ -193,6 +206,33 @@ export async function runAdmin(
       }
       return lines;
     }
+    case 'user list': {
+      const { rows } = await database.pool.query<{ id: string; email: string; created_at: Date; workspaces: string | null }>(
+        `SELECT u.id, u.email, u.created_at, string_agg(w.name || ' (' || m.role || ')', ', ' ORDER BY w.name) AS workspaces
+           FROM users u LEFT JOIN memberships m ON m.user_id = u.id LEFT JOIN workspaces w ON w.id = m.workspace_id
+          WHERE $1::text IS NULL OR u.id IN (SELECT user_id FROM memberships WHERE workspace_id = $1)
+          GROUP BY u.id ORDER BY u.email`,
+        [values.workspace ?? null],
+      );
+      if (!rows.length) return ['No users'];
+      return rows.map((r) => `${r.id}  ${r.email}  since ${r.created_at.toISOString().slice(0, 10)}  ${r.workspaces ?? 'no workspace'}`);
+    }
+    case 'member add': {
+      const workspaceId = need(values, 'workspace');
+      const role = (values.role ?? 'member') as Role;
+      const accounts = accountsOf(database);
+      const { created } = await accounts.addMember(workspaceId, need(values, 'email'), role);
+      return [`${created ? 'Created the account of' : 'Added'} ${need(values, 'email').toLowerCase()} as ${role} of ${workspaceId}`];
+    }
+    case 'member remove': {
+      const workspaceId = need(values, 'workspace');
+      const accounts = accountsOf(database);
+      const user = await accounts.userByEmail(need(values, 'email'));
+      if (!user) throw new MembershipError(`No account with the email ${need(values, 'email')}`);
+      const { keysRevoked } = await accounts.removeMember(workspaceId, null, user.id);
+      const grants = await revokeUserGrants(database.pool, user.id, systemClock, workspaceId);
+      return [`Removed ${user.email} from ${workspaceId}: ${keysRevoked} API key(s) revoked, ${grants} application(s) disconnected`];
+    }
     case 'credits grant': {
       const workspaceId = need(values, 'workspace');
       const amount = wholeNumber(values, 'amount', 1, 100_000_000);
@@ -269,7 +309,7 @@ export async function main(argv: string[]): Promise<number> {
       console.error(`Error: ${error.message}\n\n${USAGE}`);
       return 2;
     }
-    if (error instanceof ApiKeyError || error instanceof NotFoundError || error instanceof ConfigError || error instanceof CreditError || error instanceof ThirdPartyServerError || /permission/i.test((error as Error).message)) {
+    if (error instanceof ApiKeyError || error instanceof NotFoundError || error instanceof ConfigError || error instanceof CreditError || error instanceof MembershipError || error instanceof ThirdPartyServerError || /permission/i.test((error as Error).message)) {
       console.error(`Error: ${(error as Error).message}`);
       return 1;
     }

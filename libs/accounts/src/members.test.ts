@@ -78,4 +78,18 @@ describe('members and invitations', () => {
     expect((await t.pool.query('SELECT id FROM workspaces WHERE id = ANY($1)', [[own.id, shared.id]])).rows.map((r) => r.id)).toEqual([shared.id]);
     expect((await t.pool.query('SELECT 1 FROM users WHERE id = $1', [solo.id])).rowCount).toBe(0);
   });
+
+  it('lets the operator add a person by email (creating the account) and remove them', async () => {
+    const owner = await user('o4@a.test');
+    const ws = await accounts.createWorkspaceFor(owner.id, 'Ops');
+    expect(await accounts.addMember(ws.id, 'New@A.test', 'member')).toMatchObject({ created: true });
+    const added = await accounts.userByEmail('new@a.test');
+    expect(await accounts.membership(added!.id, ws.id)).toBe('member');
+    expect(await accounts.addMember(ws.id, 'new@a.test', 'admin')).toMatchObject({ created: false });
+    expect(await accounts.membership(added!.id, ws.id)).toBe('admin');
+    await expect(accounts.addMember('ws_missing', 'x@a.test', 'member')).rejects.toThrow(/not found/);
+    await accounts.removeMember(ws.id, null, added!.id);
+    expect(await accounts.membership(added!.id, ws.id)).toBeUndefined();
+    await expect(accounts.removeMember(ws.id, null, owner.id)).rejects.toThrow(/needs an owner/);
+  });
 });

@@ -86,10 +86,13 @@ export function createMembers({ pool, clock }: { pool: pg.Pool; clock: Clock }) 
       });
     },
 
-    /** Removes `targetId` (an admin removing someone, or anyone leaving); returns how many of their keys were revoked. */
-    async removeMember(workspaceId: string, actorId: string, targetId: string): Promise<{ keysRevoked: number }> {
+    /**
+     * Removes `targetId` (an admin removing someone, anyone leaving, or with a null actor the
+     * operator's CLI); returns how many of their keys were revoked.
+     */
+    async removeMember(workspaceId: string, actorId: string | null, targetId: string): Promise<{ keysRevoked: number }> {
       return withTransaction(pool, async (client) => {
-        const actor = await roleOf(client, workspaceId, actorId);
+        const actor = actorId === null ? 'owner' : await roleOf(client, workspaceId, actorId);
         const target = await roleOf(client, workspaceId, targetId);
         if (!target) throw new MembershipError('That person is not a member of this workspace.');
         if (actorId !== targetId && !canManage(actor)) throw new MembershipError('Only owners and admins can remove members.');
@@ -104,6 +107,36 @@ export function createMembers({ pool, clock }: { pool: pg.Pool; clock: Clock }) 
         );
         return { keysRevoked: rowCount ?? 0 };
       });
+    },
+
+    /** The operator's way in (admin CLI): adds the person with that email (creating the account) with `role`, or changes their role. */
+    async addMember(workspaceId: string, rawEmail: string, role: Role): Promise<{ userId: string; created: boolean }> {
+      const email = normaliseEmail(rawEmail);
+      if (!email) throw new MembershipError(`"${rawEmail}" is not a valid email address`);
+      if (!ROLES.includes(role)) throw new MembershipError(`Unknown role "${role}" (owner, admin or member)`);
+      return withTransaction(pool, async (client) => {
+        const { rows: ws } = await client.query('SELECT 1 FROM workspaces WHERE id = $1', [workspaceId]);
+        if (!ws.length) throw new MembershipError(`Workspace ${workspaceId} not found`);
+        const { rows } = await client.query<{ id: string; created: boolean }>(
+          `INSERT INTO users (id, email, email_verified, created_at) VALUES ($1, $2, false, $3)
+           ON CONFLICT (email) DO UPDATE SET email = EXCLUDED.email RETURNING id, (xmax = 0) AS created`,
+          [newId('usr', clock.now()), email, new Date(clock.now())],
+        );
+        const user = rows[0]!;
+        await client.query(
+          `INSERT INTO memberships (workspace_id, user_id, role, created_at) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (workspace_id, user_id) DO UPDATE SET role = EXCLUDED.role`,
+          [workspaceId, user.id, role, new Date(clock.now())],
+        );
+        return { userId: user.id, created: user.created };
+      });
+    },
+
+    async userByEmail(rawEmail: string): Promise<{ id: string; email: string } | undefined> {
+      const email = normaliseEmail(rawEmail);
+      if (!email) return undefined;
+      const { rows } = await pool.query<{ id: string; email: string }>('SELECT id, email FROM users WHERE email = $1', [email]);
+      return rows[0];
     },
 
     async invite(workspaceId: string, actorId: string, rawEmail: string, role: Role): Promise<{ token: string; invitation: PendingInvitation }> {
