@@ -107,4 +107,20 @@ describe('account pages', () => {
     expect(mail).toMatchObject({ kind: 'invitation', subject: expect.stringContaining('invited you') });
     expect(mail.text).toMatch(new RegExp(`${h.url}/account/invitations/[\\w-]{43}`));
   });
+
+  it('deletes an account after it is confirmed: its keys revoked, its sole workspace deleted, signed out', async () => {
+    const leaving = new Person(h, 'leaving@acct.test');
+    await signIn(leaving);
+    const ws = await workspaceWith([[leaving, 'owner']]);
+    const keys = await (await leaving.get(`/account/w/${ws}/keys`)).text();
+    await leaving.post(`/account/w/${ws}/keys`, { _csrf: csrfOf(keys), name: 'k', permissions: 'api:read' });
+    const home = await (await leaving.get('/account?all=1')).text();
+    expect(home).toContain('The workspaces only you belong to are deleted');
+    const unconfirmed = await leaving.post('/account/delete', { _csrf: csrfOf(home), confirm: 'someone@else.test' });
+    expect(unconfirmed.status).toBe(400);
+    expect((await leaving.post('/account/delete', { _csrf: csrfOf(home), confirm: 'LEAVING@acct.test' })).status).toBe(303);
+    expect((await h.pool.query('SELECT 1 FROM users WHERE email = $1', ['leaving@acct.test'])).rowCount).toBe(0);
+    expect((await h.pool.query('SELECT 1 FROM workspaces WHERE id = $1', [ws])).rowCount).toBe(0);
+    expect((await leaving.get('/account')).status).toBe(303); // signed out
+  });
 });
