@@ -68,6 +68,8 @@ describe('record counts and body size', () => {
     const over = await post(h.base, h.a.writeKey, [...thousand, rec(h.a)]);
     expect(over.status).toBe(400);
     expect(over.body.error).toBe('TOO_MANY_RECORDS');
+    expect(over.body.errors).toEqual([{ index: 1000, code: 'TOO_MANY_RECORDS', message: expect.stringMatching(/^record 1000: beyond the first 1000 records/) }]);
+    expect(over.body.details).toEqual({ totalErrorCount: 1 });
     const nd = await post(h.base, h.a.writeKey, null, {
       raw: Array.from({ length: 1001 }, () => JSON.stringify(rec(h.a, { data: {} }))).join('\n'), contentType: 'application/x-ndjson',
     });
@@ -206,10 +208,16 @@ describe('request rules', () => {
     expect(rows[0].n).toBe(0);
   });
 
-  it('refuses a product of another workspace', async () => {
-    const r = await post(h.base, h.a.writeKey, [rec(h.a, { _product_id: h.b.productId, _project_ids: [h.b.projectId] })]);
+  it('refuses a product of another workspace, listing every record that names it', async () => {
+    const other = () => rec(h.a, { _product_id: h.b.productId, _project_ids: [h.b.projectId] });
+    const r = await post(h.base, h.a.writeKey, [other(), rec(h.a, { _type: 'fax' }), other()]);
     expect(r.status).toBe(400);
     expect(r.body.error).toBe('UNKNOWN_PRODUCT');
+    expect(r.body.errors).toEqual([
+      { index: 0, code: 'UNKNOWN_PRODUCT', message: `_product_id: product "${h.b.productId}" not found in this workspace` },
+      { index: 2, code: 'UNKNOWN_PRODUCT', message: `_product_id: product "${h.b.productId}" not found in this workspace` },
+    ]);
+    expect(r.body.details).toEqual({ totalErrorCount: 2 });
   });
 
   it('rejects per record a project that is not in the product', async () => {
@@ -229,6 +237,9 @@ describe('request rules', () => {
     const r = await post(h.base, h.a.writeKey, over);
     expect(r.status).toBe(400);
     expect(r.body.error).toBe('TOO_MANY_ATTACHMENTS');
+    expect(r.body.errors).toHaveLength(20);
+    expect(r.body.errors[0]).toMatchObject({ index: 0, code: 'TOO_MANY_ATTACHMENTS', message: expect.stringMatching(/^_attachments: 10 of the request's 1001 attachments/) });
+    expect(r.body.details).toEqual({ totalErrorCount: 101 });
   });
 
   it('validates format, stores it, and lets it change nothing else', async () => {

@@ -64,7 +64,11 @@ async function ingest(deps: SubmitDeps, req: Request, kind: 'json' | 'ndjson', b
   try {
     items = parseBody(kind, body);
   } catch (error) {
-    if (error instanceof BodyError) return rejection(error.code, error.message);
+    if (error instanceof BodyError) {
+      return error.records
+        ? rejection(error.code, error.message, error.records.errors, { totalErrorCount: error.records.total })
+        : rejection(error.code, error.message);
+    }
     throw error;
   }
   const validation = validateItems(items);
@@ -76,7 +80,9 @@ async function ingest(deps: SubmitDeps, req: Request, kind: 'json' | 'ndjson', b
   if (accepted.length) {
     const routing = await checkRouting(deps.pool, workspaceId, accepted);
     if (!routing.productExists) {
-      return rejection('UNKNOWN_PRODUCT', `_product_id: product "${routing.productId}" not found in this workspace`);
+      const message = `_product_id: product "${routing.productId}" not found in this workspace`.slice(0, 2048);
+      const named = accepted.map((a) => ({ index: a.index, code: 'UNKNOWN_PRODUCT', message }));
+      return rejection('UNKNOWN_PRODUCT', message, named, { totalErrorCount: named.length });
     }
     if (routing.errors.length) {
       const bad = new Set(routing.errors.map((e) => e.index));

@@ -13,6 +13,8 @@ export class BodyError extends Error {
   constructor(
     readonly code: string,
     message: string,
+    /** The records the rejection is about (the first few), and how many there are in all. */
+    readonly records?: { errors: { index: number; code: string; message: string }[]; total: number },
   ) {
     super(message);
   }
@@ -29,7 +31,13 @@ export function bodyKindOf(contentType: string | undefined): BodyKind | undefine
 function checkCount(n: number) {
   if (n === 0) throw new BodyError('NO_RECORDS', 'The body holds no records; send 1 to 1000');
   if (n > LIMITS.recordsPerRequest) {
-    throw new BodyError('TOO_MANY_RECORDS', `The body holds ${n} records; at most ${LIMITS.recordsPerRequest} are allowed per request`);
+    const over = n - LIMITS.recordsPerRequest;
+    const message = (index: number) => `record ${index}: beyond the first ${LIMITS.recordsPerRequest} records of the request (it holds ${n}); send it in another request`;
+    const shown = Math.min(over, LIMITS.errorsPerResponse);
+    throw new BodyError('TOO_MANY_RECORDS', `The body holds ${n} records; at most ${LIMITS.recordsPerRequest} are allowed per request`, {
+      errors: Array.from({ length: shown }, (_, i) => ({ index: LIMITS.recordsPerRequest + i, code: 'TOO_MANY_RECORDS', message: message(LIMITS.recordsPerRequest + i) })),
+      total: over,
+    });
   }
 }
 

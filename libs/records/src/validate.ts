@@ -177,7 +177,11 @@ export function checkRequestRules(accepted: AcceptedRecord[]): RequestRuleViolat
     return {
       code: 'TOO_MANY_ATTACHMENTS',
       message: `The request holds ${attachments} attachments; at most ${LIMITS.attachmentsPerRequest} are allowed per request`,
-      errors: [],
+      errors: accepted.filter((a) => a.record._attachments?.length).map((a) => ({
+        index: a.index,
+        code: 'TOO_MANY_ATTACHMENTS',
+        message: `_attachments: ${a.record._attachments!.length} of the request's ${attachments} attachments (at most ${LIMITS.attachmentsPerRequest} per request); send some records in another request`,
+      })),
     };
   }
   return undefined;
