@@ -3,11 +3,13 @@ import cookieParser from 'cookie-parser';
 import helmet from 'helmet';
 import type pg from 'pg';
 import { createAccounts } from '@loupe/accounts';
+import type { IdentityProviderConfig } from '@loupe/config';
 import type { Db } from '@loupe/db';
 import type { Clock, Logger } from '@loupe/http';
 import { createOAuthProvider, randomSecret, sharedSecret } from '@loupe/oauth';
 import type { SafeFetchSettings } from '@loupe/safe-fetch';
 import { accountPages } from './account';
+import { identityProviderRoutes } from './identity-providers';
 import { interactionPages, type Mailer } from './interaction';
 import { oauthEndpoints } from './oauth-endpoints';
 import { assetsDir, renderOAuthErrorHtml } from './pages';
@@ -27,6 +29,8 @@ export interface AuthAppDeps {
   trustProxy?: boolean;
   /** For the client metadata document fetcher (tests allow loopback and their own CA). */
   fetchSettings?: SafeFetchSettings;
+  /** OpenID Connect identity providers offered beside email sign-in (config.identityProviders). */
+  identityProviders?: readonly IdentityProviderConfig[];
 }
 
 /** Paths oidc-provider serves; everything else falls through to the other apps and the 404. */
@@ -53,7 +57,8 @@ export function createAuthApp(deps: AuthAppDeps): Router {
   router.use(onProviderPaths(cookieParser()));
   router.use('/oauth/assets', express.static(assetsDir, { maxAge: '1h', index: false, fallthrough: false }));
   router.use(oauthEndpoints(runtime));
-  router.use(interactionPages(runtime, { mailer: deps.mailer, log: deps.log }));
+  router.use(interactionPages(runtime, { mailer: deps.mailer, log: deps.log, identityProviders: deps.identityProviders }));
+  router.use('/auth/idp', (req, res, next) => securityHeaders(deps.baseUrl().startsWith('https://'))(req, res, next), identityProviderRoutes(runtime, { providers: deps.identityProviders ?? [], log: deps.log, allowLoopback: deps.fetchSettings?.allowLoopback }));
   // The account pages: their own security headers (one script of ours, for the copy button) and cookies.
   const accountHeaders = { http: securityHeaders(false, { ownScripts: true }), https: securityHeaders(true, { ownScripts: true }) };
   router.use('/account', (req, res, next) => accountHeaders[deps.baseUrl().startsWith('https://') ? 'https' : 'http'](req, res, next), cookieParser());

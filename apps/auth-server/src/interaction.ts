@@ -1,6 +1,7 @@
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import { doubleCsrf } from 'csrf-csrf';
 import { bindGrantToWorkspace, hasThirdPartyServers, SCOPE_DESCRIPTIONS, SCOPES, type Scope } from '@loupe/oauth';
+import type { IdentityProviderConfig } from '@loupe/config';
 import type { Logger } from '@loupe/http';
 import { clientView } from './client-view';
 import { connectionConfirmation } from './mails';
@@ -23,7 +24,7 @@ const str = (v: unknown) => (typeof v === 'string' ? v : '');
  * consent. Every POST carries a CSRF token bound to the interaction; the workspace is asked on every
  * authorization and checked again when the consent is submitted.
  */
-export function interactionPages(runtime: Runtime, deps: { mailer: Mailer; log: Logger }): Router {
+export function interactionPages(runtime: Runtime, deps: { mailer: Mailer; log: Logger; identityProviders?: readonly IdentityProviderConfig[] }): Router {
   const router = Router();
   let csrf: ReturnType<typeof doubleCsrf> | undefined;
   const csrfFor = (rt: AuthRuntime) =>
@@ -64,7 +65,7 @@ export function interactionPages(runtime: Runtime, deps: { mailer: Mailer; log: 
     const csrfToken = csrfFor(rt).generateCsrfToken(req, res, { overwrite: false, validateOnReuse: false });
     const base = { uid, client: view, csrf: csrfToken, ...extra };
     const user = await signedInUser(rt, req);
-    if (!user) return renderPage(res, 'signin', { title: 'Sign in', ...base }, status);
+    if (!user) return renderPage(res, 'signin', { title: 'Sign in', providers: (deps.identityProviders ?? []).map(({ id, name }) => ({ id, name })), ...base }, status);
     const workspaces = await rt.accounts.workspacesOf(user.id);
     if (workspaces.length === 0) return renderPage(res, 'workspace-create', { title: 'Create your workspace', user, ...base }, status);
     const asked = str(req.query.workspace);

@@ -17,7 +17,7 @@ const app = appShell(log, (a) => {
   a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir))));
   a.use(createAuthApp({
     pool: database.pool, db: database.db, clock: systemClock, log, mailer, baseUrl: () => url, servicePrefix: config.servicePrefix,
-    fetchSettings: { allowLoopback: config.fetchAllowLoopback },
+    fetchSettings: { allowLoopback: config.fetchAllowLoopback }, identityProviders: config.identityProviders,
   }));
 }, { trustedProxies: config.trustedProxies, perIp: createPerIpLimiter(database.pool, systemClock, config.perIpLimitPerMinute) });
 const server = await listen(app, config.port, config.host, { requestTimeoutMs: config.requestTimeoutMs });

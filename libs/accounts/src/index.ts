@@ -5,9 +5,11 @@ import { createSignInCodes, type Mailer } from './sign-in-codes';
 import { createUserWorkspaces } from './workspaces';
 import { createWebSessions } from './web-sessions';
 import { createMembers } from './members';
+import { createIdentityLinks } from './identity-links';
 
 export { normaliseEmail, signInCodeMail, SIGN_IN_CODE_TTL_MS, SIGN_IN_CODE_MAX_ATTEMPTS, type Mailer, type RequestCodeResult, type VerifyCodeResult } from './sign-in-codes';
 export { WEB_SESSION_TTL_MS } from './web-sessions';
+export type { IdentitySignIn, IdentitySignInResult } from './identity-links';
 export { canManage, INVITATION_TTL_MS, MembershipError, ROLES, type AcceptResult, type Member, type PendingInvitation } from './members';
 export { InvalidWorkspaceNameError, UnknownUserError, WORKSPACE_NAME_MAX_LENGTH, type Role } from './workspaces';
 
@@ -28,7 +30,7 @@ export interface AccountsDeps {
   limiters?: { perEmail: RateLimiter; perIp: RateLimiter };
 }
 
-/** People: email sign-in, web sessions, and the workspaces they belong to. */
+/** People: email sign-in, sign-in through identity providers, web sessions, and the workspaces they belong to. */
 export function createAccounts(deps: AccountsDeps) {
   const limiters = deps.limiters ?? {
     perEmail: createRateLimiter(deps.pool, { limit: 5, windowMs: HOUR, clock: deps.clock }),
@@ -39,6 +41,7 @@ export function createAccounts(deps: AccountsDeps) {
     ...createWebSessions(deps),
     ...createUserWorkspaces(deps),
     ...createMembers(deps),
+    ...createIdentityLinks(deps),
   };
 }
 

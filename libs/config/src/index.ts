@@ -68,6 +68,22 @@ export interface Config {
   /** Proxies whose X-Forwarded-For gives the client IP (per-IP limits); express "trust proxy" syntax. */
   trustedProxies: string;
   perIpLimitPerMinute: number;
+  /** OpenID Connect identity providers offered on the sign-in page (spec 5.2 rule 1); [] without OIDC_PROVIDERS. */
+  identityProviders: IdentityProviderConfig[];
+}
+
+/** One OpenID Connect identity provider, from `OIDC_PROVIDERS` and the `OIDC_<ID>_*` variables. */
+export interface IdentityProviderConfig {
+  /** Lowercase id, as listed in OIDC_PROVIDERS; part of the start URL (`/auth/idp/<id>/start`). */
+  id: string;
+  /** Shown on the button: "Continue with <name>". */
+  name: string;
+  /** The issuer whose `/.well-known/openid-configuration` is discovered. */
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** Space-separated scopes; `openid email profile` by default. */
+  scopes: string;
 }
 
 export class ConfigError extends Error {
@@ -103,7 +119,74 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     mailFrom: e.MAIL_FROM,
     perIpLimitPerMinute: e.PER_IP_LIMIT_PER_MINUTE,
     trustedProxies: e.TRUSTED_PROXIES.split(',').map((p) => p.trim()).join(', '),
+    identityProviders: identityProviders(present),
   };
+}
+
+const PROVIDER_ID = /^[a-z][a-z0-9-]{0,31}$/;
+const isLoopbackHost = (host: string) => host === 'localhost' || host === '127.0.0.1' || host === '[::1]';
+
+/**
+ * The identity providers of `OIDC_PROVIDERS=google,okta`: for each id, `OIDC_<ID>_ISSUER`, `OIDC_<ID>_CLIENT_ID`,
+ * `OIDC_<ID>_CLIENT_SECRET`, optional `OIDC_<ID>_NAME` (default: the id capitalised) and `OIDC_<ID>_SCOPES`
+ * (default `openid email profile`). `<ID>` is the id upper-cased with `-` as `_`. Read apart from envSchema
+ * because the variable names depend on the list. Every problem is reported with the variable it is about.
+ */
+export function identityProviders(env: NodeJS.ProcessEnv = process.env): IdentityProviderConfig[] {
+  const value = (name: string) => {
+    const v = env[name]?.trim();
+    return v ? v : undefined;
+  };
+  const list = value('OIDC_PROVIDERS');
+  if (!list) return [];
+  const problems: string[] = [];
+  const providers: IdentityProviderConfig[] = [];
+  const seen = new Set<string>();
+  for (const raw of list.split(',').map((p) => p.trim().toLowerCase()).filter(Boolean)) {
+    if (!PROVIDER_ID.test(raw)) {
+      problems.push(`OIDC_PROVIDERS: "${raw}" is not a provider id (a lowercase letter, then letters, digits or "-", up to 32)`);
+      continue;
+    }
+    if (seen.has(raw)) {
+      problems.push(`OIDC_PROVIDERS: "${raw}" is listed twice`);
+      continue;
+    }
+    seen.add(raw);
+    const prefix = `OIDC_${raw.toUpperCase().replace(/-/g, '_')}_`;
+    const required = (suffix: string) => {
+      const v = value(prefix + suffix);
+      if (!v) problems.push(`${prefix}${suffix}: required because OIDC_PROVIDERS lists "${raw}"`);
+      return v ?? '';
+    };
+    const issuer = required('ISSUER');
+    const clientId = required('CLIENT_ID');
+    const clientSecret = required('CLIENT_SECRET');
+    if (issuer) {
+      let url: URL | undefined;
+      try {
+        url = new URL(issuer);
+      } catch {
+        problems.push(`${prefix}ISSUER: not a URL`);
+      }
+      if (url && !(url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname)))) {
+        problems.push(`${prefix}ISSUER: an https:// URL (http:// only for localhost)`);
+      } else if (url && (url.search || url.hash)) {
+        problems.push(`${prefix}ISSUER: the issuer URL has no query or fragment`);
+      }
+    }
+    const scopes = (value(prefix + 'SCOPES') ?? 'openid email profile').split(/[\s,]+/).filter(Boolean);
+    if (!scopes.includes('openid')) problems.push(`${prefix}SCOPES: must include "openid"`);
+    providers.push({
+      id: raw,
+      name: value(prefix + 'NAME') ?? `${raw.charAt(0).toUpperCase()}${raw.slice(1)}`,
+      issuer,
+      clientId,
+      clientSecret,
+      scopes: scopes.join(' '),
+    });
+  }
+  if (problems.length) throw new ConfigError(`Invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  return providers;
 }
 
 /** The address clients use; the listening address when no public one is configured. */

@@ -4,6 +4,7 @@ import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
 import { newId } from '@loupe/db';
 import { appShell, createLogger, createPerIpLimiter, listen, systemClock, type Listening } from '@loupe/http';
 import type { SafeFetchSettings } from '@loupe/safe-fetch';
+import type { IdentityProviderConfig } from '@loupe/config';
 import { createAuthApp } from '../app';
 
 export interface SentMail { to: string; subject: string; text: string; html?: string; kind: string }
@@ -17,7 +18,9 @@ export interface AuthHarness {
 }
 
 /** The authorization server on a loopback port, on a fresh database, with a mailer that keeps what it sends. */
-export async function startAuthServer(options: { fetchSettings?: SafeFetchSettings; publicUrl?: string } = {}): Promise<AuthHarness> {
+export async function startAuthServer(
+  options: { fetchSettings?: SafeFetchSettings; publicUrl?: string; identityProviders?: IdentityProviderConfig[] } = {},
+): Promise<AuthHarness> {
   const t = await createTestDatabase();
   const mail: SentMail[] = [];
   const log = createLogger('silent');
@@ -28,6 +31,7 @@ export async function startAuthServer(options: { fetchSettings?: SafeFetchSettin
       pool: t.pool, db: t.db, clock: systemClock, log, baseUrl: () => options.publicUrl ?? url, servicePrefix: 'loupe_',
       mailer: { send: async (m) => void mail.push(m) },
       fetchSettings: options.fetchSettings,
+      identityProviders: options.identityProviders,
     }));
   }, { perIp: createPerIpLimiter(t.pool, systemClock) });
   const server: Listening = await listen(app, 0, '127.0.0.1', { requestTimeoutMs: 30_000 });
