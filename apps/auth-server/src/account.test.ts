@@ -123,4 +123,16 @@ describe('account pages', () => {
     expect((await h.pool.query('SELECT 1 FROM workspaces WHERE id = $1', [ws])).rowCount).toBe(0);
     expect((await leaving.get('/account')).status).toBe(303); // signed out
   });
+
+  it('offers the configured identity providers on its sign-in page, coming back to the account pages', async () => {
+    const other = await startAuthServer({ identityProviders: [{ id: 'corp', name: 'Corp SSO', issuer: 'https://idp.example', clientId: 'c', clientSecret: 's', scopes: 'openid email' }] });
+    try {
+      const page = await (await fetch(`${other.url}/account/sign-in?return_to=/account/w/ws_1/keys`)).text();
+      expect(page).toContain('Continue with Corp SSO');
+      expect(page).toContain('href="/auth/idp/corp/start?return_to=%2Faccount%2Fw%2Fws_1%2Fkeys"');
+    } finally {
+      await other.close();
+    }
+    expect(await (await fetch(`${h.url}/account/sign-in`)).text()).not.toContain('Continue with');
+  });
 });

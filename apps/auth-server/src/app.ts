@@ -62,7 +62,7 @@ export function createAuthApp(deps: AuthAppDeps): Router {
   // The account pages: their own security headers (one script of ours, for the copy button) and cookies.
   const accountHeaders = { http: securityHeaders(false, { ownScripts: true }), https: securityHeaders(true, { ownScripts: true }) };
   router.use('/account', (req, res, next) => accountHeaders[deps.baseUrl().startsWith('https://') ? 'https' : 'http'](req, res, next), cookieParser());
-  router.use(accountPages(runtime, { db: deps.db, mailer: deps.mailer, log: deps.log }));
+  router.use(accountPages(runtime, { db: deps.db, mailer: deps.mailer, log: deps.log, identityProviders: deps.identityProviders ?? [] }));
   router.use(onProviderPaths((req, res, next) => runtime().then((rt) => rt.handle(req, res), next)));
   return router;
 }

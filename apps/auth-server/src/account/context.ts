@@ -15,6 +15,8 @@ export interface AccountDeps {
   db: Db;
   mailer: Mailer;
   log: Logger;
+  /** Offered on the sign-in page beside the emailed code. */
+  identityProviders?: readonly { id: string; name: string }[];
 }
 
 export interface SignedIn {
@@ -58,12 +60,6 @@ export async function signedInUser(rt: AuthRuntime, req: Request) {
 /** Where a signed-out visitor is sent: the sign-in page, coming back here after. */
 export function toSignIn(req: Request, res: Response) {
   res.redirect(303, `/account/sign-in?return_to=${encodeURIComponent(req.originalUrl)}`);
-}
-
-/** A same-site path under /account to come back to after signing in; anything else is /account. */
-export function safeReturnTo(value: unknown): string {
-  const path = str(value);
-  return /^\/account(\/[\w\-./?=&%]*)?$/.test(path) && !path.includes('//') ? path : '/account';
 }
 
 type Handler<C> = (ctx: C, req: Request, res: Response) => Promise<unknown>;

@@ -9,7 +9,7 @@ import { workspacePages } from './workspace-pages';
 /** The account web app under /account: sign-in, workspaces, API keys, members, connected applications, products, usage. */
 export function accountPages(runtime: Runtime, deps: AccountDeps): Router {
   const router = Router();
-  router.use(accountSignIn(runtime));
+  router.use(accountSignIn(runtime, deps));
   router.use(homePages(runtime));
   router.use(keyPages(runtime, deps));
   router.use(memberPages(runtime, deps));

@@ -1,20 +1,22 @@
 import { Router } from 'express';
 import { sessionCookieName } from '../interaction';
 import { renderPage } from '../pages';
-import { form, pages, safeReturnTo, signedInUser, str, type Runtime } from './context';
+import { safeReturnTo } from '../identity-providers';
+import { form, pages, signedInUser, str, type AccountDeps, type Runtime } from './context';
 
 /**
  * Sign-in to the account pages with an emailed code (the same codes and sessions as the
  * authorization pages), and sign-out. `return_to` brings the person back where they were going.
  */
-export function accountSignIn(runtime: Runtime): Router {
+export function accountSignIn(runtime: Runtime, deps: AccountDeps): Router {
   const router = Router();
   const { base, csrfToken } = pages(runtime);
+  const providers = (deps.identityProviders ?? []).map(({ id, name }) => ({ id, name }));
 
   router.get('/account/sign-in', base(async (rt, req, res) => {
     const returnTo = safeReturnTo(req.query.return_to);
     if (await signedInUser(rt, req)) return res.redirect(303, returnTo);
-    renderPage(res, 'account-signin', { title: 'Sign in', csrf: csrfToken(rt, req, res), returnTo, email: str(req.query.email) });
+    renderPage(res, 'account-signin', { title: 'Sign in', csrf: csrfToken(rt, req, res), returnTo, providers, email: str(req.query.email) });
   }));
 
   router.post('/account/sign-in', form, base(async (rt, req, res) => {
@@ -26,7 +28,7 @@ export function accountSignIn(runtime: Runtime): Router {
       const error = sent.reason === 'invalid_email'
         ? 'Enter a valid email address, like ada@example.com.'
         : `Too many codes were requested. Try again in ${Math.ceil((sent.retryAfterSeconds ?? 60) / 60)} minutes.`;
-      return renderPage(res, 'account-signin', { title: 'Sign in', csrf, returnTo, email, error }, sent.reason === 'invalid_email' ? 400 : 429);
+      return renderPage(res, 'account-signin', { title: 'Sign in', csrf, returnTo, providers, email, error }, sent.reason === 'invalid_email' ? 400 : 429);
     }
     renderPage(res, 'account-code', { title: 'Check your email', csrf, returnTo, email: email.toLowerCase() });
   }));
