@@ -5,3 +5,4 @@ export {
   FetchTimeoutError, FetchTooLargeError, FetchUrlError, type TimeoutPhase,
 } from './errors';
 export { safeFetchAsFetch, type AsFetchOptions } from './as-fetch';
+export { findCause } from './map-error';

@@ -6,7 +6,8 @@ import {
 import { AddressRefusal } from './guarded-agents';
 import type { Timeouts } from './safe-fetch';
 
-function findCause<T>(error: unknown, type: abstract new (...args: never[]) => T): T | undefined {
+/** The first error of `type` in the chain of `cause`s (at most 8 deep). */
+export function findCause<T>(error: unknown, type: abstract new (...args: never[]) => T): T | undefined {
   let current: unknown = error;
   for (let depth = 0; current && depth < 8; depth++) {
     if (current instanceof type) return current;

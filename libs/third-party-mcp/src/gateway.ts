@@ -21,7 +21,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import {
-  FetchError, FetchNetworkError, FetchRefusedError, FetchTimeoutError, FetchTooLargeError, safeFetchAsFetch, type SafeFetch,
+  FetchError, FetchNetworkError, FetchRefusedError, FetchTimeoutError, FetchTooLargeError, findCause, safeFetchAsFetch, type SafeFetch,
 } from '@loupe/safe-fetch';
 import type pg from 'pg';
 import { ThirdPartyError } from './errors';
@@ -71,15 +71,6 @@ type ServerRef = { id: string; name: string; slug: string };
 /** Why the gateway's own controller aborted. */
 class Deadline extends Error {}
 class Cancelled extends Error {}
-
-function findCause<T>(error: unknown, type: abstract new (...args: never[]) => T): T | undefined {
-  let current: unknown = error;
-  for (let depth = 0; current && depth < 8; depth++) {
-    if (current instanceof type) return current;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
 
 function seconds(ms: number): string {
   const s = ms / 1000;
