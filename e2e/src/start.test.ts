@@ -120,4 +120,23 @@ describe('npm start', () => {
       expect(await second.stop()).toBe(0);
     }
   });
+
+  it('starts two checkouts side by side with no setting: each embedded PostgreSQL finds a free port and keeps it', async () => {
+    const dirs = await Promise.all([0, 1].map((i) => mkdtemp(path.join(os.tmpdir(), `loupe-e2e-side-${i}-`))));
+    const started: Started[] = [];
+    try {
+      const envs = await Promise.all(dirs.map(async (d) => ({ DATA_DIR: d, PORT: String(await freePort()) })));
+      for (const e of envs) started.push(await startProcess(e)); // the second one while the first still runs
+      const ports = await Promise.all(dirs.map(async (d) => Number((await readFile(path.join(d, 'postgres.port'), 'utf8')).trim())));
+      expect(new Set(ports).size).toBe(2);
+      for (const s of started) expect((await fetch(`${s.url}/readyz`)).status).toBe(200);
+      expect(await started[1]!.stop()).toBe(0);
+      started.pop();
+      started.push(await startProcess(envs[1]!));
+      expect(Number((await readFile(path.join(dirs[1]!, 'postgres.port'), 'utf8')).trim())).toBe(ports[1]);
+    } finally {
+      for (const s of started) await s.stop();
+      for (const d of dirs) await rm(d, { recursive: true, force: true });
+    }
+  }, 180_000);
 });

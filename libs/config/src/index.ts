@@ -12,7 +12,7 @@ export const envSchema = z.object({
   PUBLIC_BASE_URL: z.url().optional(),
   DATABASE_URL: z.string().min(1).optional(),
   DATA_DIR: z.string().min(1).default('.data'),
-  EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+  EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   SERVICE_PREFIX: z
     .string()
     .regex(/^[a-z][a-z0-9]*_$/, 'lowercase letters and digits ending in "_"')
@@ -49,7 +49,8 @@ export interface Config {
   publicBaseUrl: string | undefined;
   databaseUrl: string | undefined;
   dataDir: string;
-  embeddedPgPort: number;
+  /** Unset: the embedded cluster's last port (kept in DATA_DIR/postgres.port), or a free one. */
+  embeddedPgPort: number | undefined;
   servicePrefix: string;
   logLevel: Env['LOG_LEVEL'];
   workerEnabled: boolean;

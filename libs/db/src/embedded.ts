@@ -4,14 +4,21 @@ import { existsSync } from 'node:fs';
 import { appendFile, chmod, chown, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { createServer } from 'node:net';
 import { promisify } from 'node:util';
+import { freePort } from './free-port';
 
 const run = promisify(execFile);
 
 export interface EmbeddedPostgresOptions {
   /** Directory that holds the cluster (`PG_VERSION` inside once initialised). */
   dataDir: string;
-  port: number;
+  /**
+   * The TCP port on 127.0.0.1. Without one, the port this cluster used last (kept in
+   * `<dataDir>.port`) if it is free, else 54329 if free, else any free port, remembered for next
+   * time: two checkouts on one machine start side by side without a setting.
+   */
+  port?: number | undefined;
   /** Throw-away clusters for tests: no fsync, removed on stop. */
   ephemeral?: boolean;
   /**
@@ -94,6 +101,31 @@ async function exec(bin: string, args: string[], ids: { uid: number; gid: number
   }
 }
 
+export const DEFAULT_EMBEDDED_PORT = 54329;
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/** The port kept in `file` when it is still free, else 54329 or any free port; written back to `file`. */
+async function rememberedPort(file: string): Promise<number> {
+  const kept = Number((await readFile(file, 'utf8').catch(() => '')).trim());
+  let port: number | undefined;
+  for (const candidate of [kept, DEFAULT_EMBEDDED_PORT]) {
+    if (Number.isInteger(candidate) && candidate > 0 && candidate < 65536 && (await portIsFree(candidate))) {
+      port = candidate;
+      break;
+    }
+  }
+  port ??= await freePort();
+  if (port !== kept) await writeFile(file, `${port}\n`);
+  return port;
+}
+
 /** The port of the server running on `dir`, if one is. */
 async function runningPort(b: Binaries, dir: string, ids: { uid: number; gid: number } | undefined): Promise<number | undefined> {
   try {
@@ -160,22 +192,23 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       },
     };
   }
-  const serverOptions = [`-p ${options.port}`];
+  const port = options.port ?? (await rememberedPort(`${dir}.port`));
+  const serverOptions = [`-p ${port}`];
   if (options.ephemeral) serverOptions.push('-c fsync=off -c synchronous_commit=off -c full_page_writes=off');
   try {
     await exec(b.pg_ctl, ['start', '-D', dir, '-w', '-t', '60', '-l', path.join(dir, 'server.log'), '-o', serverOptions.join(' ')], ids);
   } catch (error) {
     const tail = await readFile(path.join(dir, 'server.log'), 'utf8').then((t) => t.split('\n').slice(-5).join('\n')).catch(() => '');
     throw new Error(
-      `Embedded PostgreSQL did not start on port ${options.port} (data in ${dir}). ` +
+      `Embedded PostgreSQL did not start on port ${port} (data in ${dir}). ` +
         `Is another server using that port? Set EMBEDDED_PG_PORT or DATABASE_URL.\n${tail}`,
       { cause: error },
     );
   }
   let stopped = false;
   return {
-    adminUrl: urlFor(options.port),
-    port: options.port,
+    adminUrl: urlFor(port),
+    port,
     async stop() {
       if (stopped) return;
       stopped = true;

@@ -10,7 +10,8 @@ import { createPrismaClient, type Db } from './prisma';
 export interface DatabaseSettings {
   databaseUrl: string | undefined;
   dataDir: string;
-  embeddedPgPort: number;
+  /** Unset: the port the cluster used last, or a free one (see startEmbeddedPostgres). */
+  embeddedPgPort: number | undefined;
   poolSize: number;
   /** See EmbeddedPostgresOptions.whenRunning. */
   whenRunning?: 'adopt' | 'share';
