@@ -101,6 +101,14 @@ describe('npm start', () => {
     expect(bad.stderr).toMatch(/Unknown permission "api:nope"/);
   });
 
+  it('serves Prometheus metrics: requests by route and the service-wide record and batch counts', async () => {
+    await fetch(`${first.url}/api/v1/ingest/batches`, { headers: { 'x-api-key': key } });
+    const text = await (await fetch(`${first.url}/metrics`)).text();
+    expect(text).toMatch(/loupe_http_requests_total\{method="GET",route="\/api\/v1\/ingest\/batches",status="200"\} \d+/);
+    expect(text).toMatch(/loupe_records_total\{outcome="accepted"\} [1-9]\d*/);
+    expect(text).toMatch(/loupe_batches\{status="COMPLETE"\} \d+/);
+  });
+
   it('keeps the data across a restart and does not seed a second demo workspace', async () => {
     expect(await first.stop()).toBe(0);
     const second = await startProcess(env);

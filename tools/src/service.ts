@@ -1,3 +1,4 @@
+import { createMetrics } from '@loupe/metrics';
 import { baseUrl, type Config } from '@loupe/config';
 import { migrationsApplied, migrationsDir, openDatabase, type Database } from '@loupe/db';
 import {
@@ -52,7 +53,10 @@ export async function startService({ config, log = createLogger(config.logLevel)
 
     let publicUrl = baseUrl(config);
     const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, pool: database.pool, log: log.child({ component: 'mail' }) });
+    const metrics = createMetrics({ pool: database.pool, token: config.metricsToken });
     const app = appShell(log, (a) => {
+      a.use(metrics.requests);
+      a.use(metrics.router);
           a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir))));
       a.use(createIngestApp({ pool: database.pool, boss, clock, servicePrefix: config.servicePrefix, baseUrl: () => publicUrl }));
       a.use(createMcpApp({

@@ -1,3 +1,4 @@
+import { createMetrics } from '@loupe/metrics';
 import { baseUrl, loadConfig } from '@loupe/config';
 import { migrationsApplied, migrationsDir, openDatabase } from '@loupe/db';
 import { appShell, createLogger, createPerIpLimiter, databaseReadiness, healthRouter, listen, systemClock } from '@loupe/http';
@@ -13,7 +14,10 @@ const database = await openDatabase({
 });
 const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, pool: database.pool, log });
 let url = baseUrl(config);
+const metrics = createMetrics({ pool: database.pool, token: config.metricsToken });
 const app = appShell(log, (a) => {
+  a.use(metrics.requests);
+  a.use(metrics.router);
   a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir))));
   a.use(createAuthApp({
     pool: database.pool, db: database.db, clock: systemClock, log, mailer, baseUrl: () => url, servicePrefix: config.servicePrefix,

@@ -1,3 +1,4 @@
+import { createMetrics } from '@loupe/metrics';
 import { baseUrl, loadConfig } from '@loupe/config';
 import { migrationsApplied, migrationsDir, openDatabase } from '@loupe/db';
 import { appShell, createLogger, createPerIpLimiter, databaseReadiness, healthRouter, listen, systemClock } from '@loupe/http';
@@ -19,7 +20,10 @@ boss.on('error', (err) => log.error({ err }, 'pg-boss error'));
 await boss.start();
 await ensureQueues(boss, config.jobs);
 let url = baseUrl(config);
+const metrics = createMetrics({ pool: database.pool, token: config.metricsToken });
 const app = appShell(log, (a) => {
+  a.use(metrics.requests);
+  a.use(metrics.router);
   a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir))));
   a.use(createMcpApp({
     baseUrl: () => url, pool: database.pool, db: database.db, clock: systemClock, log, servicePrefix: config.servicePrefix,

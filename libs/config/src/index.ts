@@ -32,6 +32,8 @@ export const envSchema = z.object({
    * The proxies whose X-Forwarded-For is believed (express "trust proxy"): comma-separated addresses,
    * CIDR ranges or the names loopback, linklocal, uniquelocal. Any other sender's header is ignored.
    */
+  /** When set, GET /metrics asks for `Authorization: Bearer <METRICS_TOKEN>`. */
+  METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   /** Spec 8.1: requests per minute from one IP address over the whole service. Raised only for load tests. */
   PER_IP_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(2000),
   TRUSTED_PROXIES: z
@@ -69,6 +71,8 @@ export interface Config {
   /** Proxies whose X-Forwarded-For gives the client IP (per-IP limits); express "trust proxy" syntax. */
   trustedProxies: string;
   perIpLimitPerMinute: number;
+  /** Bearer token GET /metrics requires; open without one. */
+  metricsToken: string | undefined;
   /** OpenID Connect identity providers offered on the sign-in page (spec 5.2 rule 1); [] without OIDC_PROVIDERS. */
   identityProviders: IdentityProviderConfig[];
 }
@@ -119,6 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     perIpLimitPerMinute: e.PER_IP_LIMIT_PER_MINUTE,
+    metricsToken: e.METRICS_TOKEN,
     trustedProxies: e.TRUSTED_PROXIES.split(',').map((p) => p.trim()).join(', '),
     identityProviders: identityProviders(present),
   };
