@@ -6,6 +6,7 @@ import { freePort } from '@loupe/db';
 import pg from 'pg';
 import { readSource } from '@loupe/sources';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, openPage, saveScreenshot } from '@loupe/browser-testing';
 import { runTool, startProcess, type Started } from './process';
 
 // The foundation's promises, checked on the real `npm start` process with its own embedded PostgreSQL.
@@ -108,6 +109,27 @@ describe('npm start', () => {
     expect(text).toMatch(/loupe_records_total\{outcome="accepted"\} [1-9]\d*/);
     expect(text).toMatch(/loupe_batches\{status="COMPLETE"\} \d+/);
   });
+
+  it('serves the API reference at /docs from its own host, rendered in Chromium with every endpoint', async () => {
+    const browser = await launchChromium();
+    try {
+      const page = await openPage(browser);
+      const outside: string[] = [];
+      page.on('request', (r) => { if (!r.url().startsWith(first.url)) outside.push(r.url()); });
+      await page.goto(`${first.url}/docs`);
+      await page.getByText('Loupe Record Ingestion API').first().waitFor();
+      for (const op of ['/api/v1/ingest', '/api/v1/ingest/batches', '/api/v1/ingest/batches/{batchId}']) {
+        await expect(page.locator('.opblock-summary-path', { hasText: op }).first().isVisible()).resolves.toBe(true);
+      }
+      await page.locator('.opblock-summary', { hasText: 'Submit 1 to 1,000 records' }).click();
+      await page.locator('option', { hasText: 'Two accepted, one rejected' }).first().waitFor({ state: 'attached' });
+      await page.getByText('Unknown product').first().waitFor({ state: 'attached' });
+      await saveScreenshot(page, 'docs-api-reference');
+      expect(outside, 'nothing is loaded from another host').toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
 
   it('keeps the data across a restart and does not seed a second demo workspace', async () => {
     expect(await first.stop()).toBe(0);

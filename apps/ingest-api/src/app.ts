@@ -1,7 +1,9 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { createIdempotencyStore, createRateLimiter, type Clock, type IdempotencyStore, type RateLimiter } from '@loupe/http';
 import type { Boss } from '@loupe/jobs';
 import { openApiDocument, recordJsonSchema } from '@loupe/records';
-import { Router } from 'express';
+import express, { Router } from 'express';
 import type pg from 'pg';
 import { apiKeyAuth, requirePermission } from './auth';
 import { getHandler, listHandler } from './batches';
@@ -18,6 +20,9 @@ export interface IngestAppDeps {
   idempotency?: IdempotencyStore;
 }
 
+const docsDir = path.resolve(import.meta.dirname, '../docs');
+const swaggerUiDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+
 /** Spec: 10 requests per second per API key. */
 export const INGEST_RATE_LIMIT = { limit: 10, windowMs: 1000 };
 
@@ -30,6 +35,10 @@ export function createIngestApp(deps: IngestAppDeps): Router {
   router.get('/api/v1/openapi.json', (_req, res) => {
     res.json(openApiDocument(deps.baseUrl()));
   });
+  // The API reference: Swagger UI from npm, served from our host (no CDN), over the document above.
+  router.get('/docs', (_req, res) => res.sendFile(path.join(docsDir, 'index.html')));
+  router.use('/docs/assets', express.static(swaggerUiDir, { maxAge: '1d', index: false, fallthrough: false }));
+  router.use('/docs', express.static(docsDir, { maxAge: '1h', index: false }));
   router.get('/api/v1/schemas/record.json', (_req, res) => {
     res.type('application/schema+json').send(JSON.stringify(recordJsonSchema(deps.baseUrl())));
   });

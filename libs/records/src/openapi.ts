@@ -37,13 +37,36 @@ export function recordJsonSchema(baseUrl: string): Record<string, unknown> {
 }
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
-const error = (description: string) => ({ description, content: { 'application/json': { schema: ref('ErrorResponse') } } });
+type Example = { summary: string; value: unknown };
+const error = (description: string, examples: Record<string, Example>) => ({
+  description, content: { 'application/json': { schema: ref('ErrorResponse'), examples } },
+});
+const one = (summary: string, value: Record<string, unknown>) => ({ example: { summary, value } });
 const common = {
-  '401': error('API key missing, unknown or revoked'),
-  '403': error('The key lacks the permission this endpoint needs'),
-  '429': error('Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header'),
-  '500': error('Unexpected server error; retry'),
-  '503': error('Database unavailable; retry after Retry-After seconds'),
+  '401': error('API key missing, unknown or revoked', {
+    missing: { summary: 'No x-api-key header', value: { error: 'UNAUTHORIZED', message: 'Missing API key: send it in the x-api-key header' } },
+    invalid: { summary: 'Unknown or revoked key', value: { error: 'UNAUTHORIZED', message: 'Invalid API key: it is unknown or has been revoked' } },
+  }),
+  '403': error('The key lacks the permission this endpoint needs',
+    one('A read-only key sending records', { error: 'FORBIDDEN', message: 'This API key lacks the "api:write" permission' })),
+  '429': error('Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header',
+    one('Too fast', { error: 'RATE_LIMITED', message: 'Rate limit of 10 requests per second per API key exceeded', retryAfter: 1 })),
+  '500': error('Unexpected server error; retry',
+    one('Logged with the request id', { error: 'INTERNAL_ERROR', message: 'Unexpected server error; retry. Request id: 3f1c…' })),
+  '503': error('Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds',
+    one('Database restarting', { error: 'SERVICE_UNAVAILABLE', message: 'The service is temporarily unavailable; retry shortly', retryAfter: 1 })),
+};
+
+const RECORD_EXAMPLE = {
+  _type: 'call_transcription', _schema_version: '1.0.0', _event_at: '2026-03-04T05:06:07Z', _vendor_ids: { gong: 'call-8812' },
+  _product_id: 'prod_01h…', _project_ids: ['proj_01h…'], _nature: 'evidence',
+  _participants: [{ id: 'ana@globex.test', role: 'external', name: 'Ana' }],
+  data: { title: 'Call with Globex', transcript: [{ speaker: 'Ana', text: 'Exporting to Excel takes forever.' }] },
+};
+const BATCH_EXAMPLE = {
+  batchId: 'bat_01m82…', status: 'COMPLETE', createdAt: 1772600767000, acceptedCount: 2, rejectedCount: 1, duplicateCount: 0,
+  totalErrorCount: 1, errors: [{ index: 1, code: 'VALIDATION_ERROR', message: '_event_at: is not a real date and time' }],
+  source: 'api', type: 'call_transcription', billing: { totalCreditsCharged: 2 },
 };
 
 /** OpenAPI 3.1 description of the three ingestion endpoints, generated from the zod schemas. */
@@ -66,6 +89,7 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
             required: true,
             content: {
               'application/json': {
+                example: [RECORD_EXAMPLE],
                 schema: {
                   oneOf: [
                     { type: 'array', items: ref('Record'), minItems: 1, maxItems: LIMITS.recordsPerRequest },
@@ -82,12 +106,26 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
             },
           },
           responses: {
-            '202': { description: 'Records received; accepted ones are stored and will be processed', content: { 'application/json': { schema: ref('SubmissionResponse') } } },
-            '400': error('No record was accepted, or the request breaks a request rule; `errors` lists the rejected records'),
-            '409': error('A request with this Idempotency-Key is still in progress'),
-            '413': error('Body larger than 5 MB'),
-            '415': error('Content-Type is neither application/json nor application/x-ndjson'),
-            '422': error('This Idempotency-Key was used with a different body'),
+            '202': {
+              description: 'Records received; accepted ones are stored and will be processed',
+              content: { 'application/json': { schema: ref('SubmissionResponse'), examples: {
+                partly: { summary: 'Two accepted, one rejected', value: { batchId: 'bat_01m82…', acceptedCount: 2, rejectedCount: 1, totalErrorCount: 1, duplicateCount: 0, errors: [{ index: 1, code: 'VALIDATION_ERROR', message: '_event_at: is not a real date and time' }] } },
+              } } },
+            },
+            '400': error('No record was accepted, or the request breaks a request rule; `errors` lists the records concerned', {
+              none: { summary: 'No record accepted', value: { error: 'VALIDATION_ERROR', message: 'No record was accepted: all 1 record(s) were rejected', errors: [{ index: 0, code: 'VALIDATION_ERROR', message: '_type: Invalid option: expected one of "email_thread"|"email"|…' }], details: { acceptedCount: 0, rejectedCount: 1, totalErrorCount: 1 } } },
+              product: { summary: 'Unknown product', value: { error: 'UNKNOWN_PRODUCT', message: '_product_id: product "prod_x" not found in this workspace', errors: [{ index: 0, code: 'UNKNOWN_PRODUCT', message: '_product_id: product "prod_x" not found in this workspace' }], details: { totalErrorCount: 1 } } },
+              mixed: { summary: 'Records of different types', value: { error: 'MIXED_REQUEST', message: 'All records of a request must share one _type; 1 record(s) differ from record 0', errors: [{ index: 1, code: 'TYPE_MISMATCH', message: '_type: "call" differs from "email" of record 0; all records of a request must share one _type' }], details: { totalErrorCount: 1 } } },
+              json: { summary: 'Not JSON', value: { error: 'INVALID_JSON', message: 'The body is not valid JSON: Unexpected end of JSON input' } },
+            }),
+            '409': error('A request with this Idempotency-Key is still in progress',
+              one('Retry in a second', { error: 'IDEMPOTENCY_KEY_IN_USE', message: 'A request with this Idempotency-Key is still being processed; retry shortly', retryAfter: 1 })),
+            '413': error('Body larger than 5 MB',
+              one('Too large', { error: 'PAYLOAD_TOO_LARGE', message: 'The body exceeds 5242880 bytes (5 MB); send fewer records per request' })),
+            '415': error('Content-Type is neither application/json nor application/x-ndjson',
+              one('Form data', { error: 'UNSUPPORTED_MEDIA_TYPE', message: 'Content-Type must be application/json or application/x-ndjson, not "text/plain"' })),
+            '422': error('This Idempotency-Key was used with a different body',
+              one('Key reused', { error: 'IDEMPOTENCY_KEY_REUSED', message: 'This Idempotency-Key was already used with a different request body' })),
             ...common,
           },
         },
@@ -100,7 +138,11 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
             { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: LIMITS.pageSizeMax, default: LIMITS.pageSizeDefault } },
             { name: 'cursor', in: 'query', required: false, schema: { type: 'string', maxLength: LIMITS.cursorLength } },
           ],
-          responses: { '200': { description: 'One page', content: { 'application/json': { schema: ref('BatchList') } } }, '400': error('Bad limit or cursor'), ...common },
+          responses: {
+            '200': { description: 'One page', content: { 'application/json': { schema: ref('BatchList'), example: { batches: [BATCH_EXAMPLE], nextCursor: 'MTc3MjYwMDc2NzAwMC5iYXRf…' } } } },
+            '400': error('Bad limit or cursor', one('limit out of range', { error: 'INVALID_REQUEST', message: 'Query parameter "limit" must be an integer from 1 to 100 (got "500")' })),
+            ...common,
+          },
         },
       },
       '/api/v1/ingest/batches/{batchId}': {
@@ -108,7 +150,12 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
           operationId: 'getBatch',
           summary: 'Status and counters of one batch',
           parameters: [{ name: 'batchId', in: 'path', required: true, schema: { type: 'string', maxLength: LIMITS.batchIdLength } }],
-          responses: { '200': { description: 'The batch', content: { 'application/json': { schema: ref('Batch') } } }, '404': error('No such batch in this workspace'), ...common },
+          responses: {
+            '200': { description: 'The batch', content: { 'application/json': { schema: ref('Batch'), example: BATCH_EXAMPLE } } },
+            '400': error('batchId longer than 128 characters', one('Too long', { error: 'INVALID_REQUEST', message: 'Path parameter "batchId" must be at most 128 characters' })),
+            '404': error('No such batch in this workspace', one('Unknown or another workspace\'s', { error: 'NOT_FOUND', message: 'Batch "bat_x" not found' })),
+            ...common,
+          },
         },
       },
     },

@@ -1,0 +1,95 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { createRateLimiter } from '@loupe/http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { get, post, rec, startHarness, type Harness } from './test/harness';
+
+// Every status the API answers, produced for real, validated against the published OpenAPI document.
+let h: Harness;
+let doc: Record<string, any>;
+let ajv: Ajv2020;
+beforeAll(async () => {
+  h = await startHarness();
+  doc = (await (await fetch(`${h.base}/api/v1/openapi.json`)).json()) as Record<string, any>;
+  ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+  ajv.addSchema({ ...doc, $id: 'openapi.json' });
+});
+afterAll(() => h.close());
+
+const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+const seen: string[] = [];
+
+/** Checks the documented schema of (path, method, status) accepts `body`. */
+function conforms(path: string, method: string, status: number, body: unknown) {
+  const response = doc.paths[path]?.[method]?.responses?.[String(status)];
+  expect(response, `${method.toUpperCase()} ${path} ${status} is documented`).toBeDefined();
+  const validate = ajv.getSchema(`openapi.json#/${pointer('paths', path, method, 'responses', String(status), 'content', 'application/json', 'schema')}`)!;
+  expect(validate(body), `${method.toUpperCase()} ${path} ${status}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 400)}`).toBe(true);
+  seen.push(`${method} ${path} ${status}`);
+}
+
+describe('the published OpenAPI document', () => {
+  it('describes every answer of POST /api/v1/ingest', async () => {
+    const path = '/api/v1/ingest';
+    const check = async (r: { status: number; body: unknown }, status: number) => {
+      expect(r.status).toBe(status);
+      conforms(path, 'post', status, r.body);
+    };
+    await check(await post(h.base, h.a.writeKey, [rec(h.a), rec(h.a, { _type: 'fax' })]), 202);
+    await check(await post(h.base, h.a.writeKey, [rec(h.a, { _type: 'fax' })]), 400);
+    await check(await post(h.base, h.a.writeKey, [rec(h.a, { _product_id: 'prod_nope' })]), 400);
+    await check(await post(h.base, h.a.writeKey, null, { raw: '[{' }), 400);
+    await check(await post(h.base, undefined, [rec(h.a)]), 401);
+    await check(await post(h.base, h.revokedKey, [rec(h.a)]), 401);
+    await check(await post(h.base, h.a.readKey, [rec(h.a)]), 403);
+    await check(await post(h.base, h.a.writeKey, null, { raw: 'x'.repeat(5 * 1024 * 1024 + 1) }), 413);
+    await check(await post(h.base, h.a.writeKey, null, { raw: 'hello', contentType: 'text/plain' }), 415);
+    const body = JSON.stringify([rec(h.a)]);
+    await post(h.base, h.a.writeKey, null, { raw: body, headers: { 'idempotency-key': 'k-doc' } });
+    await check(await post(h.base, h.a.writeKey, [rec(h.a)], { headers: { 'idempotency-key': 'k-doc' } }), 422);
+    await h.t.pool.query(
+      `INSERT INTO idempotency_keys (workspace_id, key, request_hash, state, created_at, expires_at)
+       VALUES ($1, 'k-busy-doc', 'x', 'in_flight', now(), now() + interval '1 day')`, [h.a.workspaceId]);
+    const busy = await post(h.base, h.a.writeKey, [rec(h.a)], { headers: { 'idempotency-key': 'k-busy-doc' } });
+    expect([409, 422]).toContain(busy.status);
+    conforms(path, 'post', busy.status, busy.body);
+    const limited = await h.startApp({ rateLimiter: createRateLimiter(h.t.pool, { limit: 1, windowMs: 60_000, clock: { now: () => Date.now() } }) });
+    await post(limited, h.b.writeKey, [rec(h.b)]);
+    await check(await post(limited, h.b.writeKey, [rec(h.b)]), 429);
+  });
+
+  it('describes every answer of the batch endpoints', async () => {
+    const list = '/api/v1/ingest/batches';
+    for (const [query, key, status] of [['', h.a.readKey, 200], ['?limit=0', h.a.readKey, 400], ['', undefined, 401], ['', h.mcpOnlyKey, 403]] as const) {
+      const r = await get(h.base, key, `${list}${query}`);
+      expect(r.status).toBe(status);
+      conforms(list, 'get', status, r.body);
+    }
+    const one = '/api/v1/ingest/batches/{batchId}';
+    const { body } = await post(h.base, h.a.writeKey, [rec(h.a)]);
+    for (const [id, key, status] of [[body.batchId, h.a.readKey, 200], ['bat_missing', h.a.readKey, 404], ['b'.repeat(129), h.a.readKey, 400], [body.batchId, h.b.readKey, 404], [body.batchId, undefined, 401], [body.batchId, h.mcpOnlyKey, 403]] as const) {
+      const r = await get(h.base, key, `/api/v1/ingest/batches/${id}`);
+      expect(r.status).toBe(status);
+      conforms(one, 'get', status, r.body);
+    }
+  });
+
+  it('has examples that its own schemas accept', () => {
+    let count = 0;
+    for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(methods)) {
+        for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
+          const media = response.content?.['application/json'];
+          if (!media) continue;
+          const examples = [...(media.example !== undefined ? [media.example] : []), ...Object.values(media.examples ?? {}).map((e: any) => e.value)];
+          const validate = ajv.getSchema(`openapi.json#/${pointer('paths', path, method, 'responses', status, 'content', 'application/json', 'schema')}`)!;
+          for (const example of examples) {
+            count++;
+            expect(validate(example), `${method} ${path} ${status} example: ${ajv.errorsText(validate.errors)}`).toBe(true);
+          }
+          expect(examples.length, `${method} ${path} ${status} has an example`).toBeGreaterThan(0);
+        }
+      }
+    }
+    expect(count).toBeGreaterThan(20);
+  });
+});
