@@ -5,12 +5,12 @@ import {
   appShell, createLogger, createPerIpLimiter, databaseReadiness, healthRouter, listen, systemClock, type Clock, type Listening, type Logger,
 } from '@loupe/http';
 import { createIngestApp } from '@loupe/ingest-api';
-import { createAuthApp } from '@loupe/auth-server';
+import { createAuthApp, inboundReplyHandler } from '@loupe/auth-server';
 import { createMcpApp, MCP_PATH } from '@loupe/mcp-server';
 import { createBoss, ensureQueues, type Boss } from '@loupe/jobs';
 import { createWorker, type Worker } from '@loupe/worker';
-import { createMailer } from '@loupe/mail';
-import { createAccessTokenVerifier } from '@loupe/oauth';
+import { createMailer, startInboundSmtp, type InboundSmtp } from '@loupe/mail';
+import { createAccessTokenVerifier, isReplyAddress } from '@loupe/oauth';
 import { createSafeFetch } from '@loupe/safe-fetch';
 import { createThirdPartyGateway } from '@loupe/third-party-mcp';
 
@@ -46,6 +46,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
   const boss = createBoss({ connectionString: database.url, supervise: config.workerEnabled });
   boss.on('error', (err) => log.error({ err }, 'pg-boss error'));
   let worker: Worker | undefined;
+  let inboundSmtp: InboundSmtp | undefined;
   let http: Listening | undefined;
   try {
     await boss.start();
@@ -68,6 +69,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
       a.use(createAuthApp({
         pool: database.pool, db: database.db, clock, log, mailer, baseUrl: () => publicUrl, servicePrefix: config.servicePrefix,
         fetchSettings: { allowLoopback: config.fetchAllowLoopback }, identityProviders: config.identityProviders,
+        replies: config.replies,
       }));
     }, { trustedProxies: config.trustedProxies, perIp: createPerIpLimiter(database.pool, clock, config.perIpLimitPerMinute), perIpDeferredPaths: [MCP_PATH] });
 
@@ -78,7 +80,16 @@ export async function startService({ config, log = createLogger(config.logLevel)
     http = await listen(app, config.port, config.host, { requestTimeoutMs: config.requestTimeoutMs });
     publicUrl = baseUrl(config, http.port);
     log.info({ url: publicUrl }, 'listening');
+    if (config.replies?.smtp) {
+      const { domain, smtp } = config.replies;
+      const handle = inboundReplyHandler({ pool: database.pool, clock, mailer, log: log.child({ component: 'inbound-mail' }), domain });
+      inboundSmtp = await startInboundSmtp({
+        host: smtp.host, port: smtp.port, accepts: (address) => isReplyAddress(address, domain), onMessage: async (mail) => void (await handle(mail)), log,
+      });
+      log.info({ host: smtp.host, port: inboundSmtp.port, domain }, 'receiving replies to confirmation mails over SMTP');
+    }
   } catch (error) {
+    await inboundSmtp?.close().catch(() => {});
     await http?.close(0);
     await worker?.stop().catch(() => {});
     await boss.stop({ graceful: false, close: true }).catch(() => {});
@@ -96,6 +107,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
     close() {
       closing ??= (async () => {
         await listening.close(config.shutdownTimeoutMs);
+        await inboundSmtp?.close().catch(() => {});
         await worker?.stop();
         await boss.stop({ graceful: true, close: true, timeout: config.shutdownTimeoutMs });
         await database.close();

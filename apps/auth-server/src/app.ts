@@ -9,6 +9,7 @@ import type { Clock, Logger } from '@loupe/http';
 import { createOAuthProvider, randomSecret, sharedSecret } from '@loupe/oauth';
 import type { SafeFetchSettings } from '@loupe/safe-fetch';
 import { accountPages } from './account';
+import { inboundMailWebhook, inboundReplyHandler } from './inbound-mail';
 import { identityProviderRoutes } from './identity-providers';
 import { interactionPages, type Mailer } from './interaction';
 import { oauthEndpoints } from './oauth-endpoints';
@@ -29,6 +30,8 @@ export interface AuthAppDeps {
   trustProxy?: boolean;
   /** For the client metadata document fetcher (tests allow loopback and their own CA). */
   fetchSettings?: SafeFetchSettings;
+  /** Revocation by replying to the confirmation mail: the reply domain and the webhook's secret (config.replies). */
+  replies?: { domain: string; webhookSecret?: string | undefined } | undefined;
   /** OpenID Connect identity providers offered beside email sign-in (config.identityProviders). */
   identityProviders?: readonly IdentityProviderConfig[];
 }
@@ -57,7 +60,11 @@ export function createAuthApp(deps: AuthAppDeps): Router {
   router.use(onProviderPaths(cookieParser()));
   router.use('/oauth/assets', express.static(assetsDir, { maxAge: '1h', index: false, fallthrough: false }));
   router.use(oauthEndpoints(runtime));
-  router.use(interactionPages(runtime, { mailer: deps.mailer, log: deps.log, identityProviders: deps.identityProviders }));
+  router.use(interactionPages(runtime, { mailer: deps.mailer, log: deps.log, identityProviders: deps.identityProviders, replyDomain: deps.replies?.domain }));
+  if (deps.replies) {
+    const handle = inboundReplyHandler({ pool: deps.pool, clock: deps.clock, mailer: deps.mailer, log: deps.log, domain: deps.replies.domain });
+    router.use(inboundMailWebhook(handle, deps.replies.webhookSecret));
+  }
   router.use('/auth/idp', (req, res, next) => securityHeaders(deps.baseUrl().startsWith('https://'))(req, res, next), identityProviderRoutes(runtime, { providers: deps.identityProviders ?? [], log: deps.log, allowLoopback: deps.fetchSettings?.allowLoopback }));
   // The account pages: their own security headers (one script of ours, for the copy button) and cookies.
   const accountHeaders = { http: securityHeaders(false, { ownScripts: true }), https: securityHeaders(true, { ownScripts: true }) };

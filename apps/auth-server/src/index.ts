@@ -1,1 +1,2 @@
 export { createAuthApp, type AuthAppDeps } from './app';
+export { inboundReplyHandler, type InboundDeps } from './inbound-mail';

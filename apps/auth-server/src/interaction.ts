@@ -1,6 +1,7 @@
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import { doubleCsrf } from 'csrf-csrf';
-import { bindGrantToWorkspace, hasThirdPartyServers, SCOPE_DESCRIPTIONS, SCOPES, type Scope } from '@loupe/oauth';
+import { randomUUID } from 'node:crypto';
+import { bindGrantToWorkspace, createReplyAddress, hasThirdPartyServers, SCOPE_DESCRIPTIONS, SCOPES, type Scope } from '@loupe/oauth';
 import type { IdentityProviderConfig } from '@loupe/config';
 import type { Logger } from '@loupe/http';
 import { clientView } from './client-view';
@@ -24,7 +25,7 @@ const str = (v: unknown) => (typeof v === 'string' ? v : '');
  * consent. Every POST carries a CSRF token bound to the interaction; the workspace is asked on every
  * authorization and checked again when the consent is submitted.
  */
-export function interactionPages(runtime: Runtime, deps: { mailer: Mailer; log: Logger; identityProviders?: readonly IdentityProviderConfig[] }): Router {
+export function interactionPages(runtime: Runtime, deps: { mailer: Mailer; log: Logger; identityProviders?: readonly IdentityProviderConfig[]; replyDomain?: string | undefined }): Router {
   const router = Router();
   let csrf: ReturnType<typeof doubleCsrf> | undefined;
   const csrfFor = (rt: AuthRuntime) =>
@@ -179,6 +180,11 @@ export function interactionPages(runtime: Runtime, deps: { mailer: Mailer; log: 
       thirdPartyAccess: thirdParty === 'including_third_party' || thirdParty === 'service_only' ? thirdParty : null,
     }, rt.clock);
     if (firstConnection) {
+      let reply: { address: string; messageId: string } | undefined;
+      if (deps.replyDomain) {
+        const messageId = `<${randomUUID()}@${deps.replyDomain}>`;
+        reply = { messageId, address: await createReplyAddress(rt.pool, { grantId, workspaceId, userId: user.id, messageId, domain: deps.replyDomain }, rt.clock) };
+      }
       const mail = connectionConfirmation({
         to: user.email,
         applicationName: view.name,
@@ -187,6 +193,8 @@ export function interactionPages(runtime: Runtime, deps: { mailer: Mailer; log: 
         permissions: scopes.map((s) => SCOPE_DESCRIPTIONS[s as Scope]).filter(Boolean),
         at: new Date(rt.clock.now()),
         grantId,
+        accountUrl: `${rt.issuer}/account/w/${workspaceId}/apps`,
+        reply,
       });
       // The connection stands even if the mail server is down; the failure is logged.
       await deps.mailer.send(mail).catch((err: unknown) => deps.log.error({ err, grantId }, 'could not send the connection confirmation'));

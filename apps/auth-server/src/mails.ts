@@ -8,6 +8,10 @@ export interface ConnectionFacts {
   permissions: string[];
   at: Date;
   grantId: string;
+  /** Where the account pages are, to disconnect it there. */
+  accountUrl: string;
+  /** The connection's reply address (revoke+…@domain) and the Message-ID the mail carries; without them, no reply revokes. */
+  reply?: { address: string; messageId: string } | undefined;
 }
 
 /** The confirmation sent the first time an application is connected to a workspace (spec 5.2 rule 5, 5.7 rule 4). */
@@ -23,8 +27,12 @@ export function connectionConfirmation(f: ConnectionFacts) {
     'Permissions:',
     ...f.permissions.map((p) => `  - ${p}`),
     '',
-    'Did not do this, or want to disconnect it? Reply to this email with the word REVOKE and this',
-    'connection ends: every token the application holds stops working.',
+    ...(f.reply
+      ? ['Did not do this, or want to disconnect it? Reply to this email (any text will do, REVOKE is',
+        'enough) and this connection ends: every token the application holds stops working.',
+        `You can also disconnect it under Connected applications: ${f.accountUrl}`]
+      : ['Did not do this, or want to disconnect it? Open Connected applications in your account and revoke it;',
+        `every token the application holds stops working: ${f.accountUrl}`]),
     '',
     `Reference: ${f.grantId}`,
   ].join('\n');
@@ -36,7 +44,25 @@ export function connectionConfirmation(f: ConnectionFacts) {
 <tr><td style="color:#52525b;padding:2px 12px 2px 0">When</td><td>${escape(when)}</td></tr>
 </table>
 <p style="margin-bottom:4px">Permissions:</p><ul style="margin-top:0">${f.permissions.map((p) => `<li>${escape(p)}</li>`).join('')}</ul>
-<p>Did not do this, or want to disconnect it? <strong>Reply to this email with the word REVOKE</strong> and this connection ends: every token the application holds stops working.</p>
+${f.reply
+    ? `<p>Did not do this, or want to disconnect it? <strong>Reply to this email</strong> (REVOKE is enough) and this connection ends: every token the application holds stops working. You can also disconnect it under <a href="${escape(f.accountUrl)}">Connected applications</a>.</p>`
+    : `<p>Did not do this, or want to disconnect it? Open <a href="${escape(f.accountUrl)}">Connected applications</a> in your account and revoke it: every token the application holds stops working.</p>`}
 <p style="color:#71717a;font-size:12px">Reference: ${escape(f.grantId)}</p></div>`;
-  return { to: f.to, subject, text, html, kind: 'connection-confirmation' };
+  return {
+    to: f.to, subject, text, html, kind: 'connection-confirmation',
+    ...(f.reply ? { replyTo: f.reply.address, messageId: f.reply.messageId } : {}),
+  };
+}
+
+/** The answer to a reply that revoked a connection. */
+export function revocationConfirmation(f: { to: string; applicationName: string; workspaceName: string; at: Date }) {
+  const subject = `${f.applicationName} was disconnected from ${f.workspaceName}`;
+  const text = [
+    `As you asked by replying, ${f.applicationName} no longer has access to the Loupe workspace "${f.workspaceName}".`,
+    `Every token it held stopped working at ${f.at.toUTCString()}. To use it again, connect it again from the application.`,
+  ].join('\n');
+  const html = `<div style="font-family:system-ui,sans-serif;font-size:15px;line-height:1.5;color:#18181b;max-width:560px">
+<p>As you asked by replying, <strong>${escape(f.applicationName)}</strong> no longer has access to the Loupe workspace <strong>${escape(f.workspaceName)}</strong>.</p>
+<p>Every token it held stopped working at ${escape(f.at.toUTCString())}. To use it again, connect it again from the application.</p></div>`;
+  return { to: f.to, subject, text, html, kind: 'revocation-confirmation' };
 }

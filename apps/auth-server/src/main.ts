@@ -2,8 +2,10 @@ import { createMetrics } from '@loupe/metrics';
 import { baseUrl, loadConfig } from '@loupe/config';
 import { migrationsApplied, migrationsDir, openDatabase } from '@loupe/db';
 import { appShell, createLogger, createPerIpLimiter, databaseReadiness, healthRouter, listen, systemClock } from '@loupe/http';
-import { createMailer } from '@loupe/mail';
+import { createMailer, startInboundSmtp } from '@loupe/mail';
+import { isReplyAddress } from '@loupe/oauth';
 import { createAuthApp } from './app';
+import { inboundReplyHandler } from './inbound-mail';
 
 // The authorization server alone (behind a proxy that routes /oauth, /.well-known/oauth-authorization-server
 // and /.well-known/openid-configuration here and /api/mcp to the MCP server, on one public host).
@@ -22,11 +24,18 @@ const app = appShell(log, (a) => {
   a.use(createAuthApp({
     pool: database.pool, db: database.db, clock: systemClock, log, mailer, baseUrl: () => url, servicePrefix: config.servicePrefix,
     fetchSettings: { allowLoopback: config.fetchAllowLoopback }, identityProviders: config.identityProviders,
+    replies: config.replies,
   }));
 }, { trustedProxies: config.trustedProxies, perIp: createPerIpLimiter(database.pool, systemClock, config.perIpLimitPerMinute) });
 const server = await listen(app, config.port, config.host, { requestTimeoutMs: config.requestTimeoutMs });
 url = baseUrl(config, server.port);
 log.info({ url }, 'auth-server listening');
+if (config.replies?.smtp) {
+  const { domain, smtp } = config.replies;
+  const handle = inboundReplyHandler({ pool: database.pool, clock: systemClock, mailer, log, domain });
+  const receiver = await startInboundSmtp({ host: smtp.host, port: smtp.port, accepts: (a) => isReplyAddress(a, domain), onMessage: async (m) => void (await handle(m)), log });
+  log.info({ port: receiver.port, domain }, 'receiving replies to confirmation mails over SMTP');
+}
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {
     await server.close(config.shutdownTimeoutMs);

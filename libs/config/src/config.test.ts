@@ -22,6 +22,15 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ SERVICE_PREFIX: 'Loupe' })).toThrow(/SERVICE_PREFIX/);
   });
 
+  it('reads the reply settings, and refuses a receiver or webhook without a reply domain', () => {
+    expect(loadConfig({}).replies).toBeUndefined();
+    expect(loadConfig({ MAIL_REPLY_DOMAIN: 'Replies.Example.com', INBOUND_SMTP_PORT: '2525', INBOUND_MAIL_SECRET: 'x'.repeat(16) }).replies).toEqual({
+      domain: 'replies.example.com', smtp: { host: '127.0.0.1', port: 2525 }, webhookSecret: 'x'.repeat(16),
+    });
+    expect(() => loadConfig({ INBOUND_SMTP_PORT: '2525' })).toThrow(/MAIL_REPLY_DOMAIN: required/);
+    expect(() => loadConfig({ MAIL_REPLY_DOMAIN: 'replies.example.com', INBOUND_MAIL_SECRET: 'short' })).toThrow(/INBOUND_MAIL_SECRET/);
+  });
+
   it('reads the mail settings', () => {
     expect(loadConfig({})).toMatchObject({ smtpUrl: undefined, mailFrom: 'Loupe <no-reply@loupe.localhost>' });
     const c = loadConfig({ SMTP_URL: 'smtp://user:pw@mail.example:587', MAIL_FROM: 'Acme <loupe@acme.test>' });

@@ -32,6 +32,13 @@ export const envSchema = z.object({
    * The proxies whose X-Forwarded-For is believed (express "trust proxy"): comma-separated addresses,
    * CIDR ranges or the names loopback, linklocal, uniquelocal. Any other sender's header is ignored.
    */
+  /** The domain of the per-connection reply addresses (revoke+<token>@<domain>); unset, confirmation mails carry none. */
+  MAIL_REPLY_DOMAIN: z.string().regex(/^[a-z0-9.-]+\.[a-z0-9-]+$|^localhost$/i, 'a mail domain such as replies.example.com').optional(),
+  /** Port of the built-in SMTP receiver for those replies; off when unset. */
+  INBOUND_SMTP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  INBOUND_SMTP_HOST: z.string().min(1).default('127.0.0.1'),
+  /** Shared secret of the inbound-mail webhook (POST /inbound/mail, Authorization: Bearer); off when unset. */
+  INBOUND_MAIL_SECRET: z.string().min(16, 'at least 16 characters').optional(),
   /** When set, GET /metrics asks for `Authorization: Bearer <METRICS_TOKEN>`. */
   METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   /** Spec 8.1: requests per minute from one IP address over the whole service. Raised only for load tests. */
@@ -73,6 +80,8 @@ export interface Config {
   perIpLimitPerMinute: number;
   /** Bearer token GET /metrics requires; open without one. */
   metricsToken: string | undefined;
+  /** Revocation by replying to the confirmation mail (spec 5.7 rule 4); absent without MAIL_REPLY_DOMAIN. */
+  replies: { domain: string; smtp: { host: string; port: number } | undefined; webhookSecret: string | undefined } | undefined;
   /** OpenID Connect identity providers offered on the sign-in page (spec 5.2 rule 1); [] without OIDC_PROVIDERS. */
   identityProviders: IdentityProviderConfig[];
 }
@@ -104,6 +113,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  if (!e.MAIL_REPLY_DOMAIN && (e.INBOUND_SMTP_PORT !== undefined || e.INBOUND_MAIL_SECRET)) {
+    throw new ConfigError('Invalid configuration:\n  MAIL_REPLY_DOMAIN: required when INBOUND_SMTP_PORT or INBOUND_MAIL_SECRET is set (replies go to revoke+…@MAIL_REPLY_DOMAIN)');
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -124,6 +136,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     mailFrom: e.MAIL_FROM,
     perIpLimitPerMinute: e.PER_IP_LIMIT_PER_MINUTE,
     metricsToken: e.METRICS_TOKEN,
+    replies: e.MAIL_REPLY_DOMAIN
+      ? {
+        domain: e.MAIL_REPLY_DOMAIN.toLowerCase(),
+        smtp: e.INBOUND_SMTP_PORT !== undefined ? { host: e.INBOUND_SMTP_HOST, port: e.INBOUND_SMTP_PORT } : undefined,
+        webhookSecret: e.INBOUND_MAIL_SECRET,
+      }
+      : undefined,
     trustedProxies: e.TRUSTED_PROXIES.split(',').map((p) => p.trim()).join(', '),
     identityProviders: identityProviders(present),
   };

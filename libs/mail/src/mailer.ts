@@ -9,6 +9,9 @@ export interface MailMessage {
   text: string;
   html?: string;
   kind: string;
+  /** Where replies go (a per-connection revocation address), and the Message-ID to give the mail. */
+  replyTo?: string;
+  messageId?: string;
 }
 
 export interface Mailer {
@@ -58,7 +61,12 @@ function checkMessage(message: MailMessage): void {
 }
 
 function mailOptions(from: string, m: MailMessage): SendMailOptions {
-  return { from, to: m.to, subject: m.subject, text: m.text, ...(m.html !== undefined ? { html: m.html } : {}) };
+  return {
+    from, to: m.to, subject: m.subject, text: m.text,
+    ...(m.html !== undefined ? { html: m.html } : {}),
+    ...(m.replyTo ? { replyTo: m.replyTo } : {}),
+    ...(m.messageId ? { messageId: m.messageId } : {}),
+  };
 }
 
 /** The server an SMTP URL names, without its credentials. */
@@ -122,7 +130,7 @@ function outboxMailer({ from, pool, log, clock = { now: Date.now } }: MailerOpti
         'INSERT INTO mail_outbox (id, to_address, subject, kind, text_body, html_body, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
         [newId('mail', now), to, subject, message.kind, text, rendered.html ?? null, new Date(now)],
       );
-      log.info({ to, subject, kind: message.kind, text }, 'mail written to the local outbox');
+      log.info({ to, subject, kind: message.kind, text, ...(message.replyTo ? { replyTo: message.replyTo } : {}) }, 'mail written to the local outbox');
     },
   };
 }

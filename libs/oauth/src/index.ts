@@ -10,3 +10,4 @@ export { SCOPES, DEFAULT_SCOPES, SCOPE_DESCRIPTIONS, grantableScopes, type Scope
 export { KNOWN_CLIENTS, type KnownClient } from './known-clients';
 export { sharedSecret, randomSecret } from './secrets';
 export { sha256 } from './hash';
+export { createReplyAddress, isReplyAddress, revokeByReply, type InboundReply, type ReplyOutcome } from './revoke-by-reply';

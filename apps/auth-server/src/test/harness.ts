@@ -7,7 +7,7 @@ import type { SafeFetchSettings } from '@loupe/safe-fetch';
 import type { IdentityProviderConfig } from '@loupe/config';
 import { createAuthApp } from '../app';
 
-export interface SentMail { to: string; subject: string; text: string; html?: string; kind: string }
+export interface SentMail { to: string; subject: string; text: string; html?: string; kind: string; replyTo?: string; messageId?: string }
 
 export interface AuthHarness {
   url: string;
@@ -19,7 +19,7 @@ export interface AuthHarness {
 
 /** The authorization server on a loopback port, on a fresh database, with a mailer that keeps what it sends. */
 export async function startAuthServer(
-  options: { fetchSettings?: SafeFetchSettings; publicUrl?: string; identityProviders?: IdentityProviderConfig[] } = {},
+  options: { fetchSettings?: SafeFetchSettings; publicUrl?: string; identityProviders?: IdentityProviderConfig[]; replies?: { domain: string; webhookSecret?: string } } = {},
 ): Promise<AuthHarness> {
   const t = await createTestDatabase();
   const mail: SentMail[] = [];
@@ -32,6 +32,7 @@ export async function startAuthServer(
       mailer: { send: async (m) => void mail.push(m) },
       fetchSettings: options.fetchSettings,
       identityProviders: options.identityProviders,
+      replies: options.replies,
     }));
   }, { perIp: createPerIpLimiter(t.pool, systemClock) });
   const server: Listening = await listen(app, 0, '127.0.0.1', { requestTimeoutMs: 30_000 });
