@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import nodemailer from 'nodemailer';
 import * as oauth from 'oauth4webapi';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -22,11 +23,16 @@ describe('account pages', () => {
   let client: oauth.Client;
   const insecure = { [oauth.allowInsecureRequests]: true } as const;
   const contexts: BrowserContext[] = [];
+  let smtpPort: number;
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'loupe-e2e-account-'));
     delete process.env.DATABASE_URL;
-    const env = { DATA_DIR: dataDir, PORT: String(await freePort()), EMBEDDED_PG_PORT: String(await freePort()) };
+    smtpPort = await freePort();
+    const env = {
+      DATA_DIR: dataDir, PORT: String(await freePort()), EMBEDDED_PG_PORT: String(await freePort()),
+      MAIL_REPLY_DOMAIN: 'replies.loupe.test', INBOUND_SMTP_PORT: String(smtpPort),
+    };
     [service, browser, callbacks] = await Promise.all([startProcess(env), launchChromium(), startCallbackServer()]);
     const issuer = new URL(service.url);
     as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { ...insecure, algorithm: 'oauth2' }));
@@ -89,7 +95,7 @@ describe('account pages', () => {
   });
 
   /** Connects the OAuth client as the person signed in on `page` (their session carries over), returning the tokens. */
-  async function connectApplication(page: Page) {
+  async function connectApplication(page: Page, firstTime?: { email: string; workspace: string }) {
     const verifier = oauth.generateRandomCodeVerifier();
     const state = oauth.generateRandomState();
     const url = new URL(as.authorization_endpoint!);
@@ -99,6 +105,11 @@ describe('account pages', () => {
     }).toString();
     const seen = callbacks.received.length;
     await page.goto(url.toString());
+    if (firstTime) {
+      await signIn(page, firstTime.email);
+      await page.getByLabel('Workspace name').fill(firstTime.workspace);
+      await page.getByRole('button', { name: 'Create workspace' }).click();
+    }
     await page.getByRole('button', { name: 'Approve' }).click();
     const callback = await callbacks.next(seen);
     const params = oauth.validateAuthResponse(as, client, callback, state);
@@ -206,5 +217,22 @@ describe('account pages', () => {
     await owner.getByRole('link', { name: 'Credits and usage' }).click();
     await owner.getByRole('heading', { name: 'Credits and usage' }).waitFor();
     await look(owner, '11-usage');
+  }, 120_000);
+
+  it('a reply to the confirmation mail, over SMTP to npm start, disconnects the application', async () => {
+    const page = await newPage();
+    const tokens = await connectApplication(page, { email: 'dee@acme.test', workspace: 'Dee labs' });
+    let mail: { replyTo?: string; subject?: string } | undefined;
+    for (let i = 0; i < 50 && !mail?.replyTo; i++) {
+      mail = service.output().split('\n').filter((l) => l.includes('connection-confirmation') && l.includes('dee@acme.test')).map((l) => JSON.parse(l)).at(-1);
+      if (!mail?.replyTo) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(mail?.replyTo).toMatch(/^revoke\+[\w-]{43}@replies\.loupe\.test$/);
+    const refreshed = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure));
+    await nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true })
+      .sendMail({ from: 'dee@acme.test', to: mail!.replyTo, subject: `Re: ${mail!.subject}`, text: 'REVOKE' });
+    const after = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), refreshed.refresh_token!, insecure);
+    await expect(oauth.processRefreshTokenResponse(as, client, after)).rejects.toMatchObject({ error: 'invalid_grant' });
+    expect((await rawCall({ authorization: `Bearer ${refreshed.access_token}` })).status).toBe(401);
   }, 120_000);
 });
