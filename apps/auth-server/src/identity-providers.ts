@@ -4,7 +4,7 @@ import cookieParser from 'cookie-parser';
 import * as oidc from 'openid-client';
 import type { IdentityProviderConfig } from '@loupe/config';
 import type { Logger } from '@loupe/http';
-import { sessionCookieName } from './interaction';
+import { setSessionCookie } from './web-session';
 import { renderPage } from './pages';
 import type { AuthRuntime } from './runtime';
 
@@ -236,9 +236,7 @@ export function identityProviderRoutes(runtime: Runtime, deps: IdentityProviderD
     }
     deps.log.info({ provider: provider.id, userId: result.user.id, linked: result.linked }, 'signed in with an identity provider');
     const session = await rt.accounts.createWebSession(result.user.id);
-    res.cookie(sessionCookieName(rt.secure), session.token, {
-      httpOnly: true, sameSite: 'lax', secure: rt.secure, path: '/', expires: new Date(session.expiresAt),
-    });
+    setSessionCookie(res, rt.secure, session);
     res.setHeader('cache-control', 'no-store');
     res.redirect(303, back);
   }));

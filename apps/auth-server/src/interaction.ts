@@ -7,6 +7,7 @@ import type { Logger } from '@loupe/http';
 import { clientView } from './client-view';
 import { connectionConfirmation } from './mails';
 import { renderErrorPage, renderPage } from './pages';
+import { codeProblem, codeRequestProblem, sessionCookieName, setSessionCookie } from './web-session';
 import type { AuthRuntime } from './runtime';
 
 type Runtime = () => Promise<AuthRuntime>;
@@ -14,7 +15,6 @@ export interface Mailer {
   send(message: { to: string; subject: string; text: string; html?: string; kind: string }): Promise<void>;
 }
 
-export const sessionCookieName = (secure: boolean) => (secure ? '__Host-loupe_session' : 'loupe_session');
 const csrfCookieName = (secure: boolean) => (secure ? '__Host-loupe_csrf' : 'loupe_csrf');
 
 const form = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });
@@ -91,9 +91,7 @@ export function interactionPages(runtime: Runtime, deps: { mailer: Mailer; log: 
     const email = str(req.body.email).trim();
     const sent = await rt.accounts.requestSignInCode({ email, ip: req.ip ?? 'unknown' });
     if (!sent.ok) {
-      const error = sent.reason === 'invalid_email'
-        ? 'Enter a valid email address, like ada@example.com.'
-        : `Too many codes were requested. Try again in ${Math.ceil((sent.retryAfterSeconds ?? 60) / 60)} minutes.`;
+      const error = codeRequestProblem(sent);
       return show(rt, req, res, { email, error }, sent.reason === 'invalid_email' ? 400 : 429);
     }
     const details = await rt.provider.interactionDetails(req, res);
@@ -112,11 +110,7 @@ export function interactionPages(runtime: Runtime, deps: { mailer: Mailer; log: 
     const result = await rt.accounts.verifySignInCode({ email, code: str(req.body.code) });
     const details = await rt.provider.interactionDetails(req, res);
     if (!result.ok) {
-      const error = {
-        invalid_code: 'That code is not right. Check the latest email from Loupe and try again.',
-        expired: 'That code has expired. Send a new code.',
-        too_many_attempts: 'Too many wrong codes. Send a new code.',
-      }[result.reason] ?? 'That code cannot be used. Send a new code.';
+      const error = codeProblem(result);
       return renderPage(res, 'code', {
         title: 'Check your email',
         uid: details.uid,
@@ -126,9 +120,7 @@ export function interactionPages(runtime: Runtime, deps: { mailer: Mailer; log: 
       }, 400);
     }
     const session = await rt.accounts.createWebSession(result.user.id);
-    res.cookie(sessionCookieName(rt.secure), session.token, {
-      httpOnly: true, sameSite: 'lax', secure: rt.secure, path: '/', expires: new Date(session.expiresAt),
-    });
+    setSessionCookie(res, rt.secure, session);
     res.redirect(303, `/oauth/interaction/${details.uid}`);
   }));
 

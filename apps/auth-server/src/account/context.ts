@@ -5,7 +5,7 @@ import type { Role } from '@loupe/accounts';
 import type { Db } from '@loupe/db';
 import type { Logger } from '@loupe/http';
 import type { Mailer } from '../interaction';
-import { sessionCookieName } from '../interaction';
+import { sessionCookieName } from '../web-session';
 import { renderErrorPage, renderPage } from '../pages';
 import type { AuthRuntime } from '../runtime';
 

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { InvalidWorkspaceNameError, MembershipError, WORKSPACE_NAME_MAX_LENGTH } from '@loupe/accounts';
 import { revokeUserGrants } from '@loupe/oauth';
-import { sessionCookieName } from '../interaction';
+import { sessionCookieName } from '../web-session';
 import { form, pages, renderAccount, str, type Runtime, type SignedIn } from './context';
 
 /**

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { sessionCookieName } from '../interaction';
+import { codeProblem, codeRequestProblem, sessionCookieName, setSessionCookie } from '../web-session';
 import { renderPage } from '../pages';
 import { safeReturnTo } from '../identity-providers';
 import { form, pages, signedInUser, str, type AccountDeps, type Runtime } from './context';
@@ -25,9 +25,7 @@ export function accountSignIn(runtime: Runtime, deps: AccountDeps): Router {
     const sent = await rt.accounts.requestSignInCode({ email, ip: req.ip ?? 'unknown' });
     const csrf = csrfToken(rt, req, res);
     if (!sent.ok) {
-      const error = sent.reason === 'invalid_email'
-        ? 'Enter a valid email address, like ada@example.com.'
-        : `Too many codes were requested. Try again in ${Math.ceil((sent.retryAfterSeconds ?? 60) / 60)} minutes.`;
+      const error = codeRequestProblem(sent);
       return renderPage(res, 'account-signin', { title: 'Sign in', csrf, returnTo, providers, email, error }, sent.reason === 'invalid_email' ? 400 : 429);
     }
     renderPage(res, 'account-code', { title: 'Check your email', csrf, returnTo, email: email.toLowerCase() });
@@ -38,17 +36,11 @@ export function accountSignIn(runtime: Runtime, deps: AccountDeps): Router {
     const email = str(req.body.email).trim().toLowerCase();
     const result = await rt.accounts.verifySignInCode({ email, code: str(req.body.code) });
     if (!result.ok) {
-      const error = {
-        invalid_code: 'That code is not right. Check the latest email from Loupe and try again.',
-        expired: 'That code has expired. Send a new code.',
-        too_many_attempts: 'Too many wrong codes. Send a new code.',
-      }[result.reason] ?? 'That code cannot be used. Send a new code.';
+      const error = codeProblem(result);
       return renderPage(res, 'account-code', { title: 'Check your email', csrf: csrfToken(rt, req, res), returnTo, email, error }, 400);
     }
     const session = await rt.accounts.createWebSession(result.user.id);
-    res.cookie(sessionCookieName(rt.secure), session.token, {
-      httpOnly: true, sameSite: 'lax', secure: rt.secure, path: '/', expires: new Date(session.expiresAt),
-    });
+    setSessionCookie(res, rt.secure, session);
     res.redirect(303, returnTo);
   }));
 

@@ -1,0 +1,27 @@
+import type { Response } from 'express';
+import type { RequestCodeResult, VerifyCodeResult } from '@loupe/accounts';
+
+export const sessionCookieName = (secure: boolean) => (secure ? '__Host-loupe_session' : 'loupe_session');
+
+/** Signs the browser in: the web session's cookie, the same on every page that signs people in. */
+export function setSessionCookie(res: Response, secure: boolean, session: { token: string; expiresAt: number }) {
+  res.cookie(sessionCookieName(secure), session.token, {
+    httpOnly: true, sameSite: 'lax', secure, path: '/', expires: new Date(session.expiresAt),
+  });
+}
+
+/** What to tell a person whose code request was refused. */
+export function codeRequestProblem(sent: Extract<RequestCodeResult, { ok: false }>): string {
+  return sent.reason === 'invalid_email'
+    ? 'Enter a valid email address, like ada@example.com.'
+    : `Too many codes were requested. Try again in ${Math.ceil((sent.retryAfterSeconds ?? 60) / 60)} minutes.`;
+}
+
+/** What to tell a person whose code did not sign them in. */
+export function codeProblem(result: Extract<VerifyCodeResult, { ok: false }>): string {
+  return {
+    invalid_code: 'That code is not right. Check the latest email from Loupe and try again.',
+    expired: 'That code has expired. Send a new code.',
+    too_many_attempts: 'Too many wrong codes. Send a new code.',
+  }[result.reason] ?? 'That code cannot be used. Send a new code.';
+}
