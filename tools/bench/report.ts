@@ -79,6 +79,8 @@ Settings: ${ingest.settings}
 
 Ratio API / raw: **${ingest.ratio}** (target ≥ 0.7).
 
+At a fixed ${ingest.fixedRate.requestsPerSecond} requests/s of 1,000 records (what a normal customer sees, ${ingest.fixedRate.requests} requests): p50 ${ingest.fixedRate.p50Ms} ms, p99 **${ingest.fixedRate.p99Ms} ms**, max ${ingest.fixedRate.maxMs} ms (target p99 < 300 ms).
+
 CPU time per 1,000 records (from /proc; the two sides share ${os.cpus().length} cores): ${cpuLine(ingest.cpu.api, 'API')}; ${cpuLine(ingest.cpu.raw, 'raw')}.
 
 ## Pipeline (\`npm run bench:pipeline\`)
