@@ -1,0 +1,157 @@
+import { createHash } from 'node:crypto';
+import createClient from 'openapi-fetch';
+import type { components, paths } from './generated/api';
+
+export type IngestRecord = components['schemas']['Record'];
+export type SubmissionResponse = components['schemas']['SubmissionResponse'];
+export type Batch = components['schemas']['Batch'];
+export type BatchList = components['schemas']['BatchList'];
+export type ErrorResponse = components['schemas']['ErrorResponse'];
+export type RecordError = components['schemas']['RecordError'];
+
+/** The API's limits a request must stay within (spec 8). */
+export const REQUEST_LIMITS = { records: 1000, bytes: 5 * 1024 * 1024 } as const;
+
+/** An answer the API gave that is not a success: its status, code, message, and the record errors it lists. */
+export class IngestApiError extends Error {
+  override name = 'IngestApiError';
+  constructor(
+    readonly status: number,
+    readonly body: ErrorResponse,
+  ) {
+    super(`${status} ${body.error}: ${body.message}`);
+  }
+  get code(): string {
+    return this.body.error;
+  }
+  get recordErrors(): RecordError[] {
+    return this.body.errors ?? [];
+  }
+}
+
+export interface IngestClientOptions {
+  baseUrl: string;
+  apiKey: string;
+  /** Tries per request for 429, 409 (same key still in flight), 5xx and network errors; 5 by default. */
+  maxAttempts?: number;
+  /** Waits, in milliseconds (tests pass a fake); setTimeout by default. */
+  sleep?: (ms: number) => Promise<void>;
+  fetch?: typeof fetch;
+}
+
+/** One request's worth of records, as sent: the body and the indexes its records have in the caller's list. */
+export interface Chunk {
+  body: string;
+  first: number;
+  count: number;
+}
+
+/**
+ * Splits records into request bodies of at most 1,000 records and 5 MB each, in order. A record
+ * too large for a request on its own still gets its own body (the API then answers 413 for it).
+ */
+export function* chunks(records: Iterable<unknown>, limits = REQUEST_LIMITS): Generator<Chunk> {
+  let parts: string[] = [];
+  let bytes = 2; // the brackets
+  let first = 0;
+  let index = 0;
+  for (const record of records) {
+    const text = JSON.stringify(record);
+    const size = Buffer.byteLength(text) + (parts.length ? 1 : 0);
+    if (parts.length && (parts.length >= limits.records || bytes + size > limits.bytes)) {
+      yield { body: `[${parts.join(',')}]`, first, count: parts.length };
+      parts = [];
+      bytes = 2;
+      first = index;
+    }
+    parts.push(text);
+    bytes += Buffer.byteLength(text) + (parts.length > 1 ? 1 : 0);
+    index++;
+  }
+  if (parts.length) yield { body: `[${parts.join(',')}]`, first, count: parts.length };
+}
+
+/** The Idempotency-Key of a request body: the same body always gets the same key, so a resend never duplicates. */
+export function idempotencyKeyOf(body: string): string {
+  return `loupe-client-${createHash('sha256').update(body).digest('base64url')}`;
+}
+
+const RETRIED = new Set([409, 429, 500, 502, 503, 504]);
+
+/**
+ * A typed client of the record-ingestion API (types generated from its OpenAPI document;
+ * openapi-fetch underneath). Submissions are split to the API's limits, each request carries an
+ * Idempotency-Key derived from its body, and 429, 409-in-flight, 5xx and network failures are
+ * retried after the server's Retry-After.
+ */
+export function createIngestClient(options: IngestClientOptions) {
+  const maxAttempts = options.maxAttempts ?? 5;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const api = createClient<paths>({
+    baseUrl: options.baseUrl.replace(/\/$/, ''),
+    headers: { 'x-api-key': options.apiKey },
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+
+  async function withRetries<T>(call: () => Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      let result: { data?: T; error?: unknown; response: Response };
+      try {
+        result = await call();
+      } catch (error) {
+        if (attempt >= maxAttempts) throw error;
+        await sleep(Math.min(30_000, 500 * 2 ** (attempt - 1)));
+        continue;
+      }
+      const { data, error, response } = result;
+      if (response.ok && data !== undefined) return data;
+      if (RETRIED.has(response.status) && attempt < maxAttempts) {
+        const seconds = Number(response.headers.get('retry-after') ?? (error as ErrorResponse | undefined)?.retryAfter ?? 2 ** (attempt - 1));
+        await sleep(Math.max(0, seconds) * 1000);
+        continue;
+      }
+      throw new IngestApiError(response.status, (error as ErrorResponse) ?? { error: 'UNEXPECTED_RESPONSE', message: `HTTP ${response.status} without an error body` });
+    }
+  }
+
+  return {
+    /** Sends one request body as it is (for callers that build their own, like the uploader). */
+    async submitChunk(chunk: Chunk, query: { format?: 'text' | 'audio' | 'video' | 'file' } = {}): Promise<SubmissionResponse> {
+      return withRetries(() => api.POST('/api/v1/ingest', {
+        params: { header: { 'Idempotency-Key': idempotencyKeyOf(chunk.body) }, query },
+        body: chunk.body as never,
+        bodySerializer: (body: unknown) => body as string,
+        headers: { 'content-type': 'application/json' },
+      }));
+    },
+
+    /** Sends any number of records as requests within the limits, one after another; the answers in order. */
+    async submit(records: Iterable<IngestRecord | Record<string, unknown>>, query: { format?: 'text' | 'audio' | 'video' | 'file' } = {}) {
+      const answers: Array<SubmissionResponse & { first: number; count: number }> = [];
+      for (const chunk of chunks(records)) answers.push({ ...(await this.submitChunk(chunk, query)), first: chunk.first, count: chunk.count });
+      return answers;
+    },
+
+    async listBatches(query: { limit?: number; cursor?: string } = {}): Promise<BatchList> {
+      return withRetries(() => api.GET('/api/v1/ingest/batches', { params: { query } }));
+    },
+
+    async getBatch(batchId: string): Promise<Batch> {
+      return withRetries(() => api.GET('/api/v1/ingest/batches/{batchId}', { params: { path: { batchId } } }));
+    },
+
+    /** Polls the batch until it is COMPLETE or FAILED (or `timeoutMs` passes: an Error). */
+    async waitUntilComplete(batchId: string, wait: { intervalMs?: number; timeoutMs?: number; onProgress?: (batch: Batch) => void } = {}): Promise<Batch> {
+      const deadline = Date.now() + (wait.timeoutMs ?? 10 * 60_000);
+      for (;;) {
+        const batch = await this.getBatch(batchId);
+        wait.onProgress?.(batch);
+        if (batch.status === 'COMPLETE' || batch.status === 'FAILED') return batch;
+        if (Date.now() > deadline) throw new Error(`batch ${batchId} is still ${batch.status} after ${wait.timeoutMs ?? 600_000} ms`);
+        await sleep(wait.intervalMs ?? 1000);
+      }
+    },
+  };
+}
+
+export type IngestClient = ReturnType<typeof createIngestClient>;

@@ -1,0 +1,541 @@
+// Generated from the OpenAPI document by openapi-typescript (npm run generate). Do not edit.
+export interface paths {
+    "/api/v1/ingest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Submit 1 to 1,000 records as one batch */
+        post: operations["submitRecords"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ingest/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List batches, newest first */
+        get: operations["listBatches"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ingest/batches/{batchId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Status and counters of one batch */
+        get: operations["getBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        Record: {
+            /** @enum {string} */
+            _type: "email_thread" | "email" | "meeting_notes" | "call" | "call_transcription" | "conversation" | "message" | "document" | "spreadsheet";
+            /** @constant */
+            _schema_version: "1.0.0";
+            _event_at: string;
+            /** @description Origin identifiers; at least one entry. */
+            _vendor_ids: {
+                [key: string]: string;
+            };
+            _product_id: string;
+            _project_ids: string[];
+            /** @enum {string} */
+            _nature: "evidence" | "guidance" | "context";
+            data: {
+                [key: string]: unknown;
+            };
+            _thread_id?: string;
+            _participants?: components["schemas"]["Participant"][];
+            _attachments?: components["schemas"]["Attachment"][];
+            _tags?: string[];
+            _pii?: components["schemas"]["Pii"];
+        };
+        Participant: {
+            id: string;
+            /** @enum {string} */
+            role: "internal" | "external" | "unknown";
+            name?: string;
+            /** Format: email */
+            email?: string;
+            /** @enum {string} */
+            type?: "user" | "contact" | "workspace_member" | "bot" | "system" | "unknown";
+        };
+        Attachment: {
+            /** @enum {string} */
+            type: "audio" | "video" | "file" | "image" | "text" | "unknown";
+            filename?: string;
+            size?: number;
+            mime_type?: string;
+            sha1?: string;
+            md5?: string;
+            /** Format: uri */
+            vendor_url?: string;
+            upload_intent_id?: string;
+        };
+        Pii: {
+            contains_email?: boolean;
+            contains_phone?: boolean;
+            sensitive_score?: number;
+            detected_entities?: components["schemas"]["PiiEntity"][];
+            /** @enum {string} */
+            redaction_status?: "unredacted" | "redacted" | "encrypted";
+        };
+        PiiEntity: {
+            type: string;
+            value?: string;
+            confidence?: number;
+        };
+        RecordError: {
+            index: number;
+            code: string;
+            message: string;
+        };
+        SubmissionResponse: {
+            batchId: string;
+            acceptedCount: number;
+            rejectedCount: number;
+            totalErrorCount: number;
+            duplicateCount?: number;
+            errors?: components["schemas"]["RecordError"][];
+        };
+        Batch: {
+            batchId: string;
+            /** @enum {string} */
+            status: "LANDING" | "LANDED" | "PROCESSING" | "COMPLETE" | "FAILED";
+            createdAt: number;
+            acceptedCount: number;
+            rejectedCount: number;
+            duplicateCount: number;
+            totalErrorCount: number;
+            errors: components["schemas"]["RecordError"][];
+            source: string;
+            type: string;
+            /** @enum {string} */
+            format?: "text" | "audio" | "video" | "file";
+            attachmentDownloadTotal?: number;
+            attachmentDownloadComplete?: number;
+            attachmentDownloadFailed?: number;
+            /** @enum {string} */
+            attachmentDownloadStatus?: "PENDING" | "IN_PROGRESS" | "COMPLETE" | "PARTIAL_FAILURE" | "FAILED";
+            billing: {
+                totalCreditsCharged: number;
+            };
+        };
+        BatchList: {
+            batches: components["schemas"]["Batch"][];
+            nextCursor?: string;
+        };
+        ErrorResponse: {
+            error: string;
+            message: string;
+            retryAfter?: number;
+            details?: {
+                [key: string]: unknown;
+            };
+            errors?: components["schemas"]["RecordError"][];
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    submitRecords: {
+        parameters: {
+            query?: {
+                format?: "text" | "audio" | "video" | "file";
+            };
+            header?: {
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "_type": "call_transcription",
+                 *         "_schema_version": "1.0.0",
+                 *         "_event_at": "2026-03-04T05:06:07Z",
+                 *         "_vendor_ids": {
+                 *           "gong": "call-8812"
+                 *         },
+                 *         "_product_id": "prod_01h…",
+                 *         "_project_ids": [
+                 *           "proj_01h…"
+                 *         ],
+                 *         "_nature": "evidence",
+                 *         "_participants": [
+                 *           {
+                 *             "id": "ana@globex.test",
+                 *             "role": "external",
+                 *             "name": "Ana"
+                 *           }
+                 *         ],
+                 *         "data": {
+                 *           "title": "Call with Globex",
+                 *           "transcript": [
+                 *             {
+                 *               "speaker": "Ana",
+                 *               "text": "Exporting to Excel takes forever."
+                 *             }
+                 *           ]
+                 *         }
+                 *       }
+                 *     ]
+                 */
+                "application/json": components["schemas"]["Record"][] | {
+                    records: components["schemas"]["Record"][];
+                };
+                "application/x-ndjson": string;
+            };
+        };
+        responses: {
+            /** @description Records received; accepted ones are stored and will be processed */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubmissionResponse"];
+                };
+            };
+            /** @description No record was accepted, or the request breaks a request rule; `errors` lists the records concerned */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API key missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body larger than 5 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Content-Type is neither application/json nor application/x-ndjson */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description This Idempotency-Key was used with a different body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error; retry */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listBatches: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "batches": [
+                     *         {
+                     *           "batchId": "bat_01m82…",
+                     *           "status": "COMPLETE",
+                     *           "createdAt": 1772600767000,
+                     *           "acceptedCount": 2,
+                     *           "rejectedCount": 1,
+                     *           "duplicateCount": 0,
+                     *           "totalErrorCount": 1,
+                     *           "errors": [
+                     *             {
+                     *               "index": 1,
+                     *               "code": "VALIDATION_ERROR",
+                     *               "message": "_event_at: is not a real date and time"
+                     *             }
+                     *           ],
+                     *           "source": "api",
+                     *           "type": "call_transcription",
+                     *           "billing": {
+                     *             "totalCreditsCharged": 2
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": "MTc3MjYwMDc2NzAwMC5iYXRf…"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BatchList"];
+                };
+            };
+            /** @description Bad limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API key missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error; retry */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "batchId": "bat_01m82…",
+                     *       "status": "COMPLETE",
+                     *       "createdAt": 1772600767000,
+                     *       "acceptedCount": 2,
+                     *       "rejectedCount": 1,
+                     *       "duplicateCount": 0,
+                     *       "totalErrorCount": 1,
+                     *       "errors": [
+                     *         {
+                     *           "index": 1,
+                     *           "code": "VALIDATION_ERROR",
+                     *           "message": "_event_at: is not a real date and time"
+                     *         }
+                     *       ],
+                     *       "source": "api",
+                     *       "type": "call_transcription",
+                     *       "billing": {
+                     *         "totalCreditsCharged": 2
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Batch"];
+                };
+            };
+            /** @description batchId longer than 128 characters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API key missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such batch in this workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error; retry */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+}
