@@ -4,7 +4,7 @@ import path from 'node:path';
 export const root = path.resolve(import.meta.dirname, '../..');
 // Node with tsx's loader, not the tsx CLI: the CLI runs the script in a child process, so a
 // SIGKILL sent to it would leave the real service running.
-const node = (script: string, args: string[] = []) => [process.execPath, ['--import', 'tsx', path.join(root, script), ...args]] as const;
+export const node = (script: string, args: string[] = []) => [process.execPath, ['--import', 'tsx', path.join(root, script), ...args]] as const;
 
 export interface Started {
   child: ChildProcess;

@@ -46,29 +46,60 @@ export interface Chunk {
   count: number;
 }
 
+/** Cuts a stream of records into request bodies of at most 1,000 records and 5 MB, in order. */
+class Chunker {
+  private parts: string[] = [];
+  private bytes = 2; // the brackets
+  private first = 0;
+  private index = 0;
+  constructor(private readonly limits: { records: number; bytes: number }) {}
+
+  /** Adds a record; returns the finished body it does not fit in, if any. */
+  push(record: unknown): Chunk | undefined {
+    const text = JSON.stringify(record);
+    const size = Buffer.byteLength(text) + (this.parts.length ? 1 : 0);
+    let done: Chunk | undefined;
+    if (this.parts.length && (this.parts.length >= this.limits.records || this.bytes + size > this.limits.bytes)) done = this.flush();
+    this.bytes += Buffer.byteLength(text) + (this.parts.length ? 1 : 0);
+    this.parts.push(text);
+    this.index++;
+    return done;
+  }
+
+  flush(): Chunk | undefined {
+    if (!this.parts.length) return undefined;
+    const chunk = { body: `[${this.parts.join(',')}]`, first: this.first, count: this.parts.length };
+    this.parts = [];
+    this.bytes = 2;
+    this.first = this.index;
+    return chunk;
+  }
+}
+
 /**
  * Splits records into request bodies of at most 1,000 records and 5 MB each, in order. A record
  * too large for a request on its own still gets its own body (the API then answers 413 for it).
+ * The cuts depend only on the records from the start, so the same records always cut the same way.
  */
 export function* chunks(records: Iterable<unknown>, limits = REQUEST_LIMITS): Generator<Chunk> {
-  let parts: string[] = [];
-  let bytes = 2; // the brackets
-  let first = 0;
-  let index = 0;
+  const chunker = new Chunker(limits);
   for (const record of records) {
-    const text = JSON.stringify(record);
-    const size = Buffer.byteLength(text) + (parts.length ? 1 : 0);
-    if (parts.length && (parts.length >= limits.records || bytes + size > limits.bytes)) {
-      yield { body: `[${parts.join(',')}]`, first, count: parts.length };
-      parts = [];
-      bytes = 2;
-      first = index;
-    }
-    parts.push(text);
-    bytes += Buffer.byteLength(text) + (parts.length > 1 ? 1 : 0);
-    index++;
+    const done = chunker.push(record);
+    if (done) yield done;
   }
-  if (parts.length) yield { body: `[${parts.join(',')}]`, first, count: parts.length };
+  const last = chunker.flush();
+  if (last) yield last;
+}
+
+/** `chunks` over records that arrive asynchronously (a file being read). */
+export async function* chunksOf(records: AsyncIterable<unknown>, limits = REQUEST_LIMITS): AsyncGenerator<Chunk> {
+  const chunker = new Chunker(limits);
+  for await (const record of records) {
+    const done = chunker.push(record);
+    if (done) yield done;
+  }
+  const last = chunker.flush();
+  if (last) yield last;
 }
 
 /** The Idempotency-Key of a request body: the same body always gets the same key, so a resend never duplicates. */
