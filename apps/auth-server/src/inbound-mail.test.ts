@@ -89,4 +89,51 @@ describe('revoke by replying to the confirmation mail', () => {
     const again = await fetch(`${h.url}/inbound/mail`, { method: 'POST', headers: { 'content-type': 'message/rfc822', authorization: `Bearer ${SECRET}` }, body: raw });
     expect(await again.json()).toEqual({ outcome: 'already_used' });
   });
+
+  it('reads Postmark JSON with plain To and From strings and raw text/plain, and says what is wrong with other bodies', async () => {
+    const { tokens, mail } = await connectFirstTime('eli@replies.test');
+    const auth = { authorization: `Bearer ${SECRET}` };
+    const post = (body: string, type: string, headers: Record<string, string> = auth) =>
+      fetch(`${h.url}/inbound/mail`, { method: 'POST', headers: { 'content-type': type, ...headers }, body });
+    // Malformed bodies: 400, nothing revoked. Too large: 413, before anything is parsed.
+    expect((await post('{"To": ', 'application/json')).status).toBe(400);
+    expect((await post('[1, 2]', 'application/json')).status).toBe(400);
+    expect((await post('', 'message/rfc822')).status).toBe(400);
+    expect((await post('x'.repeat(1024 * 1024 + 10), 'message/rfc822')).status).toBe(413);
+    expect((await post('x'.repeat(1024 * 1024 + 10), 'message/rfc822', {})).status).toBe(401);
+    // Well-formed but revoking nothing is still 200, so the provider does not retry.
+    const stranger = await post(JSON.stringify({ From: 'eli@replies.test', To: 'support@replies.loupe.test', TextBody: 'hi' }), 'application/json');
+    expect(stranger.status).toBe(200);
+    expect(await stranger.json()).toEqual({ outcome: 'not_a_reply_address' });
+    // A Postmark document without the parsed lists, from someone else and answering nothing: refused.
+    const forged = await post(JSON.stringify({ From: 'Mallory <mallory@evil.test>', To: `"Loupe" <${mail.replyTo}>`, TextBody: 'REVOKE', Headers: [] }), 'application/json');
+    expect(await forged.json()).toEqual({ outcome: 'sender_mismatch' });
+    expect((await refresh(h, client, tokens.refresh_token)).status).toBe(200);
+    // The same message as the raw text/plain body, from the person: revoked.
+    const raw = `From: "Eli" <ELI@replies.test>\r\nTo: Loupe <${mail.replyTo}>\r\nSubject: Re: ${mail.subject}\r\n\r\nREVOKE\r\n`;
+    const ok = await post(raw, 'text/plain');
+    expect(await ok.json()).toEqual({ outcome: 'revoked' });
+    expect((await refresh(h, client, tokens.refresh_token)).body.error).toBe('invalid_grant');
+    const answer = h.mail.filter((m) => m.to === 'eli@replies.test' && m.kind === 'revocation-confirmation');
+    expect(answer).toHaveLength(1);
+    expect(answer[0]!.text).toMatch(/^We disconnected Reply Tests from the Loupe workspace "Team of eli@replies.test"/);
+  });
+
+  it('refuses a message over 1 MB at the SMTP receiver', async () => {
+    const { tokens, mail } = await connectFirstTime('fin@replies.test');
+    await expect(smtpTransport().sendMail({ from: 'fin@replies.test', to: mail.replyTo, subject: 'Re', text: 'REVOKE\n' + 'x'.repeat(1024 * 1024) })).rejects.toThrow(/552/);
+    expect((await refresh(h, client, tokens.refresh_token)).status).toBe(200);
+  });
+});
+
+describe('the inbound mail webhook without INBOUND_MAIL_SECRET', () => {
+  it('answers 404, whatever the Authorization header', async () => {
+    const bare = await startAuthServer({ replies: { domain: DOMAIN } });
+    try {
+      const res = await fetch(`${bare.url}/inbound/mail`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${SECRET}` }, body: '{"To": "x@y.test"}' });
+      expect(res.status).toBe(404);
+    } finally {
+      await bare.close();
+    }
+  });
 });

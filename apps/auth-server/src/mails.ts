@@ -58,11 +58,11 @@ ${f.reply
 export function revocationConfirmation(f: { to: string; applicationName: string; workspaceName: string; at: Date }) {
   const subject = `${f.applicationName} was disconnected from ${f.workspaceName}`;
   const text = [
-    `As you asked by replying, ${f.applicationName} no longer has access to the Loupe workspace "${f.workspaceName}".`,
+    `We disconnected ${f.applicationName} from the Loupe workspace "${f.workspaceName}", as you asked by replying to its confirmation email.`,
     `Every token it held stopped working at ${f.at.toUTCString()}. To use it again, connect it again from the application.`,
   ].join('\n');
   const html = `<div style="font-family:system-ui,sans-serif;font-size:15px;line-height:1.5;color:#18181b;max-width:560px">
-<p>As you asked by replying, <strong>${escape(f.applicationName)}</strong> no longer has access to the Loupe workspace <strong>${escape(f.workspaceName)}</strong>.</p>
+<p>We disconnected <strong>${escape(f.applicationName)}</strong> from the Loupe workspace <strong>${escape(f.workspaceName)}</strong>, as you asked by replying to its confirmation email.</p>
 <p>Every token it held stopped working at ${escape(f.at.toUTCString())}. To use it again, connect it again from the application.</p></div>`;
   return { to: f.to, subject, text, html, kind: 'revocation-confirmation' };
 }

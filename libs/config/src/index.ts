@@ -28,10 +28,6 @@ export const envSchema = z.object({
   JOB_RETRY_BASE_SECONDS: z.coerce.number().int().min(0).max(3600).default(2),
   SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'an smtp:// or smtps:// URL' }).optional(),
   MAIL_FROM: z.string().min(1).default('Loupe <no-reply@loupe.localhost>'),
-  /**
-   * The proxies whose X-Forwarded-For is believed (express "trust proxy"): comma-separated addresses,
-   * CIDR ranges or the names loopback, linklocal, uniquelocal. Any other sender's header is ignored.
-   */
   /** The domain of the per-connection reply addresses (revoke+<token>@<domain>); unset, confirmation mails carry none. */
   MAIL_REPLY_DOMAIN: z.string().regex(/^[a-z0-9.-]+\.[a-z0-9-]+$|^localhost$/i, 'a mail domain such as replies.example.com').optional(),
   /** Port of the built-in SMTP receiver for those replies; off when unset. */
@@ -43,6 +39,10 @@ export const envSchema = z.object({
   METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   /** Spec 8.1: requests per minute from one IP address over the whole service. Raised only for load tests. */
   PER_IP_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(2000),
+  /**
+   * The proxies whose X-Forwarded-For is believed (express "trust proxy"): comma-separated addresses,
+   * CIDR ranges or the names loopback, linklocal, uniquelocal. Any other sender's header is ignored.
+   */
   TRUSTED_PROXIES: z
     .string()
     .regex(/^\s*(loopback|linklocal|uniquelocal|[0-9a-fA-F:.]+(\/\d{1,3})?)(\s*,\s*(loopback|linklocal|uniquelocal|[0-9a-fA-F:.]+(\/\d{1,3})?))*\s*$/,

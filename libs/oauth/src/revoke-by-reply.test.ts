@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { newId } from '@loupe/db';
 import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccessTokenVerifier, createReplyAddress, isReplyAddress, revokeByReply } from './index';
+import { createAccessTokenVerifier, createReplyAddress, isReplyAddress, refreshTokenGrant, revokeByReply } from './index';
 
 let t: TestDatabase;
 const clock = { now: () => Date.now() };
@@ -11,13 +11,16 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** A workspace, its user and a live connection with an access token, as the authorization server leaves them. */
-async function connection(email: string) {
+/**
+ * A workspace, its user and a live connection with an access and a refresh token, as the
+ * authorization server leaves them; `existingUser` connects a person who already has an account.
+ */
+async function connection(email: string, existingUser?: string) {
   const ws = newId('ws');
-  const user = newId('usr');
+  const user = existingUser ?? newId('usr');
   const grantId = newId('grant');
   await t.pool.query('INSERT INTO workspaces (id, name) VALUES ($1, $2)', [ws, 'W']);
-  await t.pool.query('INSERT INTO users (id, email, email_verified) VALUES ($1, $2, true)', [user, email]);
+  if (!existingUser) await t.pool.query('INSERT INTO users (id, email, email_verified) VALUES ($1, $2, true)', [user, email]);
   await t.pool.query(`INSERT INTO memberships (workspace_id, user_id, role) VALUES ($1, $2, 'owner')`, [ws, user]);
   await t.pool.query(`INSERT INTO oauth_grants (grant_id, workspace_id, user_id, client_id, client_name, scopes) VALUES ($1, $2, $3, 'cli_x', 'Notebook', '{mcp:read}')`, [grantId, ws, user]);
   const token = `loupe_at_${randomBytes(32).toString('base64url')}`;
@@ -25,9 +28,14 @@ async function connection(email: string) {
     `INSERT INTO oauth_models (model, id_hash, grant_id, payload, expires_at) VALUES ('AccessToken', $1, $2, $3, now() + interval '1 hour')`,
     [createHash('sha256').update(token).digest('hex'), grantId, JSON.stringify({ accountId: user, clientId: 'cli_x', grantId, scope: 'mcp:read', exp: Math.floor(Date.now() / 1000) + 3600, kind: 'AccessToken' })],
   );
+  const refreshToken = `loupe_rt_${randomBytes(32).toString('base64url')}`;
+  await t.pool.query(
+    `INSERT INTO oauth_models (model, id_hash, grant_id, payload, expires_at) VALUES ('RefreshToken', $1, $2, $3, now() + interval '30 days')`,
+    [createHash('sha256').update(refreshToken).digest('hex'), grantId, JSON.stringify({ accountId: user, clientId: 'cli_x', grantId, scope: 'mcp:read', kind: 'RefreshToken' })],
+  );
   const messageId = `<${randomBytes(8).toString('hex')}@replies.test>`;
   const address = await createReplyAddress(t.pool, { grantId, workspaceId: ws, userId: user, messageId, domain: 'replies.test' }, clock);
-  return { ws, user, grantId, token, messageId, address, email };
+  return { ws, user, grantId, token, refreshToken, messageId, address, email };
 }
 
 describe('revoking by replying to the confirmation mail', () => {
@@ -40,6 +48,7 @@ describe('revoking by replying to the confirmation mail', () => {
     const reply = { to: ['someone@else.test', c.address.replace('@replies.test', '@REPLIES.TEST')], from: 'Ada@Reply.test', inReplyTo: undefined, references: [] };
     expect(await revokeByReply(t.pool, reply, { domain: 'replies.test', clock })).toMatchObject({ outcome: 'revoked', grantId: c.grantId, userEmail: 'ada@reply.test' });
     expect((await check(c.token)).ok).toBe(false);
+    expect(await refreshTokenGrant(t.pool, c.refreshToken)).toBeUndefined(); // the refresh token is gone: refreshing fails
     expect((await t.pool.query('SELECT revoked_at FROM oauth_grants WHERE grant_id = $1', [c.grantId])).rows[0].revoked_at).toBeInstanceOf(Date);
     expect(await revokeByReply(t.pool, reply, { domain: 'replies.test', clock })).toEqual({ outcome: 'already_used' });
   });
@@ -64,5 +73,27 @@ describe('revoking by replying to the confirmation mail', () => {
     const { rows } = await t.pool.query<{ grant_id: string; revoked_at: Date | null }>('SELECT grant_id, revoked_at FROM oauth_grants WHERE grant_id = ANY($1)', [[a.grantId, b.grantId]]);
     expect(rows.every((r) => r.revoked_at === null)).toBe(true);
     expect((await t.pool.query('SELECT token_hash FROM grant_reply_addresses')).rows.map((r) => r.token_hash)).not.toContain(a.address);
+  });
+
+  it('revokes only the grant of the token when the same person has connections in two workspaces', async () => {
+    const a = await connection('eve@reply.test');
+    const b = await connection('eve@reply.test', a.user);
+    const check = createAccessTokenVerifier({ pool: t.pool, clock, servicePrefix: 'loupe_' });
+    // Eve answers b's mail from her own address, but the address she writes to is a's.
+    const reply = { to: [a.address], from: 'eve@reply.test', inReplyTo: b.messageId, references: [] };
+    expect(await revokeByReply(t.pool, reply, { domain: 'replies.test', clock })).toMatchObject({ outcome: 'revoked', grantId: a.grantId, workspaceId: a.ws });
+    expect((await check(a.token)).ok).toBe(false);
+    expect(await refreshTokenGrant(t.pool, a.refreshToken)).toBeUndefined();
+    expect((await check(b.token)).ok).toBe(true);
+    expect(await refreshTokenGrant(t.pool, b.refreshToken)).toBe(b.grantId);
+    expect((await t.pool.query('SELECT used_at FROM grant_reply_addresses WHERE grant_id = $1', [b.grantId])).rows[0].used_at).toBeNull();
+  });
+
+  it('treats an address whose grant no longer belongs to its workspace and person as unknown', async () => {
+    const c = await connection('fay@reply.test');
+    const other = await connection('gus@reply.test');
+    await t.pool.query('UPDATE oauth_grants SET workspace_id = $2 WHERE grant_id = $1', [c.grantId, other.ws]);
+    expect(await revokeByReply(t.pool, { to: [c.address], from: 'fay@reply.test', inReplyTo: c.messageId, references: [] }, { domain: 'replies.test', clock })).toEqual({ outcome: 'unknown_address' });
+    expect((await t.pool.query('SELECT revoked_at FROM oauth_grants WHERE grant_id = $1', [c.grantId])).rows[0].revoked_at).toBeNull();
   });
 });

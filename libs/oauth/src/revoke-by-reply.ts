@@ -51,19 +51,28 @@ export async function createReplyAddress(
 export async function revokeByReply(pool: pg.Pool, mail: InboundReply, options: { domain: string; clock: Clock }): Promise<ReplyOutcome> {
   const token = mail.to.map((a) => TOKEN.exec(a.trim())).find((m) => m && m[2]!.toLowerCase() === options.domain.toLowerCase())?.[1];
   if (!token) return { outcome: 'not_a_reply_address' };
-  const { rows } = await pool.query<{ grant_id: string; workspace_id: string; user_id: string; message_id: string; used_at: Date | null; email: string | null }>(
-    `SELECT r.grant_id, r.workspace_id, r.user_id, r.message_id, r.used_at, u.email
+  // Every later query uses the ids of this row, and its grant must still be of that workspace and person.
+  const { rows } = await pool.query<{ grant_id: string; workspace_id: string; user_id: string; message_id: string; used_at: Date | null; email: string | null; grant_matches: boolean }>(
+    `SELECT r.grant_id, r.workspace_id, r.user_id, r.message_id, r.used_at, u.email,
+            EXISTS (SELECT 1 FROM oauth_grants g WHERE g.grant_id = r.grant_id AND g.workspace_id = r.workspace_id AND g.user_id = r.user_id) AS grant_matches
        FROM grant_reply_addresses r LEFT JOIN users u ON u.id = r.user_id WHERE r.token_hash = $1`,
     [sha256(token)],
   );
   const row = rows[0];
-  if (!row) return { outcome: 'unknown_address' };
+  // No such address, or its connection is gone with its person (grants are never deleted on revocation).
+  if (!row || !row.grant_matches) return { outcome: 'unknown_address' };
   if (row.used_at) return { outcome: 'already_used' };
   const fromUser = !!row.email && mail.from?.trim().toLowerCase() === row.email.toLowerCase();
   const answersIt = [mail.inReplyTo, ...mail.references].some((id) => id?.trim() === row.message_id);
   if (!fromUser && !answersIt) return { outcome: 'sender_mismatch' };
-  const { rowCount } = await pool.query('UPDATE grant_reply_addresses SET used_at = $2 WHERE token_hash = $1 AND used_at IS NULL', [sha256(token), new Date(options.clock.now())]);
-  if (!rowCount) return { outcome: 'already_used' };
+  // Revoke first, then spend the address: revoking is idempotent, so a failure in between leaves an
+  // address that still works when the mail is delivered again (the SMTP receiver answers 451), and
+  // of two replies arriving together only one is answered as revoked.
   await revokeGrant(pool, row.grant_id, options.clock);
+  const { rowCount } = await pool.query(
+    'UPDATE grant_reply_addresses SET used_at = $4 WHERE token_hash = $1 AND grant_id = $2 AND workspace_id = $3 AND used_at IS NULL',
+    [sha256(token), row.grant_id, row.workspace_id, new Date(options.clock.now())],
+  );
+  if (!rowCount) return { outcome: 'already_used' };
   return { outcome: 'revoked', grantId: row.grant_id, workspaceId: row.workspace_id, userId: row.user_id, userEmail: row.email ?? '' };
 }
