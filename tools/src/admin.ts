@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from '@loupe/config';
 import { createAccounts, MembershipError, type Role } from '@loupe/accounts';
 import { systemClock } from '@loupe/http';
 import { revokeUserGrants } from '@loupe/oauth';
-import { balance, creditStatus, CreditError, grantCredits, setPlan, upsertPlan, usageByConsumer } from '@loupe/credits';
+import { balance, consumerNames, creditStatus, CreditError, grantCredits, planOf, setPlan, upsertPlan, usageByConsumer } from '@loupe/credits';
 import { newId, openDatabase, type Database } from '@loupe/db';
 import { DEFAULT_OUTBOX_LIMIT, listOutbox } from '@loupe/mail';
 import { ThirdPartyServerError } from '@loupe/third-party-mcp';
@@ -97,16 +97,6 @@ function wholeNumber(values: Values, name: keyof Values, min: number, max: numbe
 /** The accounts rules for the CLI (no mail is sent from here). */
 function accountsOf(database: Database) {
   return createAccounts({ pool: database.pool, clock: systemClock, codeSecret: 'unused-by-the-cli', mailer: { send: async () => {} } });
-}
-
-/** Display names of the keys and applications that used a workspace's credits. */
-async function consumerNames(database: Database, workspaceId: string): Promise<Map<string, string>> {
-  const { rows } = await database.pool.query<{ id: string; name: string }>(
-    `SELECT id, name || ' (' || display_prefix || '…)' AS name FROM api_keys WHERE workspace_id = $1
-     UNION ALL SELECT DISTINCT ON (client_id) client_id, client_name || ' (' || client_id || ')' FROM oauth_grants WHERE workspace_id = $1`,
-    [workspaceId],
-  );
-  return new Map(rows.map((r) => [r.id, r.name]));
 }
 
 /** The server an SMTP URL names, without its credentials. */
@@ -243,18 +233,16 @@ export async function runAdmin(
       const workspaceId = need(values, 'workspace');
       const days = values.days === undefined ? 30 : wholeNumber(values, 'days', 1, 3650);
       const status = await creditStatus(database.pool, workspaceId);
-      const plan = status.planId
-        ? (await database.pool.query<{ name: string; included_credits: number; overage_allowed: boolean }>('SELECT name, included_credits, overage_allowed FROM plans WHERE id = $1', [status.planId])).rows[0]
-        : undefined;
+      const plan = await planOf(database.pool, status.planId);
       const lines = [
         `Workspace ${workspaceId}: balance ${status.balance} credits`,
-        plan ? `Plan ${plan.name}: ${plan.included_credits} credits a month, use beyond them ${plan.overage_allowed ? 'billed as overage' : 'paused'}` : 'No plan',
+        plan ? `Plan ${plan.name}: ${plan.includedCredits} credits a month, use beyond them ${plan.overageAllowed ? 'billed as overage' : 'paused'}` : 'No plan',
         status.paused ? 'MCP access is PAUSED (no credits and no plan that allows overage); skills tools still work' : 'MCP access is open',
         '', `Usage in the last ${days} days:`,
       ];
       const usage = await usageByConsumer(database.pool, workspaceId, new Date(Date.now() - days * 86_400_000));
       if (!usage.length) return [...lines, '  none'];
-      const names = await consumerNames(database, workspaceId);
+      const names = await consumerNames(database.pool, workspaceId);
       for (const u of usage) {
         const who = u.consumer === 'records' ? 'processed records and added sources' : `${u.consumer === 'api_key' ? 'API key' : 'application'} ${names.get(u.id!) ?? u.id}`;
         lines.push(`  ${who}: ${u.credits} credits, ${u.calls} charges${u.overage ? `, ${u.overage} overage` : ''}`);

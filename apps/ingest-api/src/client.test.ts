@@ -1,7 +1,7 @@
 import { createIngestClient, IngestApiError } from '@loupe/ingest-client';
 import { createRateLimiter } from '@loupe/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rec, startHarness, type Harness } from './test/harness';
+import { batchesOf as countBatches, rec, startHarness, type Harness } from './test/harness';
 
 // The generated, typed client against the real API.
 let h: Harness;
@@ -10,8 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const batchesOf = async (workspaceId: string) =>
-  (await h.t.pool.query('SELECT count(*)::int AS n FROM batches WHERE workspace_id = $1', [workspaceId])).rows[0].n as number;
+const batchesOf = (workspaceId: string) => countBatches(h, workspaceId);
 
 describe('@loupe/ingest-client', () => {
   it('submits any number of records as requests within the limits, and a resend duplicates nothing', async () => {

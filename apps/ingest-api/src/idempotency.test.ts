@@ -1,6 +1,6 @@
 import { IDEMPOTENCY_STALE_MS, createIdempotencyStore, requestFingerprint } from '@loupe/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { post, rec, startHarness, type Harness } from './test/harness';
+import { batchesOf as countBatches, post, rec, startHarness, type Harness } from './test/harness';
 
 let h: Harness;
 beforeAll(async () => {
@@ -8,8 +8,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const batchesOf = async (workspaceId: string) =>
-  (await h.t.pool.query('SELECT count(*)::int AS n FROM batches WHERE workspace_id = $1', [workspaceId])).rows[0].n as number;
+const batchesOf = (workspaceId: string) => countBatches(h, workspaceId);
 
 describe('Idempotency-Key', () => {
   it('replays the first answer for the same key and body, storing nothing again', async () => {

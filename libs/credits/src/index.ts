@@ -1,4 +1,4 @@
 export {
-  balance, charge, chargeMany, chargeNow, creditStatus, grantCredits, grantIncludedCredits, isPaused, setPlan, upsertPlan, usageByConsumer, workspaceStanding, grantWelcomeCredits, WELCOME_CREDITS, CreditError,
-  type ChargeInput, type ChargeItem, type ChargeUsage, type UsageLine, type WorkspaceStanding, type ChargeOptions, type ChargeResult, type CreditStatus, type TxClient,
+  balance, charge, chargeMany, consumerNames, planOf, chargeNow, creditStatus, grantCredits, grantIncludedCredits, isPaused, setPlan, upsertPlan, usageByConsumer, workspaceStanding, grantWelcomeCredits, WELCOME_CREDITS, CreditError,
+  type ChargeInput, type ChargeItem, type ChargeUsage, type PlanSummary, type UsageLine, type WorkspaceStanding, type ChargeOptions, type ChargeResult, type CreditStatus, type TxClient,
 } from './ledger';

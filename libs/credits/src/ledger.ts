@@ -265,6 +265,32 @@ export async function usageByConsumer(db: TxClient | pg.Pool, workspaceId: strin
   return rows;
 }
 
+/** Display names of what can use a workspace's credits: its API keys (`name (prefix…)`) and applications (their name), by id. */
+export async function consumerNames(db: TxClient | pg.Pool, workspaceId: string): Promise<Map<string, string>> {
+  const { rows } = await db.query<{ id: string; name: string }>(
+    `SELECT id, name || ' (' || display_prefix || '…)' AS name FROM api_keys WHERE workspace_id = $1
+     UNION ALL SELECT DISTINCT ON (client_id) client_id, client_name FROM oauth_grants WHERE workspace_id = $1`,
+    [workspaceId],
+  );
+  return new Map(rows.map((r) => [r.id, r.name]));
+}
+
+export interface PlanSummary {
+  name: string;
+  includedCredits: number;
+  overageAllowed: boolean;
+}
+
+/** A plan's name and terms (for a workspace's `planId`), or undefined without one. */
+export async function planOf(db: TxClient | pg.Pool, planId: string | null): Promise<PlanSummary | undefined> {
+  if (!planId) return undefined;
+  const { rows } = await db.query<{ name: string; included_credits: number; overage_allowed: boolean }>(
+    'SELECT name, included_credits, overage_allowed FROM plans WHERE id = $1', [planId],
+  );
+  const row = rows[0];
+  return row && { name: row.name, includedCredits: row.included_credits, overageAllowed: row.overage_allowed };
+}
+
 /** Puts the workspace on a plan (or on none, with null). Refuses an unknown plan. */
 export async function setPlan(pool: pg.Pool, workspaceId: string, planName: string | null): Promise<void> {
   const { rowCount } = await pool.query(

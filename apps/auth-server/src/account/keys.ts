@@ -20,6 +20,11 @@ interface KeyRow {
   created_at: Date; last_used_at: Date | null; revoked_at: Date | null; created_by: string | null; created_by_user_id: string | null;
 }
 
+async function activeKeys(ctx: InWorkspace): Promise<number> {
+  const { rows } = await ctx.rt.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE workspace_id = $1 AND revoked_at IS NULL', [ctx.workspace.id]);
+  return rows[0]!.n;
+}
+
 async function keysOf(ctx: InWorkspace, onlyMine: boolean): Promise<KeyRow[]> {
   const { rows } = await ctx.rt.pool.query<KeyRow>(
     `SELECT k.id, k.name, k.display_prefix, k.permissions, p.name AS default_product, k.created_at, k.last_used_at, k.revoked_at,
@@ -43,7 +48,7 @@ export function keyPages(runtime: Runtime, deps: AccountDeps): Router {
   const show = async (ctx: InWorkspace, res: Parameters<typeof renderAccount>[0], extra: Record<string, unknown> = {}, status = 200) => {
     const manager = canManage(ctx.workspace.role);
     const keys = await keysOf(ctx, !manager);
-    const active = (await ctx.rt.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE workspace_id = $1 AND revoked_at IS NULL', [ctx.workspace.id])).rows[0]!.n;
+    const active = await activeKeys(ctx);
     renderAccount(res, 'account-keys', ctx, {
       title: 'API keys', section: 'keys', manager, keys, active, max: MAX_ACTIVE_KEYS,
       products: await listProducts(deps.db, ctx.workspace.id),
@@ -65,8 +70,7 @@ export function keyPages(runtime: Runtime, deps: AccountDeps): Router {
     if (name.length < 1 || name.length > 80) return fail('Give the key a name of 1 to 80 characters, saying where it is used (for example "Zendesk sync").');
     if (!permissions.length) return fail('Choose at least one permission.');
     if (permissions.some((p) => p.startsWith('mcp:')) && !productId) return fail('MCP permissions need a default product: choose one.');
-    const { rows } = await ctx.rt.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE workspace_id = $1 AND revoked_at IS NULL', [ctx.workspace.id]);
-    if (rows[0]!.n >= MAX_ACTIVE_KEYS) {
+    if ((await activeKeys(ctx)) >= MAX_ACTIVE_KEYS) {
       return fail(`This workspace already has ${MAX_ACTIVE_KEYS} active keys, the most it can have. Revoke one you no longer use, then create this one.`);
     }
     try {

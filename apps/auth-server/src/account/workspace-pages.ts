@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { canManage } from '@loupe/accounts';
-import { creditStatus, usageByConsumer } from '@loupe/credits';
+import { consumerNames, creditStatus, planOf, usageByConsumer } from '@loupe/credits';
 import { findConnection, listConnections, revokeGrant, SCOPE_DESCRIPTIONS, type Scope } from '@loupe/oauth';
 import { createProduct, createProject, listProducts, NotFoundError, renameProduct, renameProject } from '@loupe/workspaces';
 import { form, pages, renderAccount, str, type AccountDeps, type InWorkspace, type Runtime } from './context';
@@ -67,17 +67,9 @@ export function workspacePages(runtime: Runtime, deps: AccountDeps): Router {
 
   router.get('/account/w/:ws/usage', inWorkspace(async (ctx, _req, res) => {
     const status = await creditStatus(ctx.rt.pool, ctx.workspace.id);
-    const plan = status.planId
-      ? (await ctx.rt.pool.query<{ name: string; included_credits: number; overage_allowed: boolean }>('SELECT name, included_credits, overage_allowed FROM plans WHERE id = $1', [status.planId])).rows[0]
-      : undefined;
-    const since = new Date(ctx.rt.clock.now() - 30 * 86_400_000);
-    const usage = await usageByConsumer(ctx.rt.pool, ctx.workspace.id, since);
-    const { rows: names } = await ctx.rt.pool.query<{ id: string; name: string }>(
-      `SELECT id, name || ' (' || display_prefix || '…)' AS name FROM api_keys WHERE workspace_id = $1
-       UNION ALL SELECT DISTINCT ON (client_id) client_id, client_name FROM oauth_grants WHERE workspace_id = $1`,
-      [ctx.workspace.id],
-    );
-    const nameOf = new Map(names.map((n) => [n.id, n.name]));
+    const plan = await planOf(ctx.rt.pool, status.planId);
+    const usage = await usageByConsumer(ctx.rt.pool, ctx.workspace.id, new Date(ctx.rt.clock.now() - 30 * 86_400_000));
+    const nameOf = await consumerNames(ctx.rt.pool, ctx.workspace.id);
     renderAccount(res, 'account-usage', ctx, {
       title: 'Credits and usage', section: 'usage', status, plan,
       usage: usage.map((u) => ({

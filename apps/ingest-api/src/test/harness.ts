@@ -114,3 +114,8 @@ export async function get(base: string, key: string | undefined, path: string) {
   const res = await fetch(`${base}${path}`, { headers: key ? { 'x-api-key': key } : {} });
   return { status: res.status, body: (await res.json()) as Record<string, any>, headers: res.headers };
 }
+
+/** How many batches a workspace has. */
+export async function batchesOf(h: Harness, workspaceId: string): Promise<number> {
+  return (await h.t.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM batches WHERE workspace_id = $1', [workspaceId])).rows[0]!.n;
+}
