@@ -42,6 +42,30 @@ describe('account pages', () => {
     for (const p of [owner, member, stranger]) await signIn(p);
   });
 
+  it('a web session works on another instance on the same database, and signing out there ends it everywhere', async () => {
+    const other = await startAuthServer({ database: h.t });
+    try {
+      const person = new Person(h, 'two-instances@acct.test');
+      await signIn(person);
+      const elsewhere = new Person(other, person.email);
+      elsewhere.jar = person.jar;
+      const home = await elsewhere.get('/account');
+      expect(home.status).toBe(200);
+      expect(await home.text()).toContain('two-instances@acct.test');
+      const signedInCookies = person.jar.header();
+      const page = await (await elsewhere.get('/account')).text();
+      expect((await elsewhere.post('/account/sign-out', { _csrf: csrfOf(page) })).status).toBe(303);
+      expect(elsewhere.jar.has('loupe_session')).toBe(false);
+      // A copy of the old cookie no longer signs anyone in, on either instance.
+      for (const instance of [h, other]) {
+        const res = await fetch(`${instance.url}/account`, { redirect: 'manual', headers: { cookie: signedInCookies } });
+        expect(res.status).toBe(303);
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
   it('sends a signed-out visitor to sign in, and back where they were going', async () => {
     const visitor = new Person(h, 'visitor@acct.test');
     const res = await visitor.get('/account/w/ws_x/keys');

@@ -16,6 +16,7 @@ import { oauthEndpoints } from './oauth-endpoints';
 import { assetsDir, renderOAuthErrorHtml } from './pages';
 import { createOAuthLimiters } from './rate-limits';
 import type { AuthRuntime } from './runtime';
+import { createSessionMiddleware } from './web-session';
 
 export interface AuthAppDeps {
   pool: pg.Pool;
@@ -101,7 +102,7 @@ function securityHeaders(https: boolean, options: { ownScripts?: boolean } = {})
 async function build(deps: AuthAppDeps): Promise<AuthRuntime> {
   const issuer = deps.baseUrl();
   const secure = issuer.startsWith('https://');
-  const [provider, codeSecret, csrfSecret] = await Promise.all([
+  const [provider, codeSecret, csrfSecret, sessionSecret] = await Promise.all([
     createOAuthProvider({
       pool: deps.pool,
       clock: deps.clock,
@@ -117,8 +118,10 @@ async function build(deps: AuthAppDeps): Promise<AuthRuntime> {
     }),
     sharedSecret(deps.pool, 'accounts.sign-in-code-secret', randomSecret),
     sharedSecret(deps.pool, 'web.csrf-secret', randomSecret),
+    sharedSecret(deps.pool, 'web.session-secret', randomSecret),
   ]);
   provider.on('server_error', (_ctx, err) => deps.log.error({ err }, 'oauth server error'));
   const accounts = createAccounts({ pool: deps.pool, db: deps.db, clock: deps.clock, mailer: deps.mailer, codeSecret });
-  return { issuer, secure, provider, handle: provider.callback(), accounts, limiters: createOAuthLimiters(deps.pool, deps.clock), csrfSecret, pool: deps.pool, clock: deps.clock, servicePrefix: deps.servicePrefix };
+  return { issuer, secure, provider, handle: provider.callback(), accounts, limiters: createOAuthLimiters(deps.pool, deps.clock), csrfSecret,
+    session: createSessionMiddleware({ pool: deps.pool, secret: sessionSecret, secure, log: deps.log }), pool: deps.pool, clock: deps.clock, servicePrefix: deps.servicePrefix };
 }

@@ -4,7 +4,7 @@ import cookieParser from 'cookie-parser';
 import * as oidc from 'openid-client';
 import type { IdentityProviderConfig } from '@loupe/config';
 import type { Logger } from '@loupe/http';
-import { setSessionCookie } from './web-session';
+import { signIn } from './web-session';
 import { renderPage } from './pages';
 import type { AuthRuntime } from './runtime';
 
@@ -235,8 +235,7 @@ export function identityProviderRoutes(runtime: Runtime, deps: IdentityProviderD
         : problem(res, 403, `${provider.name} did not share your email address`, `Loupe needs your email address to sign you in. Allow ${provider.name} to share it and try again, or go back and sign in with your email.`, 'no_email', back);
     }
     deps.log.info({ provider: provider.id, userId: result.user.id, linked: result.linked }, 'signed in with an identity provider');
-    const session = await rt.accounts.createWebSession(result.user.id);
-    setSessionCookie(res, rt.secure, session);
+    await signIn(rt, req, res, result.user.id);
     res.setHeader('cache-control', 'no-store');
     res.redirect(303, back);
   }));

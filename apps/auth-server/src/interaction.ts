@@ -7,7 +7,7 @@ import type { Logger } from '@loupe/http';
 import { clientView } from './client-view';
 import { connectionConfirmation } from './mails';
 import { renderErrorPage, renderPage } from './pages';
-import { codeProblem, codeRequestProblem, sessionCookieName, setSessionCookie } from './web-session';
+import { codeProblem, codeRequestProblem, signedInUser, signIn, signOut } from './web-session';
 import type { AuthRuntime } from './runtime';
 
 type Runtime = () => Promise<AuthRuntime>;
@@ -52,11 +52,6 @@ export function interactionPages(runtime: Runtime, deps: { mailer: Mailer; log: 
     }
   };
 
-  const signedInUser = async (rt: AuthRuntime, req: Request) => {
-    const token = req.cookies?.[sessionCookieName(rt.secure)] as string | undefined;
-    return token ? (await rt.accounts.findWebSession(token))?.user : undefined;
-  };
-
   async function show(rt: AuthRuntime, req: Request, res: Response, extra: Record<string, unknown> = {}, status = 200) {
     const details = await rt.provider.interactionDetails(req, res);
     const uid = details.uid;
@@ -65,7 +60,7 @@ export function interactionPages(runtime: Runtime, deps: { mailer: Mailer; log: 
     const view = clientView(client, rt.issuer, details.params.redirect_uri as string | undefined);
     const csrfToken = csrfFor(rt).generateCsrfToken(req, res, { overwrite: false, validateOnReuse: false });
     const base = { uid, client: view, csrf: csrfToken, ...extra };
-    const user = await signedInUser(rt, req);
+    const user = await signedInUser(rt, req, res);
     if (!user) return renderPage(res, 'signin', { title: 'Sign in', providers: (deps.identityProviders ?? []).map(({ id, name }) => ({ id, name })), ...base }, status);
     const workspaces = await rt.accounts.workspacesOf(user.id);
     if (workspaces.length === 0) return renderPage(res, 'workspace-create', { title: 'Create your workspace', user, ...base }, status);
@@ -119,13 +114,12 @@ export function interactionPages(runtime: Runtime, deps: { mailer: Mailer; log: 
         csrf: csrfFor(rt).generateCsrfToken(req, res, { overwrite: false, validateOnReuse: false }),
       }, 400);
     }
-    const session = await rt.accounts.createWebSession(result.user.id);
-    setSessionCookie(res, rt.secure, session);
+    await signIn(rt, req, res, result.user.id);
     res.redirect(303, `/oauth/interaction/${details.uid}`);
   }));
 
   router.post('/oauth/interaction/:uid/workspace', form, page(async (rt, req, res) => {
-    const user = await signedInUser(rt, req);
+    const user = await signedInUser(rt, req, res);
     const details = await rt.provider.interactionDetails(req, res);
     if (!user) return res.redirect(303, `/oauth/interaction/${details.uid}`);
     const name = str(req.body.name).trim();
@@ -137,9 +131,7 @@ export function interactionPages(runtime: Runtime, deps: { mailer: Mailer; log: 
   }));
 
   router.post('/oauth/interaction/:uid/signout', form, page(async (rt, req, res) => {
-    const token = req.cookies?.[sessionCookieName(rt.secure)] as string | undefined;
-    if (token) await rt.accounts.endWebSession(token);
-    res.clearCookie(sessionCookieName(rt.secure), { path: '/' });
+    await signOut(rt, req, res);
     res.redirect(303, `/oauth/interaction/${String(req.params.uid)}`);
   }));
 
@@ -148,7 +140,7 @@ export function interactionPages(runtime: Runtime, deps: { mailer: Mailer; log: 
     if (req.body.decision === 'deny') {
       return rt.provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'The user denied the authorization request' }, { mergeWithLastSubmission: false });
     }
-    const user = await signedInUser(rt, req);
+    const user = await signedInUser(rt, req, res);
     if (!user) return res.redirect(303, `/oauth/interaction/${details.uid}`);
     const workspaceId = str(req.body.workspace);
     const workspace = (await rt.accounts.workspacesOf(user.id)).find((w) => w.id === workspaceId);

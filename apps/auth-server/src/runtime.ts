@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestHandler } from 'express';
 import type { Provider } from 'oidc-provider';
 import type pg from 'pg';
 import type { Clock } from '@loupe/http';
@@ -15,6 +16,8 @@ export interface AuthRuntime {
   accounts: Accounts;
   limiters: OAuthLimiters;
   csrfSecret: string;
+  /** express-session for the web pages (web-session.ts); run through loadSession, not mounted. */
+  session: RequestHandler;
   pool: pg.Pool;
   clock: Clock;
   servicePrefix: string;

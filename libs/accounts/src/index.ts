@@ -8,7 +8,7 @@ import { createMembers } from './members';
 import { createIdentityLinks } from './identity-links';
 
 export { normaliseEmail, signInCodeMail, SIGN_IN_CODE_TTL_MS, SIGN_IN_CODE_MAX_ATTEMPTS, type Mailer, type RequestCodeResult, type VerifyCodeResult } from './sign-in-codes';
-export { WEB_SESSION_TTL_MS } from './web-sessions';
+export { HashedSessionStore, sessionKey, WEB_SESSION_TTL_MS } from './web-sessions';
 export type { IdentitySignIn, IdentitySignInResult } from './identity-links';
 export { canManage, INVITATION_TTL_MS, MembershipError, ROLES, type AcceptResult, type Member, type PendingInvitation } from './members';
 export { InvalidWorkspaceNameError, UnknownUserError, WORKSPACE_NAME_MAX_LENGTH, type Role } from './workspaces';

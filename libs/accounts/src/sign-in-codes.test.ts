@@ -1,7 +1,9 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
+import type session from 'express-session';
 import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SIGN_IN_CODE_MAX_ATTEMPTS, SIGN_IN_CODE_TTL_MS, signInCodeMail } from './index';
+import { HashedSessionStore, SIGN_IN_CODE_MAX_ATTEMPTS, SIGN_IN_CODE_TTL_MS, signInCodeMail } from './index';
 import { CODE_SECRET, HOUR, MINUTE, START, harness } from './test/harness';
 
 const wrong = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
@@ -237,7 +239,10 @@ describe('email sign-in codes', () => {
     if (!result.ok) throw new Error(`sign-in failed: ${result.reason}`);
     await h.accounts.requestSignInCode({ email, ip: '10.0.11.1' });
     const live = h.lastCode(email);
-    const { token } = await h.accounts.createWebSession(result.user.id);
+    const token = randomBytes(32).toString('base64url');
+    const store = new HashedSessionStore(t.pool, () => {});
+    await promisify<void>((cb) => store.set(token, { cookie: { originalMaxAge: 1000, expires: new Date(Date.now() + 1000) }, userId: result.user.id } as unknown as session.SessionData, cb))();
+    store.close();
 
     const { rows: columns } = await t.pool.query<{ table_name: string; column_name: string }>(
       `SELECT table_name, column_name FROM information_schema.columns
@@ -245,7 +250,7 @@ describe('email sign-in codes', () => {
           AND data_type IN ('text', 'character varying', 'character', 'json', 'jsonb')`,
     );
     expect(columns.map((c) => `${c.table_name}.${c.column_name}`).sort()).toEqual([
-      'sign_in_codes.code_hash', 'sign_in_codes.email', 'sign_in_codes.id', 'sign_in_codes.ip', 'web_sessions.id_hash', 'web_sessions.user_id',
+      'sign_in_codes.code_hash', 'sign_in_codes.email', 'sign_in_codes.id', 'sign_in_codes.ip', 'web_sessions.sess', 'web_sessions.sid', 'web_sessions.user_id',
     ]);
     const values: string[] = [];
     for (const { table_name, column_name } of columns) {
@@ -256,7 +261,7 @@ describe('email sign-in codes', () => {
     for (const secret of [used, live, `${used.slice(0, 3)} ${used.slice(3)}`, `${live.slice(0, 3)} ${live.slice(3)}`, token]) {
       expect(values.filter((v) => v.includes(secret))).toEqual([]);
     }
-    const { rows: sessions } = await t.pool.query('SELECT id_hash FROM web_sessions WHERE user_id = $1', [result.user.id]);
-    expect(sessions).toEqual([{ id_hash: createHash('sha256').update(token).digest('hex') }]);
+    const { rows: sessions } = await t.pool.query('SELECT sid FROM web_sessions WHERE user_id = $1', [result.user.id]);
+    expect(sessions).toEqual([{ sid: createHash('sha256').update(token).digest('hex') }]);
   });
 });

@@ -1,42 +1,64 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import connectPgSimple from 'connect-pg-simple';
+import session from 'express-session';
 import type pg from 'pg';
-import type { Clock } from '@loupe/http';
+
+declare module 'express-session' {
+  interface SessionData {
+    /** The signed-in person; nothing else is kept in a session. */
+    userId?: string;
+  }
+}
 
 export const WEB_SESSION_TTL_MS = 14 * 24 * 3600_000;
 
-const hash = (token: string) => createHash('sha256').update(token).digest('hex');
+const PgStore = connectPgSimple(session);
+type Callback = (err?: unknown, value?: session.SessionData | null) => void;
 
-/** Browser sessions of the web pages: the cookie holds 256 random bits, the table only their SHA-256. */
-export function createWebSessions({ pool, clock }: { pool: pg.Pool; clock: Clock }) {
+/** The key a session is stored under: a copy of the table signs no one in. */
+export const sessionKey = (sid: string) => createHash('sha256').update(sid).digest('hex');
+
+/**
+ * express-session's store: connect-pg-simple on `web_sessions`, every session id replaced by its
+ * SHA-256 before it reaches the table. The expiry is fixed at sign-in (no touch), like the cookie's;
+ * expired rows are pruned by the store every 15 minutes.
+ */
+export class HashedSessionStore extends PgStore {
+  constructor(pool: pg.Pool, onError: (message: string, error: unknown) => void) {
+    super({
+      pool,
+      tableName: 'web_sessions',
+      createTableIfMissing: false,
+      disableTouch: true,
+      pruneSessionInterval: 15 * 60,
+      errorLog: (message: unknown, error: unknown) => onError(String(message), error),
+    });
+  }
+
+  override get(sid: string, callback: Callback) {
+    super.get(sessionKey(sid), callback);
+  }
+
+  override set(sid: string, data: session.SessionData, callback?: (err?: unknown) => void) {
+    super.set(sessionKey(sid), data, callback);
+  }
+
+  override destroy(sid: string, callback?: (err?: unknown) => void) {
+    super.destroy(sessionKey(sid), callback);
+  }
+
+  override touch(sid: string, data: session.SessionData, callback?: () => void) {
+    super.touch(sessionKey(sid), data, callback);
+  }
+}
+
+/** Who a session's user id names, if they still exist. */
+export function createWebSessions({ pool }: { pool: pg.Pool }) {
   return {
-    async createWebSession(userId: string): Promise<{ token: string; expiresAt: number }> {
-      const token = randomBytes(32).toString('base64url');
-      const now = clock.now();
-      const expiresAt = now + WEB_SESSION_TTL_MS;
-      await pool.query(
-        'INSERT INTO web_sessions (id_hash, user_id, created_at, expires_at, last_seen_at) VALUES ($1, $2, $3, $4, $3)',
-        [hash(token), userId, new Date(now), new Date(expiresAt)],
-      );
-      return { token, expiresAt };
-    },
-
-    async findWebSession(token: string): Promise<{ user: { id: string; email: string }; expiresAt: number } | undefined> {
-      if (!token || token.length > 128) return undefined;
-      const { rows } = await pool.query<{ id: string; email: string; expires_at: Date; last_seen_at: Date }>(
-        `SELECT u.id, u.email, s.expires_at, s.last_seen_at FROM web_sessions s JOIN users u ON u.id = s.user_id WHERE s.id_hash = $1`,
-        [hash(token)],
-      );
-      const row = rows[0];
-      const now = clock.now();
-      if (!row || row.expires_at.getTime() <= now) return undefined;
-      if (now - row.last_seen_at.getTime() > 60_000) {
-        await pool.query('UPDATE web_sessions SET last_seen_at = $2 WHERE id_hash = $1', [hash(token), new Date(now)]);
-      }
-      return { user: { id: row.id, email: row.email }, expiresAt: row.expires_at.getTime() };
-    },
-
-    async endWebSession(token: string): Promise<void> {
-      await pool.query('DELETE FROM web_sessions WHERE id_hash = $1', [hash(token)]);
+    async sessionUser(userId: unknown): Promise<{ id: string; email: string } | undefined> {
+      if (typeof userId !== 'string' || userId.length > 128) return undefined;
+      const { rows } = await pool.query<{ id: string; email: string }>('SELECT id, email FROM users WHERE id = $1', [userId]);
+      return rows[0];
     },
   };
 }

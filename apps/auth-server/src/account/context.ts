@@ -5,7 +5,7 @@ import type { Role } from '@loupe/accounts';
 import type { Db } from '@loupe/db';
 import type { Logger } from '@loupe/http';
 import type { Mailer } from '../interaction';
-import { sessionCookieName } from '../web-session';
+import { sessionCookieName, signedInUser } from '../web-session';
 import { renderErrorPage, renderPage } from '../pages';
 import type { AuthRuntime } from '../runtime';
 
@@ -52,11 +52,6 @@ function createCsrf() {
   };
 }
 
-export async function signedInUser(rt: AuthRuntime, req: Request) {
-  const token = req.cookies?.[sessionCookieName(rt.secure)] as string | undefined;
-  return token ? (await rt.accounts.findWebSession(token))?.user : undefined;
-}
-
 /** Where a signed-out visitor is sent: the sign-in page, coming back here after. */
 export function toSignIn(req: Request, res: Response) {
   res.redirect(303, `/account/sign-in?return_to=${encodeURIComponent(req.originalUrl)}`);
@@ -84,7 +79,7 @@ export function pages(runtime: Runtime) {
       }
     };
   const signedIn = (fn: Handler<SignedIn>) => base(async (rt, req, res) => {
-    const user = await signedInUser(rt, req);
+    const user = await signedInUser(rt, req, res);
     if (!user) return toSignIn(req, res);
     return fn({ rt, user, csrf: csrf.token(rt, req, res) }, req, res);
   });

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { InvalidWorkspaceNameError, MembershipError, WORKSPACE_NAME_MAX_LENGTH } from '@loupe/accounts';
 import { revokeUserGrants } from '@loupe/oauth';
-import { sessionCookieName } from '../web-session';
+import { clearSessionCookie } from '../web-session';
 import { form, pages, renderAccount, str, type Runtime, type SignedIn } from './context';
 
 /**
@@ -48,7 +48,7 @@ export function homePages(runtime: Runtime): Router {
       if (error instanceof MembershipError) return showHome(ctx, res, { deleteError: error.message }, 400);
       throw error;
     }
-    res.clearCookie(sessionCookieName(ctx.rt.secure), { path: '/' });
+    clearSessionCookie(ctx.rt, res);
     res.redirect(303, '/account/sign-in?deleted=1');
   }));
 

@@ -1,8 +1,8 @@
 import { Router } from 'express';
-import { codeProblem, codeRequestProblem, sessionCookieName, setSessionCookie } from '../web-session';
+import { codeProblem, codeRequestProblem, signedInUser, signIn, signOut } from '../web-session';
 import { renderPage } from '../pages';
 import { safeReturnTo } from '../identity-providers';
-import { form, pages, signedInUser, str, type AccountDeps, type Runtime } from './context';
+import { form, pages, str, type AccountDeps, type Runtime } from './context';
 
 /**
  * Sign-in to the account pages with an emailed code (the same codes and sessions as the
@@ -15,7 +15,7 @@ export function accountSignIn(runtime: Runtime, deps: AccountDeps): Router {
 
   router.get('/account/sign-in', base(async (rt, req, res) => {
     const returnTo = safeReturnTo(req.query.return_to);
-    if (await signedInUser(rt, req)) return res.redirect(303, returnTo);
+    if (await signedInUser(rt, req, res)) return res.redirect(303, returnTo);
     renderPage(res, 'account-signin', { title: 'Sign in', csrf: csrfToken(rt, req, res), returnTo, providers, email: str(req.query.email) });
   }));
 
@@ -39,15 +39,12 @@ export function accountSignIn(runtime: Runtime, deps: AccountDeps): Router {
       const error = codeProblem(result);
       return renderPage(res, 'account-code', { title: 'Check your email', csrf: csrfToken(rt, req, res), returnTo, email, error }, 400);
     }
-    const session = await rt.accounts.createWebSession(result.user.id);
-    setSessionCookie(res, rt.secure, session);
+    await signIn(rt, req, res, result.user.id);
     res.redirect(303, returnTo);
   }));
 
   router.post('/account/sign-out', form, base(async (rt, req, res) => {
-    const token = req.cookies?.[sessionCookieName(rt.secure)] as string | undefined;
-    if (token) await rt.accounts.endWebSession(token);
-    res.clearCookie(sessionCookieName(rt.secure), { path: '/' });
+    await signOut(rt, req, res);
     res.redirect(303, '/account/sign-in');
   }));
 

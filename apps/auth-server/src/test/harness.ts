@@ -19,9 +19,13 @@ export interface AuthHarness {
 
 /** The authorization server on a loopback port, on a fresh database, with a mailer that keeps what it sends. */
 export async function startAuthServer(
-  options: { fetchSettings?: SafeFetchSettings; publicUrl?: string; identityProviders?: IdentityProviderConfig[]; replies?: { domain: string; webhookSecret?: string } } = {},
+  options: {
+    fetchSettings?: SafeFetchSettings; publicUrl?: string; identityProviders?: IdentityProviderConfig[]; replies?: { domain: string; webhookSecret?: string };
+    /** Another instance on this database (closing it leaves the database open). */
+    database?: TestDatabase;
+  } = {},
 ): Promise<AuthHarness> {
-  const t = await createTestDatabase();
+  const t = options.database ?? (await createTestDatabase());
   const mail: SentMail[] = [];
   const log = createLogger('silent');
   let url = '';
@@ -41,7 +45,7 @@ export async function startAuthServer(
     url, t, pool: t.pool, mail,
     async close() {
       await server.close(0);
-      await t.close();
+      if (!options.database) await t.close();
     },
   };
 }
