@@ -9,6 +9,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '@loupe/db';
 import { accessibilityViolations, launchChromium, saveScreenshot } from '@loupe/browser-testing';
+import { startTestIdp, type TestIdp } from '@loupe/auth-server/testing';
 import { latestCodeFor, startCallbackServer } from './callback-server';
 import { startProcess, type Started } from './process';
 
@@ -24,14 +25,21 @@ describe('account pages', () => {
   const insecure = { [oauth.allowInsecureRequests]: true } as const;
   const contexts: BrowserContext[] = [];
   let smtpPort: number;
+  let idp: TestIdp;
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'loupe-e2e-account-'));
     delete process.env.DATABASE_URL;
     smtpPort = await freePort();
+    const port = await freePort();
+    // A second OpenID Connect provider on loopback, configured the way an operator would: by environment.
+    idp = await startTestIdp({ grace: { email: 'grace@acme.test', email_verified: true, name: 'Grace Hopper' } });
+    idp.start(`http://localhost:${port}/auth/idp/callback`);
     const env = {
-      DATA_DIR: dataDir, PORT: String(await freePort()), EMBEDDED_PG_PORT: String(await freePort()),
+      DATA_DIR: dataDir, PORT: String(port), EMBEDDED_PG_PORT: String(await freePort()),
       MAIL_REPLY_DOMAIN: 'replies.loupe.test', INBOUND_SMTP_PORT: String(smtpPort),
+      OIDC_PROVIDERS: 'testidp', OIDC_TESTIDP_ISSUER: idp.issuer, OIDC_TESTIDP_CLIENT_ID: idp.clientId,
+      OIDC_TESTIDP_CLIENT_SECRET: idp.clientSecret, OIDC_TESTIDP_NAME: 'Test IdP', FETCH_ALLOW_LOOPBACK: 'true',
     };
     [service, browser, callbacks] = await Promise.all([startProcess(env), launchChromium(), startCallbackServer()]);
     const issuer = new URL(service.url);
@@ -45,6 +53,7 @@ describe('account pages', () => {
     await browser?.close();
     await callbacks?.close();
     await service?.stop();
+    await idp?.close();
     await rm(dataDir, { recursive: true, force: true });
   });
 
@@ -161,6 +170,19 @@ describe('account pages', () => {
     await page.getByRole('status').filter({ hasText: 'Key revoked' }).waitFor();
     expect((await rawCall({ 'x-api-key': key })).status).toBe(401);
   }, 120_000);
+
+  it('signs in through the identity provider configured by environment, beside email sign-in', async () => {
+    const page = await newPage();
+    await page.goto(`${service.url}/account`);
+    await page.getByRole('link', { name: 'Continue with Test IdP' }).click();
+    await page.getByRole('heading', { name: 'Test IdP' }).waitFor();
+    expect(page.url().startsWith(idp.issuer)).toBe(true);
+    await page.getByRole('button', { name: 'Sign in as Grace Hopper' }).click();
+    await page.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    expect(page.url()).toBe(`${service.url}/account`);
+    await page.getByText('grace@acme.test').first().waitFor();
+    await look(page, '01b-signed-in-with-idp');
+  }, 60_000);
 
   it('an invited member joins through the emailed link; removing them refuses their token on the next tool call', async () => {
     const owner = await newPage();
