@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { connect } from 'node:net';
 import { Readable } from 'node:stream';
 import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
@@ -87,6 +88,29 @@ describe('createRateLimiter', () => {
     expect((await a.take('key-2')).allowed).toBe(true);
     now += 1000;
     expect((await a.take('key-1')).allowed).toBe(true);
+  });
+
+  it('counts overlapping requests together yet gives each its own exact count, across two instances', async () => {
+    const clock = { now: () => 2_000_000_000 };
+    const other = new pg.Pool({ connectionString: t.url, max: 4 });
+    const queries: string[] = [];
+    const counted = (pool: pg.Pool) => ({ query: ((config: { name?: string }) => (queries.push(config.name ?? ''), pool.query(config as never))) as unknown as pg.Pool['query'] });
+    try {
+      const a = createRateLimiter(counted(t.pool) as pg.Pool, { limit: 150, windowMs: 60_000, clock });
+      const b = createRateLimiter(counted(other) as pg.Pool, { limit: 150, windowMs: 60_000, clock });
+      const decisions = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 ? a : b).take(i % 5 ? 'batched' : 'batched-too')));
+      const of = (key: string) => decisions.filter((_, i) => (i % 5 ? 'batched' : 'batched-too') === key);
+      // Every count from 1 to the total is handed out exactly once per key, as if the requests had come one by one.
+      const countsOf = (key: string) => of(key).filter((d) => d.allowed).map((d) => 150 - d.remaining).sort((x, y) => x - y);
+      expect(countsOf('batched')).toEqual(Array.from({ length: 150 }, (_, i) => i + 1));
+      expect(countsOf('batched-too')).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+      expect(of('batched').filter((d) => !d.allowed)).toHaveLength(10);
+      const { rows } = await t.pool.query("SELECT key, count FROM rate_limit_counters WHERE key LIKE 'batched%' ORDER BY key");
+      expect(rows).toEqual([{ key: 'batched', count: 160 }, { key: 'batched-too', count: 40 }]);
+      expect(queries.length).toBeLessThan(200); // overlapping requests shared statements
+    } finally {
+      await other.end();
+    }
   });
 
   it("keeps an hour-long window through a minute limiter's sweep, and sweeps windows older than the longest", async () => {
