@@ -102,9 +102,18 @@ describe('npm start', () => {
     expect(bad.stderr).toMatch(/Unknown permission "api:nope"/);
   });
 
-  it('serves Prometheus metrics: requests by route and the service-wide record and batch counts', async () => {
+  it('serves Prometheus metrics: requests by route, where MCP requests spend their time, and the service-wide record and batch counts', async () => {
     await fetch(`${first.url}/api/v1/ingest/batches`, { headers: { 'x-api-key': key } });
+    const call = await fetch(`${first.url}/api/mcp`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_products', arguments: {} } }),
+    });
+    expect(call.status).toBe(200);
     const text = await (await fetch(`${first.url}/metrics`)).text();
+    for (const phase of ['auth', 'limits', 'build', 'handle', 'standing', 'tool', 'charge', 'commit']) {
+      expect(text, phase).toMatch(new RegExp(`loupe_mcp_request_phase_seconds_count\\{phase="${phase}"\\} [1-9]`));
+    }
     expect(text).toMatch(/loupe_http_requests_total\{method="GET",route="\/api\/v1\/ingest\/batches",status="200"\} \d+/);
     expect(text).toMatch(/loupe_records_total\{outcome="accepted"\} [1-9]\d*/);
     expect(text).toMatch(/loupe_batches\{status="COMPLETE"\} \d+/);

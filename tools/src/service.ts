@@ -65,6 +65,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
         verifyAccessToken: createAccessTokenVerifier({ pool: database.pool, clock, servicePrefix: config.servicePrefix }),
         services: { boss },
         thirdParty: createThirdPartyGateway({ pool: database.pool, safeFetch: createSafeFetch({ allowLoopback: config.fetchAllowLoopback }), log }),
+        observePhase: metrics.observeMcpPhase,
       }));
       a.use(createAuthApp({
         pool: database.pool, db: database.db, clock, log, mailer, baseUrl: () => publicUrl, servicePrefix: config.servicePrefix,

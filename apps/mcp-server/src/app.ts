@@ -12,7 +12,7 @@ import { enqueue, type Boss, type QueueName } from '@loupe/jobs';
 import type { ThirdPartyGateway } from '@loupe/third-party-mcp';
 import { authenticate, credentialRateKey } from './authenticate';
 import { buildServer } from './server';
-import type { ToolContext } from './tool-kit';
+import { timed, type ObservePhase, type ToolContext } from './tool-kit';
 
 export interface McpAppDeps {
   baseUrl: () => string;
@@ -29,6 +29,8 @@ export interface McpAppDeps {
   credentialLimiter?: RateLimiter;
   /** The workspace's third-party MCP servers, offered to API keys with mcp:thirdparty. */
   thirdParty?: ThirdPartyGateway;
+  /** Where the time of each request goes (the metrics' loupe_mcp_request_phase_seconds). */
+  observePhase?: ObservePhase;
 }
 
 /** Spec 8.1: MCP requests per OAuth access token, and per API key. */
@@ -124,10 +126,10 @@ export function createMcpApp(deps: McpAppDeps): Router {
       const rateKey = credentialRateKey(req);
       const checks = [...(ipCheck ? [ipCheck] : []), ...(rateKey ? [{ limiter: credentialLimiter, key: rateKey }] : [])];
       const [auth, decisions] = await Promise.all([
-        authenticate(req, {
-          pool: deps.pool, servicePrefix: deps.servicePrefix ?? 'loupe_', verifyAccessToken: deps.verifyAccessToken, now: () => new Date(clock.now()),
-        }),
-        takeTogether(deps.pool, checks),
+        timed(deps.observePhase, 'auth', () => authenticate(req, {
+          pool: deps.pool!, servicePrefix: deps.servicePrefix ?? 'loupe_', verifyAccessToken: deps.verifyAccessToken!, now: () => new Date(clock.now()),
+        })),
+        timed(deps.observePhase, 'limits', () => takeTogether(deps.pool!, checks)),
       ]);
       const ipDecision = ipCheck ? decisions[0] : undefined;
       if (ipDecision && !ipDecision.allowed) return sendPerIpRateLimited(res, ipDecision);
@@ -160,22 +162,26 @@ export function createMcpApp(deps: McpAppDeps): Router {
         if (error instanceof SyntaxError) return rpcError(res, 400, -32700, `Parse error: the body is not valid JSON (${error.message})`);
         throw error;
       }
-      const server = await buildServer({
-        principal: auth.principal,
-        pool: deps.pool,
-        db: deps.db!,
-        clock,
-        log: deps.log ?? (req as Request & { log: Logger }).log,
-        schedule: deps.schedule ?? scheduleThrough(deps.services?.boss as Boss | undefined),
-        services: deps.services ?? {},
-      }, deps.thirdParty);
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      const { server, transport } = await timed(deps.observePhase, 'build', async () => {
+        const server = await buildServer({
+          principal: auth.principal,
+          pool: deps.pool!,
+          db: deps.db!,
+          clock,
+          log: deps.log ?? (req as Request & { log: Logger }).log,
+          schedule: deps.schedule ?? scheduleThrough(deps.services?.boss as Boss | undefined),
+          services: deps.services ?? {},
+          observePhase: deps.observePhase,
+        }, deps.thirdParty);
+        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+        await server.connect(transport);
+        return { server, transport };
+      });
       res.on('close', () => {
         void transport.close();
         void server.close();
       });
-      await server.connect(transport);
-      await transport.handleRequest(req, res, body);
+      await timed(deps.observePhase, 'handle', () => transport.handleRequest(req, res, body));
     } catch (error) {
       if (res.headersSent) return next(error);
       (deps.log ?? (req as Request & { log?: Logger }).log)?.error({ err: error }, 'MCP request failed');

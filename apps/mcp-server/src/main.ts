@@ -30,6 +30,7 @@ const app = appShell(log, (a) => {
     verifyAccessToken: createAccessTokenVerifier({ pool: database.pool, clock: systemClock, servicePrefix: config.servicePrefix }),
     services: { boss },
     thirdParty: createThirdPartyGateway({ pool: database.pool, safeFetch: createSafeFetch({ allowLoopback: config.fetchAllowLoopback }), log }),
+    observePhase: metrics.observeMcpPhase,
   }));
 }, { trustedProxies: config.trustedProxies, perIp: createPerIpLimiter(database.pool, systemClock, config.perIpLimitPerMinute), perIpDeferredPaths: [MCP_PATH] });
 const server = await listen(app, config.port, config.host, { requestTimeoutMs: config.requestTimeoutMs });

@@ -6,7 +6,7 @@ import { ThirdPartyError, type ProxiedTool, type ThirdPartyGateway } from '@loup
 import type pg from 'pg';
 import { z } from 'zod';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { errorResult, okResult, ToolError, type ToolContext, type ToolDefinition } from './tool-kit';
+import { errorResult, okResult, timed, ToolError, type ToolContext, type ToolDefinition } from './tool-kit';
 import { TOOLS } from './tools';
 import { registerPrompts } from './prompts';
 
@@ -39,7 +39,7 @@ export async function callTool(tool: ToolDefinition, args: Record<string, unknow
       `Tool is not available on this connection: ${tool.name} needs the mcp:write permission, which this ${ctx.principal.kind === 'oauth' ? 'connection was not granted; reconnect and approve signal writing' : 'API key lacks; use a key with mcp:write'}.`,
     );
   }
-  const standing = await workspaceStanding(ctx.pool, ctx.principal.workspaceId);
+  const standing = await timed(ctx.observePhase, 'standing', () => workspaceStanding(ctx.pool, ctx.principal.workspaceId));
   if (!standing) return errorResult('This workspace no longer exists.');
   if (standing.localDataStorage) return errorResult(LOCAL_MESSAGE(tool.name));
   if (!tool.free && standing.paused) return errorResult(PAUSED_MESSAGE);
@@ -68,25 +68,25 @@ async function attemptCall(tool: ToolDefinition, args: Record<string, unknown>, 
   };
   let value: Record<string, unknown>;
   try {
-    value = await tool.handler(args as never, scoped);
+    value = await timed(ctx.observePhase, 'tool', () => tool.handler(args as never, scoped));
     if (tool.passthrough && (value as CallToolResult).isError) {
       await scope.rollback();
       return value as CallToolResult;
     }
     if (!tool.free) {
       const { principal } = ctx;
-      const charge = await chargeMany(await scope.client(), principal.workspaceId, [{
+      const charge = await timed(ctx.observePhase, 'charge', async () => chargeMany(await scope.client(), principal.workspaceId, [{
         amount: 1,
         reference,
         description: `${tool.name} via ${principal.kind === 'oauth' ? `application ${principal.clientId}` : `API key ${principal.keyId}`}`,
         usage: { tool: tool.name, apiKeyId: principal.keyId ?? null, oauthClientId: principal.clientId ?? null },
-      }], { whenPaused: 'refuse' });
+      }], { whenPaused: 'refuse' }));
       if (charge.refused) {
         await scope.rollback();
         return errorResult(PAUSED_MESSAGE);
       }
     }
-    await scope.commit();
+    await timed(ctx.observePhase, 'commit', () => scope.commit());
   } catch (error) {
     await scope.rollback();
     throw error;

@@ -21,6 +21,26 @@ export interface ToolContext {
   afterCommit?: (fn: (pool: pg.Pool) => Promise<void>) => void;
   /** Extra services a tool needs (add_source's fetcher, …). */
   services: Record<string, unknown>;
+  /** Where the time of a request goes (metrics); absent in tests that do not look. */
+  observePhase?: ObservePhase;
+}
+
+/**
+ * The phases of an MCP request: `auth` and `limits` (concurrent), `build` (server and transport),
+ * `handle` (the SDK answering, tool calls included); within a tools/call: `standing`, `tool`, `charge`, `commit`.
+ */
+export type McpPhase = 'auth' | 'limits' | 'build' | 'handle' | 'standing' | 'tool' | 'charge' | 'commit';
+export type ObservePhase = (phase: McpPhase, seconds: number) => void;
+
+/** Runs `fn`, telling `observe` how long it took. */
+export async function timed<T>(observe: ObservePhase | undefined, phase: McpPhase, fn: () => Promise<T>): Promise<T> {
+  if (!observe) return fn();
+  const started = performance.now();
+  try {
+    return await fn();
+  } finally {
+    observe(phase, (performance.now() - started) / 1000);
+  }
 }
 
 /**

@@ -15,6 +15,8 @@ export interface Metrics {
   requests: RequestHandler;
   /** `GET /metrics` in the Prometheus text format. */
   router: Router;
+  /** Records how long one phase of an MCP request took (auth, limits, build, handle, standing, tool, charge, commit). */
+  observeMcpPhase: (phase: string, seconds: number) => void;
 }
 
 // The route pattern, not the path: ids must not become labels.
@@ -37,6 +39,11 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   const latency = new Histogram({
     name: 'loupe_http_request_duration_seconds', help: 'Time to answer an HTTP request, by method and route',
     labelNames: ['method', 'route'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [registry],
+  });
+
+  const mcpPhases = new Histogram({
+    name: 'loupe_mcp_request_phase_seconds', help: 'Time spent in each phase of an MCP request, by phase',
+    labelNames: ['phase'], buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1], registers: [registry],
   });
 
   const gauge = (name: string, help: string, labelNames: string[], collect: (g: Gauge) => Promise<void>) =>
@@ -110,5 +117,5 @@ export function createMetrics(deps: MetricsDeps): Metrics {
       next(error);
     }
   });
-  return { registry, requests, router };
+  return { registry, requests, router, observeMcpPhase: (phase, seconds) => mcpPhases.observe({ phase }, seconds) };
 }
