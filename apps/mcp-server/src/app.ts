@@ -2,6 +2,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { Router, type Request, type Response } from 'express';
 import type pg from 'pg';
+import { createChargeBatcher, type ChargeBatcher } from '@loupe/credits';
 import type { Db } from '@loupe/db';
 import {
   BodyTooLargeError, createRateLimiter, deferredPerIpCheck, readBoundedBody, sendPerIpRateLimited, systemClock, takeTogether,
@@ -90,6 +91,7 @@ function hostAllowed(req: Request, base: URL): string | undefined {
 export function createMcpApp(deps: McpAppDeps): Router {
   const router = Router();
   let credentialLimiter = deps.credentialLimiter;
+  let charges: ChargeBatcher | undefined;
   const metadata = (_req: unknown, res: Response) => {
     res.setHeader('cache-control', 'public, max-age=3600');
     // Browser-based clients (the MCP Inspector) read it cross-origin.
@@ -172,6 +174,7 @@ export function createMcpApp(deps: McpAppDeps): Router {
           schedule: deps.schedule ?? scheduleThrough(deps.services?.boss as Boss | undefined),
           services: deps.services ?? {},
           observePhase: deps.observePhase,
+          charges: (charges ??= createChargeBatcher(deps.pool!)),
         }, deps.thirdParty);
         const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
         await server.connect(transport);

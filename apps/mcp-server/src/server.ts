@@ -57,7 +57,19 @@ export async function callTool(tool: ToolDefinition, args: Record<string, unknow
   }
 }
 
+/** The charge of one call of `tool` by this caller. */
+function chargeItem(tool: ToolDefinition, ctx: ToolContext, reference: string) {
+  const { principal } = ctx;
+  return {
+    amount: 1,
+    reference,
+    description: `${tool.name} via ${principal.kind === 'oauth' ? `application ${principal.clientId}` : `API key ${principal.keyId}`}`,
+    usage: { tool: tool.name, apiKeyId: principal.keyId ?? null, oauthClientId: principal.clientId ?? null },
+  };
+}
+
 async function attemptCall(tool: ToolDefinition, args: Record<string, unknown>, ctx: ToolContext, reference: string): Promise<CallToolResult> {
+  if (ctx.charges && !tool.free && !tool.passthrough && tool.annotations?.readOnlyHint === true) return attemptReadOnlyCall(tool, args, ctx, reference);
   const scope = createTransactionScope(ctx.pool);
   const afterCommit: ((pool: pg.Pool) => Promise<void>)[] = [];
   const scoped: ToolContext = {
@@ -74,13 +86,8 @@ async function attemptCall(tool: ToolDefinition, args: Record<string, unknown>, 
       return value as CallToolResult;
     }
     if (!tool.free) {
-      const { principal } = ctx;
-      const charge = await timed(ctx.observePhase, 'charge', async () => chargeMany(await scope.client(), principal.workspaceId, [{
-        amount: 1,
-        reference,
-        description: `${tool.name} via ${principal.kind === 'oauth' ? `application ${principal.clientId}` : `API key ${principal.keyId}`}`,
-        usage: { tool: tool.name, apiKeyId: principal.keyId ?? null, oauthClientId: principal.clientId ?? null },
-      }], { whenPaused: 'refuse' }));
+      const charge = await timed(ctx.observePhase, 'charge', async () =>
+        chargeMany(await scope.client(), ctx.principal.workspaceId, [chargeItem(tool, ctx, reference)], { whenPaused: 'refuse' }));
       if (charge.refused) {
         await scope.rollback();
         return errorResult(PAUSED_MESSAGE);
@@ -93,6 +100,16 @@ async function attemptCall(tool: ToolDefinition, args: Record<string, unknown>, 
   }
   for (const fn of afterCommit) await fn(ctx.pool).catch((error: unknown) => ctx.log.warn({ err: error, tool: tool.name }, 'after-commit step failed'));
   return tool.passthrough ? (value as CallToolResult) : okResult(value);
+}
+
+/**
+ * A tool that writes nothing: its answer first, then its credit, in a transaction shared with the
+ * workspace's other concurrent charges (ChargeBatcher). Nothing else needs to commit with the charge.
+ */
+async function attemptReadOnlyCall(tool: ToolDefinition, args: Record<string, unknown>, ctx: ToolContext, reference: string): Promise<CallToolResult> {
+  const value = await timed(ctx.observePhase, 'tool', () => tool.handler(args as never, ctx));
+  const charged = await timed(ctx.observePhase, 'charge', () => ctx.charges!.charge(ctx.principal.workspaceId, chargeItem(tool, ctx, reference)));
+  return charged ? okResult(value) : errorResult(PAUSED_MESSAGE);
 }
 
 /**

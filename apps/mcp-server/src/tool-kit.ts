@@ -1,6 +1,7 @@
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type pg from 'pg';
 import type { z } from 'zod';
+import type { ChargeBatcher } from '@loupe/credits';
 import type { Db } from '@loupe/db';
 import type { Clock, Logger } from '@loupe/http';
 import type { Principal } from './principal';
@@ -23,6 +24,8 @@ export interface ToolContext {
   services: Record<string, unknown>;
   /** Where the time of a request goes (metrics); absent in tests that do not look. */
   observePhase?: ObservePhase;
+  /** Charges of read-only tool calls, batched per workspace; absent, they are charged in the call's own transaction. */
+  charges?: ChargeBatcher;
 }
 
 /**

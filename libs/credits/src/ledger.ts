@@ -232,6 +232,31 @@ export async function chargeMany(
   };
 }
 
+/**
+ * Charges `items` in order for as long as the workspace is not paused, inside the caller's
+ * transaction: what `whenPaused: 'refuse'` does for one item, for many at once. Answers the
+ * references that are charged (now or by an earlier call); the others were refused.
+ */
+export async function chargeWhileCovered(client: TxClient, workspaceId: string, items: readonly ChargeItem[]): Promise<Set<string>> {
+  await lockWorkspace(client, workspaceId);
+  const status = await readStatus(client, workspaceId);
+  const { rows: existing } = await client.query<{ reference: string }>(
+    "SELECT reference FROM credit_ledger WHERE workspace_id = $1 AND kind = 'charge' AND reference = ANY($2::text[])",
+    [workspaceId, items.map((i) => i.reference)],
+  );
+  const charged = new Set(existing.map((r) => r.reference));
+  const covered: ChargeItem[] = [];
+  let running = status.balance;
+  for (const item of items) {
+    if (charged.has(item.reference) || isPaused(running, status.planId, status.overageAllowed)) continue;
+    covered.push(item);
+    charged.add(item.reference);
+    running -= item.amount;
+  }
+  if (covered.length) await chargeMany(client, workspaceId, covered);
+  return charged;
+}
+
 /** One charge inside the caller's transaction; see `chargeMany`. */
 export async function charge(client: TxClient, input: ChargeInput, options: ChargeOptions = {}): Promise<ChargeResult> {
   return chargeMany(client, input.workspaceId, [input], options);
