@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 
 export const root = path.resolve(import.meta.dirname, '../..');
@@ -50,12 +52,38 @@ export async function startProcess(env: Record<string, string>, timeoutMs = 90_0
 }
 
 export async function runTool(script: string, args: string[], env: Record<string, string>) {
+  return collect(spawn(...node(script, args), { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
+}
+
+/** The entry file of an installed package's command (its package.json `bin`), to run with this Node. */
+export function packageBin(pkg: string, name: string): string {
+  const manifest = createRequire(import.meta.url).resolve(`${pkg}/package.json`);
+  const bin = (JSON.parse(readFileSync(manifest, 'utf8')) as { bin?: string | Record<string, string> }).bin;
+  const file = typeof bin === 'string' ? bin : bin?.[name];
+  if (!file) throw new Error(`${pkg} has no command ${name}`);
+  return path.resolve(path.dirname(manifest), file);
+}
+
+/**
+ * Runs a package's command (see packageBin) with this Node and no standard input, as CI would.
+ * Killed after `timeoutMs`, so a client that hangs fails its test instead of the whole run.
+ */
+export async function runBin(file: string, args: string[], options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}) {
+  const child = spawn(process.execPath, [file, ...args], { cwd: options.cwd ?? root, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
+  try {
+    return await collect(child);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function collect(child: ChildProcess) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(...node(script, args), { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
