@@ -70,6 +70,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
       a.use(createAuthApp({
         pool: database.pool, db: database.db, clock, log, mailer, baseUrl: () => publicUrl, servicePrefix: config.servicePrefix,
         fetchSettings: { allowLoopback: config.fetchAllowLoopback }, identityProviders: config.identityProviders,
+        accessTokenTtlSeconds: config.accessTokenTtlSeconds,
         replies: config.replies,
       }));
     }, { trustedProxies: config.trustedProxies, perIp: createPerIpLimiter(database.pool, clock, config.perIpLimitPerMinute), perIpDeferredPaths: [MCP_PATH] });

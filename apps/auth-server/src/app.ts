@@ -31,6 +31,8 @@ export interface AuthAppDeps {
   trustProxy?: boolean;
   /** For the client metadata document fetcher (tests allow loopback and their own CA). */
   fetchSettings?: SafeFetchSettings;
+  /** Access-token lifetime in seconds (config.accessTokenTtlSeconds); the spec's hour when absent. */
+  accessTokenTtlSeconds?: number;
   /** Revocation by replying to the confirmation mail: the reply domain and the webhook's secret (config.replies). */
   replies?: { domain: string; webhookSecret?: string | undefined } | undefined;
   /** OpenID Connect identity providers offered beside email sign-in (config.identityProviders). */
@@ -111,6 +113,7 @@ async function build(deps: AuthAppDeps): Promise<AuthRuntime> {
       // An https issuer sits behind a TLS-terminating proxy: trust its X-Forwarded-Proto so cookies can be Secure.
       trustProxy: deps.trustProxy ?? secure,
       fetchSettings: deps.fetchSettings,
+      accessTokenTtlSeconds: deps.accessTokenTtlSeconds,
       renderError: (ctx, out) => {
         ctx.type = 'html';
         ctx.body = renderOAuthErrorHtml(out);

@@ -24,6 +24,7 @@ const app = appShell(log, (a) => {
   a.use(createAuthApp({
     pool: database.pool, db: database.db, clock: systemClock, log, mailer, baseUrl: () => url, servicePrefix: config.servicePrefix,
     fetchSettings: { allowLoopback: config.fetchAllowLoopback }, identityProviders: config.identityProviders,
+    accessTokenTtlSeconds: config.accessTokenTtlSeconds,
     replies: config.replies,
   }));
 }, { trustedProxies: config.trustedProxies, perIp: createPerIpLimiter(database.pool, systemClock, config.perIpLimitPerMinute) });

@@ -39,6 +39,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ SMTP_URL: 'https://mail.example' })).toThrow(/SMTP_URL/);
   });
 
+  it("reads the access-token lifetime: the spec's hour by default and at most, 5 seconds at least", () => {
+    expect(loadConfig({}).accessTokenTtlSeconds).toBe(3600);
+    expect(loadConfig({ ACCESS_TOKEN_TTL_SECONDS: '300' }).accessTokenTtlSeconds).toBe(300);
+    expect(() => loadConfig({ ACCESS_TOKEN_TTL_SECONDS: '7200' })).toThrow(/ACCESS_TOKEN_TTL_SECONDS/);
+    expect(() => loadConfig({ ACCESS_TOKEN_TTL_SECONDS: '1' })).toThrow(/ACCESS_TOKEN_TTL_SECONDS/);
+    expect(() => loadConfig({ ACCESS_TOKEN_TTL_SECONDS: '1.5' })).toThrow(/ACCESS_TOKEN_TTL_SECONDS/);
+  });
+
   it('prefers the public base url', () => {
     expect(baseUrl(loadConfig({ PUBLIC_BASE_URL: 'https://loupe.example/' }))).toBe('https://loupe.example');
   });

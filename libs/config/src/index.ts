@@ -35,6 +35,11 @@ export const envSchema = z.object({
   INBOUND_SMTP_HOST: z.string().min(1).default('127.0.0.1'),
   /** Shared secret of the inbound-mail webhook (POST /inbound/mail, Authorization: Bearer); off when unset. */
   INBOUND_MAIL_SECRET: z.string().min(16, 'at least 16 characters').optional(),
+  /**
+   * Lifetime of OAuth access tokens. The spec's hour is the default and the ceiling (spec 5.7 rule 3: an
+   * access token lapses within an hour); shorter for operators who want it, and for tests of expiry.
+   */
+  ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(5).max(3600).default(3600),
   /** When set, GET /metrics asks for `Authorization: Bearer <METRICS_TOKEN>`. */
   METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   /** Spec 8.1: requests per minute from one IP address over the whole service. Raised only for load tests. */
@@ -78,6 +83,8 @@ export interface Config {
   /** Proxies whose X-Forwarded-For gives the client IP (per-IP limits); express "trust proxy" syntax. */
   trustedProxies: string;
   perIpLimitPerMinute: number;
+  /** Lifetime of an OAuth access token in seconds (5 to 3600, default the spec's hour). */
+  accessTokenTtlSeconds: number;
   /** Bearer token GET /metrics requires; open without one. */
   metricsToken: string | undefined;
   /** Revocation by replying to the confirmation mail (spec 5.7 rule 4); absent without MAIL_REPLY_DOMAIN. */
@@ -136,6 +143,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     mailFrom: e.MAIL_FROM,
     perIpLimitPerMinute: e.PER_IP_LIMIT_PER_MINUTE,
     metricsToken: e.METRICS_TOKEN,
+    accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,
     replies: e.MAIL_REPLY_DOMAIN
       ? {
         domain: e.MAIL_REPLY_DOMAIN.toLowerCase(),

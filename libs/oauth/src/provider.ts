@@ -33,6 +33,8 @@ export interface OAuthProviderDeps {
   trustProxy?: boolean;
   /** Settings of the SSRF-safe fetcher used for client metadata documents (tests allow loopback and a test CA). */
   fetchSettings?: SafeFetchSettings;
+  /** Access-token lifetime in seconds (config ACCESS_TOKEN_TTL_SECONDS); the spec's hour when absent. */
+  accessTokenTtlSeconds?: number;
 }
 
 export const mcpResourceUrl = (issuer: string) => `${issuer}/api/mcp`;
@@ -117,6 +119,7 @@ function metadataDocumentFetch(settings: SafeFetchSettings | undefined) {
  */
 export async function createOAuthProvider(deps: OAuthProviderDeps): Promise<Provider> {
   const { pool, clock, issuer } = deps;
+  const accessTokenTtl = deps.accessTokenTtlSeconds ?? OAUTH_TTL.accessToken;
   const [signingKey, cookieKeys] = await Promise.all([
     sharedSecret(pool, 'oauth.signing-key', newSigningKey),
     sharedSecret(pool, 'oauth.cookie-keys', () => [randomSecret()]),
@@ -202,11 +205,11 @@ export async function createOAuthProvider(deps: OAuthProviderDeps): Promise<Prov
     fetch: metadataDocumentFetch(deps.fetchSettings) as never,
     fetchResponseBodyLimits: { 'client_id metadata document': CLIENT_METADATA_FETCH.maxBytes } as never,
     ttl: {
-      AccessToken: OAUTH_TTL.accessToken,
+      AccessToken: accessTokenTtl,
       AuthorizationCode: OAUTH_TTL.authorizationCode,
       RefreshToken: OAUTH_TTL.refreshToken,
       Interaction: OAUTH_TTL.interaction,
-      IdToken: OAUTH_TTL.accessToken,
+      IdToken: accessTokenTtl,
       Session: 24 * 3600,
       // Kept alive by every refresh (see the adapter); this is the first family's lifetime.
       Grant: OAUTH_TTL.refreshToken,
