@@ -17,6 +17,7 @@ import { pathToFileURL } from 'node:url';
 import { createApiKey } from '@loupe/api-keys';
 import { grantCredits } from '@loupe/credits';
 import { newId } from '@loupe/db';
+import { cpuMeter, type CpuPerThousand } from './cpu';
 import { machine, percentile, round, startBenchService, type BenchTarget } from './lib';
 
 type Tool = 'get_products' | 'read_source';
@@ -29,6 +30,8 @@ export interface McpScenario {
   p50: number;
   p99: number;
   errors: number;
+  /** CPU per 1,000 calls: the server process (ours or the bare one), PostgreSQL, the load generator. */
+  cpu: CpuPerThousand;
 }
 
 export interface McpFixedRate {
@@ -249,13 +252,18 @@ export async function runMcpBench(options: { seconds?: number; clients?: number;
       const latencies = new Map<string, number[]>();
       const errors = new Map<string, number>();
       const busy = new Map<string, number>();
+      const meters = new Map<string, ReturnType<typeof cpuMeter>>();
+      const meterOf = (id: string, side: Side) => {
+        if (!meters.has(id)) meters.set(id, cpuMeter(side === 'bare' ? { pid: bare.child.pid, postgresDataDir: undefined } : service));
+        return meters.get(id)!;
+      };
       const phaseRuns = new Map<string, McpPhases[]>();
       for (let r = 0; r < rounds; r++) {
         for (const tool of tools) {
           for (const side of sides) {
             const id = `${tool}/${side}`;
             const before = side === 'bare' ? undefined : await phaseTotals(service);
-            const run = await closedLoop(targets[side], callBody(tool, sourceId), seconds, clients);
+            const run = await meterOf(id, side).measure(() => closedLoop(targets[side], callBody(tool, sourceId), seconds, clients));
             if (before) phaseRuns.set(id, [...(phaseRuns.get(id) ?? []), phasesBetween(before, await phaseTotals(service))]);
             latencies.set(id, [...(latencies.get(id) ?? []), ...run.latencies]);
             errors.set(id, (errors.get(id) ?? 0) + run.errors);
@@ -266,7 +274,7 @@ export async function runMcpBench(options: { seconds?: number; clients?: number;
       const scenarios = tools.flatMap((tool) => sides.map((side): McpScenario => {
         const id = `${tool}/${side}`;
         const l = latencies.get(id)!.sort((a, b) => a - b);
-        return { tool, side, callsPerSecond: l.length / busy.get(id)!, p50: percentile(l, 50), p99: percentile(l, 99), errors: errors.get(id)! };
+        return { tool, side, callsPerSecond: l.length / busy.get(id)!, p50: percentile(l, 50), p99: percentile(l, 99), errors: errors.get(id)!, cpu: meters.get(id)!.perThousand(l.length) };
       }));
       const phases = tools.flatMap((tool) => (['key', 'bearer'] as const).map((side) => {
         const runs = phaseRuns.get(`${tool}/${side}`)!;
@@ -300,6 +308,11 @@ export function printMcp(f: McpFigures) {
     const bare = f.scenarios.find((b) => b.tool === s.tool && b.side === 'bare')!;
     const ratio = s.side === 'bare' ? '' : `  ${round(s.callsPerSecond / bare.callsPerSecond, 2)} of bare`;
     console.log(`  ${s.tool.padEnd(12)} ${SIDE_NAMES[s.side].padEnd(20)} ${String(round(s.callsPerSecond)).padStart(6)} calls/s  p50 ${round(s.p50, 1)} ms  p99 ${round(s.p99, 1)} ms  errors ${s.errors}${ratio}`);
+  }
+  console.log('CPU per call (ms): server process + PostgreSQL + load generator:');
+  for (const s of f.scenarios) {
+    const ms = (v: number | undefined) => (v === undefined ? '–' : (v / 1000).toFixed(2));
+    console.log(`  ${s.tool.padEnd(12)} ${SIDE_NAMES[s.side].padEnd(20)} ${ms(s.cpu.serviceMs)} + ${ms(s.cpu.postgresMs)} + ${ms(s.cpu.benchMs)}`);
   }
   console.log('At a fixed 100 requests/s (latency from the scheduled send):');
   for (const x of f.fixed) {

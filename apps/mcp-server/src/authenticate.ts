@@ -65,9 +65,8 @@ export async function authenticate(req: Request, deps: AuthDeps): Promise<Authen
   if (!principal.permissions.some((p) => MCP_ACCESS.includes(p))) {
     return { ok: false, status: 403, body: { error: 'This API key has no MCP permission: it needs mcp:read (and mcp:write to write signals).' } };
   }
-  if (principal.createdByUserId) {
-    const { rowCount } = await deps.pool.query('SELECT 1 FROM memberships WHERE workspace_id = $1 AND user_id = $2', [principal.workspaceId, principal.createdByUserId]);
-    if (!rowCount) return { ok: false, status: 401, body: { error: 'Invalid API key: the person who created it no longer belongs to the workspace. Create a new key.' } };
+  if (!principal.creatorIsMember) {
+    return { ok: false, status: 401, body: { error: 'Invalid API key: the person who created it no longer belongs to the workspace. Create a new key.' } };
   }
   return {
     ok: true,

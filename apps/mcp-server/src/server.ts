@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { chargeMany, workspaceStanding } from '@loupe/credits';
 import { createTransactionScope } from '@loupe/db';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { ThirdPartyError, type ProxiedTool, type ThirdPartyGateway } from '@loupe/third-party-mcp';
 import type pg from 'pg';
 import { z } from 'zod';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { errorResult, okResult, timed, ToolError, type ToolContext, type ToolDefinition } from './tool-kit';
 import { TOOLS } from './tools';
 import { registerPrompts } from './prompts';
@@ -137,19 +138,35 @@ function proxiedTool(proxied: ProxiedTool, gateway: ThirdPartyGateway): ToolDefi
   };
 }
 
+// A server is built per request: what does not depend on the caller is built once. Given raw shapes,
+// the SDK would build each tool's zod objects again on every registration, and a server its own Ajv.
+const jsonSchemaValidator = new AjvJsonSchemaValidator();
+interface Registration {
+  tool: ToolDefinition;
+  config: { title: string; description: string; inputSchema: z.ZodObject; outputSchema: z.ZodObject; annotations: ToolAnnotations };
+}
+let registered: Registration[] | undefined;
+const registrations = () =>
+  (registered ??= TOOLS.map((tool): Registration => ({
+    tool,
+    config: {
+      title: tool.title,
+      description: tool.description,
+      inputSchema: z.object(tool.inputSchema),
+      outputSchema: z.object(tool.outputSchema),
+      annotations: { title: tool.title, ...tool.annotations },
+    },
+  })));
+
 /**
  * A fresh server per request (stateless transport): the tools and prompts, bound to this caller.
  * API keys with `mcp:thirdparty` also get the tools of the workspace's third-party servers, with the
  * JSON Schema those servers publish; OAuth connections never do (spec 5.2 rule 4, 5.3).
  */
 export async function buildServer(ctx: ToolContext, thirdParty?: ThirdPartyGateway): Promise<McpServer> {
-  const server = new McpServer(SERVER_INFO, { capabilities: { tools: {}, prompts: {} }, instructions: INSTRUCTIONS });
-  for (const tool of TOOLS) {
-    server.registerTool(
-      tool.name,
-      { title: tool.title, description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, annotations: { title: tool.title, ...tool.annotations } },
-      (args: Record<string, unknown>) => callTool(tool, args, ctx),
-    );
+  const server = new McpServer(SERVER_INFO, { capabilities: { tools: {}, prompts: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator });
+  for (const { tool, config } of registrations()) {
+    server.registerTool(tool.name, config, (args: Record<string, unknown>) => callTool(tool, args, ctx));
   }
   if (thirdParty && ctx.principal.kind === 'api_key' && ctx.principal.scopes.has('mcp:thirdparty')) {
     for (const proxied of await thirdParty.listTools(ctx.principal.workspaceId)) {

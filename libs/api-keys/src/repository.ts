@@ -75,7 +75,19 @@ export interface ApiKeyPrincipal {
   permissions: ApiKeyPermission[];
   defaultProductId: string | null;
   createdByUserId: string | null;
+  /** The key's creator still belongs to its workspace (true for keys made without a creator). */
+  creatorIsMember: boolean;
 }
+
+// Named, so each connection parses and plans it once: it runs on every authenticated request.
+const AUTHENTICATE = {
+  name: 'api-key-authenticate',
+  text: `SELECT k.id, k.workspace_id, k.permissions, k.default_product_id, k.created_by_user_id, k.last_used_at,
+                (k.created_by_user_id IS NULL OR m.user_id IS NOT NULL) AS creator_is_member
+           FROM api_keys k
+           LEFT JOIN memberships m ON m.workspace_id = k.workspace_id AND m.user_id = k.created_by_user_id
+          WHERE k.secret_hash = $1 AND k.revoked_at IS NULL`,
+};
 
 /**
  * The principal of a presented key, or null for a missing, unknown or revoked one.
@@ -97,11 +109,8 @@ export async function authenticateApiKey(
     default_product_id: string | null;
     created_by_user_id: string | null;
     last_used_at: Date | null;
-  }>(
-    `SELECT id, workspace_id, permissions, default_product_id, created_by_user_id, last_used_at
-       FROM api_keys WHERE secret_hash = $1 AND revoked_at IS NULL`,
-    [hashApiKey(presented)],
-  );
+    creator_is_member: boolean;
+  }>({ ...AUTHENTICATE, values: [hashApiKey(presented)] });
   const row = rows[0];
   if (!row) return null;
   if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() > 60_000) {
@@ -113,5 +122,6 @@ export async function authenticateApiKey(
     permissions: row.permissions,
     defaultProductId: row.default_product_id,
     createdByUserId: row.created_by_user_id,
+    creatorIsMember: row.creator_is_member,
   };
 }

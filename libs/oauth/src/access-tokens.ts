@@ -30,13 +30,15 @@ export function createAccessTokenVerifier({ pool, clock, servicePrefix }: { pool
       payload: { accountId: string; clientId: string; scope?: string; exp: number; grantId: string };
       workspace_id: string | null;
       active: boolean | null;
-    }>(
-      `SELECT t.payload, g.workspace_id,
-              g.revoked_at IS NULL AND EXISTS (SELECT 1 FROM memberships m WHERE m.workspace_id = g.workspace_id AND m.user_id = g.user_id) AS active
-         FROM oauth_models t LEFT JOIN oauth_grants g ON g.grant_id = t.grant_id
-        WHERE t.model = 'AccessToken' AND t.id_hash = $1`,
-      [sha256(value)],
-    );
+    }>({
+      // Named, so each connection parses and plans it once: it runs on every MCP request with a bearer token.
+      name: 'oauth-verify-access-token',
+      text: `SELECT t.payload, g.workspace_id,
+                    g.revoked_at IS NULL AND EXISTS (SELECT 1 FROM memberships m WHERE m.workspace_id = g.workspace_id AND m.user_id = g.user_id) AS active
+               FROM oauth_models t LEFT JOIN oauth_grants g ON g.grant_id = t.grant_id
+              WHERE t.model = 'AccessToken' AND t.id_hash = $1`,
+      values: [sha256(value)],
+    });
     const row = rows[0];
     if (!row || !row.workspace_id) return { ok: false, reason: 'unknown', description: 'The access token is unknown or was revoked' };
     const expiresAt = row.payload.exp * 1000;
