@@ -73,20 +73,23 @@ export async function readSource(
   if (!Number.isInteger(limit) || limit < 1 || limit > READ_LIMITS.maxSegments) {
     throw new SourceReadError(`limit must be a whole number from 1 to ${READ_LIMITS.maxSegments} (got ${limit})`);
   }
-  const { rows } = await db.query<SourceRow>(
-    `SELECT id, title, type, nature, status, occurred_at, product_id, project_ids, participants, tags, thread_id,
-            record_id, segment_count
-       FROM sources WHERE workspace_id = $1 AND id = $2`,
-    [workspaceId, sourceId],
-  );
+  // Named statements: each connection parses and plans them once (read_source is a hot tool).
+  const { rows } = await db.query<SourceRow>({
+    name: 'sources-read-source',
+    text: `SELECT id, title, type, nature, status, occurred_at, product_id, project_ids, participants, tags, thread_id,
+                  record_id, segment_count
+             FROM sources WHERE workspace_id = $1 AND id = $2`,
+    values: [workspaceId, sourceId],
+  });
   const row = rows[0];
   if (!row) return undefined;
-  const { rows: segments } = await db.query<SourceSegmentView>(
-    `SELECT position, kind, speaker, heading, text, start_ms
-       FROM source_segments WHERE source_id = $1 AND position >= $2
-      ORDER BY position LIMIT $3`,
-    [sourceId, offset, limit],
-  );
+  const { rows: segments } = await db.query<SourceSegmentView>({
+    name: 'sources-read-segments',
+    text: `SELECT position, kind, speaker, heading, text, start_ms
+             FROM source_segments WHERE source_id = $1 AND position >= $2
+            ORDER BY position LIMIT $3`,
+    values: [sourceId, offset, limit],
+  });
   const pageSegments: SourceSegmentView[] = [];
   let chars = 0;
   for (const s of segments) {

@@ -21,14 +21,15 @@ export const getProducts = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   access: 'read',
   async handler(_args, ctx) {
-    const { rows } = await ctx.pool.query<{ id: string; name: string; description: string | null; status: string; projects: Array<{ id: string; name: string }> }>(
-      `SELECT p.id, p.name, p.description, p.status,
-              COALESCE(json_agg(json_build_object('id', j.id, 'name', j.name) ORDER BY j.name, j.id) FILTER (WHERE j.id IS NOT NULL), '[]') AS projects
-         FROM products p LEFT JOIN projects j ON j.product_id = p.id AND j.workspace_id = p.workspace_id
-        WHERE p.workspace_id = $1
-        GROUP BY p.id ORDER BY p.name, p.id`,
-      [ctx.principal.workspaceId],
-    );
+    const { rows } = await ctx.pool.query<{ id: string; name: string; description: string | null; status: string; projects: Array<{ id: string; name: string }> }>({
+      name: 'mcp-get-products', // parsed and planned once per connection: the first call of every session
+      text: `SELECT p.id, p.name, p.description, p.status,
+                    COALESCE(json_agg(json_build_object('id', j.id, 'name', j.name) ORDER BY j.name, j.id) FILTER (WHERE j.id IS NOT NULL), '[]') AS projects
+               FROM products p LEFT JOIN projects j ON j.product_id = p.id AND j.workspace_id = p.workspace_id
+              WHERE p.workspace_id = $1
+              GROUP BY p.id ORDER BY p.name, p.id`,
+      values: [ctx.principal.workspaceId],
+    });
     const defaultId = ctx.principal.defaultProductId;
     return {
       products: rows.map((r) => ({ ...r, is_default: r.id === defaultId })),
