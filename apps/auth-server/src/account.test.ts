@@ -73,6 +73,9 @@ describe('account pages', () => {
     expect(res.headers.get('location')).toBe('/account/sign-in?return_to=%2Faccount%2Fw%2Fws_x%2Fkeys');
     const page = await (await visitor.get('/account/sign-in?return_to=https://evil.test/')).text();
     expect(page).toContain('name="return_to" value="/account"');
+    // A 12 KB address is not echoed into a Location header most clients cannot read (found by e2e/src/mcp-hostile.slow.test.ts).
+    const long = await visitor.get(`/account/w/ws_x/keys?q=${'é'.repeat(2000)}`);
+    expect([long.status, long.headers.get('location')]).toEqual([303, '/account/sign-in?return_to=%2Faccount']);
   });
 
   it('answers 404 for a workspace the person does not belong to, never revealing it', async () => {
@@ -113,6 +116,10 @@ describe('account pages', () => {
     expect(await tooMany.text()).toContain(`already has ${MAX_ACTIVE_KEYS} active keys`);
     const mcpWithoutProduct = await owner.post(`/account/w/${ws}/keys`, { _csrf: csrfOf(ownerView), name: 'm', permissions: 'mcp:read' });
     expect(await mcpWithoutProduct.text()).toContain('MCP permissions need a default product');
+    // A permission that is not on the page (found by e2e/src/mcp-hostile.slow.test.ts, a 500 before).
+    const unknown = await owner.post(`/account/w/${ws}/keys`, { _csrf: csrfOf(ownerView), name: 'u', permissions: '__proto__' });
+    expect(unknown.status).toBe(400);
+    expect(await unknown.text()).toContain('Choose the permissions from the list');
   });
 
   it('lets only owners and admins invite, change roles, remove and manage products', async () => {

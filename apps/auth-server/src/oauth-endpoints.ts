@@ -119,5 +119,15 @@ export function oauthEndpoints(runtime: Runtime): Router {
   router.get('/authorize', (req, res) => res.redirect(302, `/oauth/authorize${req.url.slice('/authorize'.length)}`));
   router.post('/token', (_req, res) => res.redirect(307, '/oauth/token'));
   router.post('/register', (_req, res) => res.redirect(307, '/oauth/register'));
+
+  // What the form parser refuses (too large, too many parameters, another charset) in the OAuth error shape (spec 7.1), not as a 500.
+  router.use(['/oauth/token', '/oauth/revoke', '/oauth/authorize'], (error: { type?: string }, _req: Request, res: Response, next: NextFunction) => {
+    const type = error?.type ?? '';
+    if (type === 'entity.too.large' || type === 'parameters.too.many') return oauthError(res, 413, 'invalid_request', 'The form body is too large: at most 64 KB and 100 parameters');
+    if (['charset.unsupported', 'encoding.unsupported', 'request.aborted', 'request.size.invalid'].includes(type)) {
+      return oauthError(res, 400, 'invalid_request', 'The form body could not be read: send application/x-www-form-urlencoded in UTF-8, whole');
+    }
+    next(error);
+  });
   return router;
 }

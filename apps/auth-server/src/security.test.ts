@@ -74,3 +74,16 @@ describe('membership (spec 5.6 rule 4, 5.7 rule 2)', () => {
     expect(await verify('loupe_at_' + 'a'.repeat(43))).toMatchObject({ ok: false, reason: 'unknown' });
   });
 });
+
+describe('unreadable bodies on the OAuth endpoints (found by e2e/src/mcp-hostile.slow.test.ts, 500s before)', () => {
+  it('answers an oversized form, too many parameters or another charset in the OAuth error shape', async () => {
+    const post = (path: string, body: string, type = 'application/x-www-form-urlencoded') =>
+      fetch(`${h.url}${path}`, { method: 'POST', headers: { 'content-type': type }, body }).then(async (r) => [r.status, await r.json()]);
+    const oversized = `grant_type=refresh_token&refresh_token=${'é'.repeat(40_000)}`;
+    const many = Array.from({ length: 150 }, (_, i) => `p${i}=1`).join('&');
+    expect(await post('/oauth/token', oversized)).toEqual([413, { error: 'invalid_request', error_description: expect.stringContaining('64 KB') }]);
+    expect(await post('/oauth/revoke', many)).toEqual([413, { error: 'invalid_request', error_description: expect.stringContaining('100 parameters') }]);
+    expect(await post('/oauth/token', 'grant_type=refresh_token', 'application/x-www-form-urlencoded; charset=koi8-r')).toEqual([400, { error: 'invalid_request', error_description: expect.any(String) }]);
+    expect(await post('/oauth/authorize', oversized)).toEqual([413, expect.objectContaining({ error: 'invalid_request' })]);
+  });
+});

@@ -67,6 +67,42 @@ describe('errorHandler', () => {
     expect(await deadlock.json()).toMatchObject({ error: 'SERVICE_UNAVAILABLE', retryAfter: 1 });
     server.close();
   });
+
+  it('answers a NUL character that PostgreSQL refuses (through pg or Prisma) with 400, not a 500', async () => {
+    const t = await createTestDatabase();
+    const app = express();
+    app.use(requestContext(createLogger('silent')));
+    app.get('/pg/:id', async (req, _res, next) => void (await t.pool.query('SELECT id FROM workspaces WHERE id = $1', [req.params.id]).catch(next)));
+    app.get('/prisma/:id', async (req, _res, next) => void (await t.db.workspace.findMany({ where: { id: req.params.id } }).catch(next)));
+    app.use(errorHandler);
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    try {
+      for (const path of ['/pg/a%00b', '/prisma/a%00b']) {
+        const res = await fetch(`http://127.0.0.1:${(server.address() as { port: number }).port}${path}`);
+        expect([path, res.status, ((await res.json()) as { message: string }).message]).toEqual([path, 400, expect.stringContaining('NUL character')]);
+      }
+    } finally {
+      server.close();
+      await t.close();
+    }
+  });
+
+  it('answers the body parsers\' refusals with their 4xx, not a 500', async () => {
+    const app = express();
+    app.use(requestContext(createLogger('silent')));
+    app.post('/form', express.urlencoded({ extended: false, limit: '1kb', parameterLimit: 3 }), (_req, res) => void res.json({ ok: true }));
+    app.use(errorHandler);
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    const post = (body: string, type = 'application/x-www-form-urlencoded') =>
+      fetch(`http://127.0.0.1:${(server.address() as { port: number }).port}/form`, { method: 'POST', headers: { 'content-type': type }, body });
+    const answers = await Promise.all([post(`a=${'x'.repeat(2000)}`), post('a=1&b=2&c=3&d=4'), post('a=1', 'application/x-www-form-urlencoded; charset=koi8-r'), post('a=1')]);
+    expect(await Promise.all(answers.map(async (r) => [r.status, ((await r.json()) as { error?: string }).error ?? 'ok']))).toEqual([
+      [413, 'PAYLOAD_TOO_LARGE'], [413, 'PAYLOAD_TOO_LARGE'], [415, 'UNSUPPORTED_MEDIA_TYPE'], [200, 'ok'],
+    ]);
+    server.close();
+  });
 });
 
 describe('createRateLimiter', () => {

@@ -54,7 +54,15 @@ function createCsrf() {
 
 /** Where a signed-out visitor is sent: the sign-in page, coming back here after. */
 export function toSignIn(req: Request, res: Response) {
-  res.redirect(303, `/account/sign-in?return_to=${encodeURIComponent(req.originalUrl)}`);
+  res.redirect(303, `/account/sign-in?return_to=${encodeURIComponent(returnHere(req))}`);
+}
+
+/**
+ * This page's address to come back to after sign-in; the account home when it is long (a 12 KB query
+ * would become a Location header over the 16 KB most HTTP clients read).
+ */
+export function returnHere(req: Request): string {
+  return req.originalUrl.length <= 2048 ? req.originalUrl : '/account';
 }
 
 type Handler<C> = (ctx: C, req: Request, res: Response) => Promise<unknown>;

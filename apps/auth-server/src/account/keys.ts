@@ -69,6 +69,7 @@ export function keyPages(runtime: Runtime, deps: AccountDeps): Router {
     const fail = (error: string) => show(ctx, res, { error, values }, 400);
     if (name.length < 1 || name.length > 80) return fail('Give the key a name of 1 to 80 characters, saying where it is used (for example "Zendesk sync").');
     if (!permissions.length) return fail('Choose at least one permission.');
+    if (permissions.some((p) => !(API_KEY_PERMISSIONS as readonly string[]).includes(p))) return fail('Choose the permissions from the list on this page.');
     if (permissions.some((p) => p.startsWith('mcp:')) && !productId) return fail('MCP permissions need a default product: choose one.');
     if ((await activeKeys(ctx)) >= MAX_ACTIVE_KEYS) {
       return fail(`This workspace already has ${MAX_ACTIVE_KEYS} active keys, the most it can have. Revoke one you no longer use, then create this one.`);

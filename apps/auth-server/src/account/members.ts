@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { canManage, MembershipError, ROLES, type Role } from '@loupe/accounts';
 import { revokeUserGrants } from '@loupe/oauth';
 import { renderErrorPage, renderPage } from '../pages';
-import { form, pages, renderAccount, str, toSignIn, type AccountDeps, type InWorkspace, type Runtime } from './context';
+import { form, pages, renderAccount, returnHere, str, toSignIn, type AccountDeps, type InWorkspace, type Runtime } from './context';
 import { signedInUser } from '../web-session';
 import { invitationMail } from './mails';
 
@@ -77,7 +77,7 @@ export function memberPages(runtime: Runtime, deps: AccountDeps): Router {
       return renderErrorPage(res, 410, 'This invitation cannot be used', 'It was already used, it has expired (invitations last 7 days), or it was cancelled. Ask the person who invited you to send a new one.', 'invitation_unusable');
     }
     const user = await signedInUser(rt, req, res);
-    if (!user) return res.redirect(303, `/account/sign-in?return_to=${encodeURIComponent(req.originalUrl)}&email=${encodeURIComponent(about.email)}`);
+    if (!user) return res.redirect(303, `/account/sign-in?return_to=${encodeURIComponent(returnHere(req))}&email=${encodeURIComponent(about.email)}`);
     renderPage(res, 'account-invitation', { title: `Join ${about.workspaceName}`, user, csrf: csrfToken(rt, req, res), token, about, wrongEmail: user.email !== about.email });
   }));
 
