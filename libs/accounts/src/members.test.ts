@@ -42,6 +42,20 @@ describe('members and invitations', () => {
     expect(await accounts.acceptInvitation('nope', bo)).toEqual({ ok: false, reason: 'unknown' });
   });
 
+  it("cancels a pending invitation of its own workspace only, and says so when there is none", async () => {
+    const owner = await user('canceller@a.test');
+    const mine = await accounts.createWorkspaceFor(owner.id, 'Mine');
+    const otherOwner = await user('other-owner@a.test');
+    const theirs = await accounts.createWorkspaceFor(otherOwner.id, 'Theirs');
+    const foreign = await accounts.invite(theirs.id, otherOwner.id, 'x@a.test', 'member');
+    await expect(accounts.cancelInvitation(mine.id, owner.id, foreign.invitation.id)).rejects.toThrow(/not pending in this workspace/);
+    expect(await accounts.pendingInvitations(theirs.id)).toHaveLength(1);
+    const own = await accounts.invite(mine.id, owner.id, 'y@a.test', 'member');
+    await accounts.cancelInvitation(mine.id, owner.id, own.invitation.id);
+    expect(await accounts.pendingInvitations(mine.id)).toHaveLength(0);
+    await expect(accounts.cancelInvitation(mine.id, owner.id, own.invitation.id)).rejects.toBeInstanceOf(MembershipError);
+  });
+
   it('keeps an owner, lets only owners touch owners, and revokes the keys of a removed member', async () => {
     const owner = await user('o2@a.test');
     const admin = await user('ad2@a.test');

@@ -174,7 +174,8 @@ export function createMembers({ pool, clock }: { pool: pg.Pool; clock: Clock }) 
 
     async cancelInvitation(workspaceId: string, actorId: string, invitationId: string): Promise<void> {
       if (!canManage(await roleOf(pool, workspaceId, actorId))) throw new MembershipError('Only owners and admins can cancel invitations.');
-      await pool.query('DELETE FROM invitations WHERE workspace_id = $1 AND id = $2 AND accepted_at IS NULL', [workspaceId, invitationId]);
+      const { rowCount } = await pool.query('DELETE FROM invitations WHERE workspace_id = $1 AND id = $2 AND accepted_at IS NULL', [workspaceId, invitationId]);
+      if (!rowCount) throw new MembershipError('That invitation is not pending in this workspace: it was accepted or cancelled already.');
     },
 
     /** What an invitation link is about, before the person accepts it. */
