@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ensureDatabase, freePort, startEmbeddedPostgres, withDatabase, type RunningPostgres } from '@loupe/db';
 import pg from 'pg';
+import { startProcess, type Started } from './process';
 
 /** A PostgreSQL server the test controls (stop, start again), with one `loupe` database. */
 export interface ControlledPostgres {
@@ -38,6 +39,15 @@ export async function controlledPostgres(): Promise<ControlledPostgres> {
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Short job heartbeats and retries, so a fault's consequences play out within a test. */
+export const FAST_JOBS = { JOB_HEARTBEAT_SECONDS: '10', JOB_RETRY_BASE_SECONDS: '1', LOG_LEVEL: 'error' };
+
+/** `npm start` as its own process on the PostgreSQL of `pgUrl`, with a data directory and a port of its own. */
+export async function serviceOn(pgUrl: string, env: Record<string, string> = {}): Promise<Started> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'loupe-fault-data-'));
+  return startProcess({ DATABASE_URL: pgUrl, DATA_DIR: dataDir, PORT: String(await freePort()), ...FAST_JOBS, ...env });
 }
 
 export interface Demo {

@@ -4,16 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '@loupe/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { controlledPostgres, demoFrom, records, settle, submit, type ControlledPostgres, type Demo } from './cluster';
+import { controlledPostgres, demoFrom, FAST_JOBS, records, serviceOn, settle, submit, type ControlledPostgres, type Demo } from './cluster';
 import { startProcess, type Started } from './process';
 
 // Fault tests on the real service process. Each prints what it sent and what it found.
-const FAST_JOBS = { JOB_HEARTBEAT_SECONDS: '10', JOB_RETRY_BASE_SECONDS: '1', LOG_LEVEL: 'error' };
-
-async function serviceOn(pgUrl: string, env: Record<string, string> = {}): Promise<Started> {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'loupe-fault-data-'));
-  return startProcess({ DATABASE_URL: pgUrl, DATA_DIR: dataDir, PORT: String(await freePort()), ...FAST_JOBS, ...env });
-}
 
 describe('PostgreSQL stopped and started while a client sends batches', () => {
   let pg: ControlledPostgres;

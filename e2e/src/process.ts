@@ -55,6 +55,13 @@ export async function runTool(script: string, args: string[], env: Record<string
   return collect(spawn(...node(script, args), { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
 }
 
+/** The admin CLI (tools/src/admin.ts) against the database of `databaseUrl`: its standard output, or an error. */
+export async function admin(databaseUrl: string, ...args: string[]): Promise<string> {
+  const r = await runTool('tools/src/admin.ts', args, { DATABASE_URL: databaseUrl, LOG_LEVEL: 'error' });
+  if (r.code !== 0) throw new Error(`admin ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout;
+}
+
 /** The entry file of an installed package's command (its package.json `bin`), to run with this Node. */
 export function packageBin(pkg: string, name: string): string {
   const manifest = createRequire(import.meta.url).resolve(`${pkg}/package.json`);

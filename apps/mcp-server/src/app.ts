@@ -5,7 +5,7 @@ import type pg from 'pg';
 import { createChargeBatcher, type ChargeBatcher } from '@loupe/credits';
 import type { Db } from '@loupe/db';
 import {
-  BodyTooLargeError, createRateLimiter, deferredPerIpCheck, readBoundedBody, sendPerIpRateLimited, systemClock, takeTogether,
+  BodyTooLargeError, createRateLimiter, deferredPerIpCheck, isDatabaseUnavailable, readBoundedBody, sendPerIpRateLimited, systemClock, takeTogether,
   type Clock, type Logger, type RateDecision, type RateLimiter,
 } from '@loupe/http';
 import { SCOPES, type AccessTokenCheck } from '@loupe/oauth';
@@ -187,7 +187,13 @@ export function createMcpApp(deps: McpAppDeps): Router {
       await timed(deps.observePhase, 'handle', () => transport.handleRequest(req, res, body));
     } catch (error) {
       if (res.headersSent) return next(error);
-      (deps.log ?? (req as Request & { log?: Logger }).log)?.error({ err: error }, 'MCP request failed');
+      const log = deps.log ?? (req as Request & { log?: Logger }).log;
+      if (isDatabaseUnavailable(error)) {
+        log?.warn({ err: error }, 'MCP request refused: database unavailable');
+        res.setHeader('retry-after', '1');
+        return rpcError(res, 503, -32603, 'Service unavailable: the database cannot be reached right now; nothing was done. Retry in a moment.');
+      }
+      log?.error({ err: error }, 'MCP request failed');
       rpcError(res, 500, -32603, 'Internal error: the request failed on our side; try again');
     }
   });

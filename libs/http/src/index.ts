@@ -1,5 +1,5 @@
 export { ApiError, errorBody, type ErrorBody } from './errors';
-export { errorHandler, notFoundHandler } from './error-handler';
+export { errorHandler, isDatabaseUnavailable, notFoundHandler } from './error-handler';
 export { requestContext } from './request-context';
 export { createLogger, type Logger } from './logger';
 export { readBoundedBody, BodyTooLargeError } from './body';
