@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
 import { systemClock } from '@loupe/http';
-import { createAdapterClass } from './adapter';
+import { createAdapterClass, inTokenTransaction } from './adapter';
 import { sha256 } from './hash';
 
 let t: TestDatabase;
@@ -31,6 +31,56 @@ describe('PostgreSQL adapter', () => {
     expect(failures).toHaveLength(19);
     expect(failures.every((f) => (f.reason as { error?: string }).error === 'invalid_grant')).toBe(true);
     expect(await adapter.find('code-1')).toMatchObject({ consumed: expect.any(Number) });
+  });
+
+  describe('a token request in one transaction (inTokenTransaction)', () => {
+    const rotation = async (name: string) => {
+      const A = Adapter();
+      const rt = new A('RefreshToken');
+      await rt.upsert(`${name}-0`, { jti: `${name}-0`, kind: 'RefreshToken', grantId: name }, 600);
+      /** Consumes the first token and saves its successor, as a refresh does. */
+      const rotate = async () => {
+        await rt.consume(`${name}-0`);
+        await rt.upsert(`${name}-1`, { jti: `${name}-1`, kind: 'RefreshToken', grantId: name }, 600);
+      };
+      return { rt, rotate };
+    };
+
+    it('commits the consume and the successor together', async () => {
+      const { rt, rotate } = await rotation('tx-commit');
+      await inTokenTransaction(async () => {
+        await rotate();
+        return true;
+      });
+      expect(await rt.find('tx-commit-0')).toMatchObject({ consumed: expect.any(Number) });
+      expect(await rt.find('tx-commit-1')).toMatchObject({ grantId: 'tx-commit' });
+    });
+
+    it('keeps the refresh token usable when the request fails after the consume (the database lost mid-rotation)', async () => {
+      const { rt, rotate } = await rotation('tx-fail');
+      const lost = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+      await expect(inTokenTransaction(async () => {
+        await rotate();
+        throw lost;
+      })).rejects.toBe(lost);
+      await inTokenTransaction(async () => {
+        await rotate();
+        return false; // a 5xx answer: rolled back
+      });
+      expect(await rt.find('tx-fail-0')).not.toHaveProperty('consumed');
+      expect(await rt.find('tx-fail-1')).toBeUndefined();
+    });
+
+    it('of 20 concurrent rotations exactly one wins, the others wait for it and get invalid_grant', async () => {
+      const { rt, rotate } = await rotation('tx-race');
+      const results = await Promise.allSettled(Array.from({ length: 20 }, () => inTokenTransaction(async () => {
+        await rotate();
+        return true;
+      })));
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      expect(results.every((r) => r.status === 'fulfilled' || (r.reason as { error?: string }).error === 'invalid_grant')).toBe(true);
+      expect(await rt.find('tx-race-1')).toBeDefined();
+    });
   });
 
   it('revokeByGrantId removes that model\'s rows of the grant only', async () => {

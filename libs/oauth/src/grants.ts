@@ -47,6 +47,30 @@ export async function grantStanding(pool: pg.Pool, grantId: string): Promise<Gra
   return row ? { workspaceId: row.workspace_id, userId: row.user_id, active: row.active } : undefined;
 }
 
+export interface GrantUser {
+  id: string;
+  email: string;
+  email_verified: boolean;
+}
+
+// Named: it runs on every refresh and userinfo call.
+const GRANT_USER = {
+  name: 'oauth-grant-user',
+  text: `SELECT u.id, u.email, u.email_verified
+           FROM oauth_grants g JOIN users u ON u.id = g.user_id
+          WHERE g.grant_id = $1 AND g.user_id = $2 AND g.revoked_at IS NULL
+            AND EXISTS (SELECT 1 FROM memberships m WHERE m.workspace_id = g.workspace_id AND m.user_id = g.user_id)`,
+};
+
+/**
+ * The user a token of `grantId` acts for, when the grant still stands for `userId` (as `grantStanding`
+ * decides: not revoked, the user still a member of its workspace); undefined otherwise. One statement.
+ */
+export async function standingGrantUser(pool: pg.Pool, grantId: string, userId: string): Promise<GrantUser | undefined> {
+  const { rows } = await pool.query<GrantUser>({ ...GRANT_USER, values: [grantId, userId] });
+  return rows[0];
+}
+
 /** True when third-party MCP servers are connected to the workspace (the consent page then asks about them). */
 export async function hasThirdPartyServers(pool: pg.Pool, workspaceId: string): Promise<boolean> {
   const { rows } = await pool.query('SELECT 1 FROM third_party_servers WHERE workspace_id = $1 LIMIT 1', [workspaceId]);
@@ -84,13 +108,12 @@ export async function revokeGrant(pool: pg.Pool, grantId: string, clock: Clock):
   );
 }
 
+const REFRESH_TOKEN_GRANT = { name: 'oauth-refresh-token-grant', text: "SELECT grant_id FROM oauth_models WHERE model = 'RefreshToken' AND id_hash = $1" };
+
 /** The grant (token family) a refresh token belongs to, used to count refreshes per connection. */
 export async function refreshTokenGrant(pool: pg.Pool, token: string): Promise<string | undefined> {
   if (!token || token.length > 512) return undefined;
-  const { rows } = await pool.query<{ grant_id: string | null }>(
-    "SELECT grant_id FROM oauth_models WHERE model = 'RefreshToken' AND id_hash = $1",
-    [sha256(token)],
-  );
+  const { rows } = await pool.query<{ grant_id: string | null }>({ ...REFRESH_TOKEN_GRANT, values: [sha256(token)] });
   return rows[0]?.grant_id ?? undefined;
 }
 

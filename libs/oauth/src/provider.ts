@@ -2,11 +2,11 @@ import type { IncomingMessage } from 'node:http';
 import { Provider, errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type pg from 'pg';
 import { newId } from '@loupe/db';
-import type { Clock } from '@loupe/http';
+import { isDatabaseUnavailable, type Clock } from '@loupe/http';
 import { createSafeFetch, type SafeFetchSettings } from '@loupe/safe-fetch';
-import { createAdapterClass } from './adapter';
+import { createAdapterClass, inTokenTransaction } from './adapter';
 import { isOurResource } from './client-rules';
-import { grantStanding } from './grants';
+import { standingGrantUser } from './grants';
 import { KNOWN_CLIENTS } from './known-clients';
 import { DEFAULT_SCOPES, SCOPES } from './scopes';
 import { newSigningKey, randomSecret, sharedSecret } from './secrets';
@@ -227,15 +227,9 @@ export async function createOAuthProvider(deps: OAuthProviderDeps): Promise<Prov
     interactions: { url: async (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` },
     findAccount: async (_ctx, sub, token) => {
       const grantId = (token as { grantId?: string } | undefined)?.grantId;
-      if (grantId) {
-        const standing = await grantStanding(pool, grantId);
-        if (!standing?.active || standing.userId !== sub) return undefined;
-      }
-      const { rows } = await pool.query<{ id: string; email: string; email_verified: boolean }>(
-        'SELECT id, email, email_verified FROM users WHERE id = $1',
-        [sub],
-      );
-      const user = rows[0];
+      const user = grantId
+        ? await standingGrantUser(pool, grantId, sub)
+        : (await pool.query<{ id: string; email: string; email_verified: boolean }>('SELECT id, email, email_verified FROM users WHERE id = $1', [sub])).rows[0];
       if (!user) return undefined;
       return { accountId: user.id, claims: async () => ({ sub: user.id, email: user.email, email_verified: user.email_verified }) };
     },
@@ -246,7 +240,36 @@ export async function createOAuthProvider(deps: OAuthProviderDeps): Promise<Prov
   const provider = new Provider(issuer, configuration);
   provider.proxy = deps.trustProxy ?? false;
   prefixTokenValues(provider, deps.servicePrefix);
+  skipIdTokenSigning(provider);
 
+  // A token request's consume and the tokens it issues commit together (kept unless it failed on our
+  // side); a database that cannot be reached is a 503 to retry, not a server_error.
+  provider.on('server_error', (ctx, error) => void (ctx.state.serverError = error));
+  provider.use(async (ctx, next) => {
+    try {
+      if (ctx.method === 'POST' && ctx.path === configuration.routes!.token) {
+        await inTokenTransaction(async () => {
+          await next();
+          return ctx.status < 500;
+        });
+      } else {
+        await next();
+      }
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) throw error;
+      ctx.state.serverError = error;
+      ctx.status = 500;
+      ctx.body = { error: 'server_error' };
+    }
+    if (ctx.status === 500 && isDatabaseUnavailable(ctx.state.serverError)) {
+      ctx.status = 503;
+      ctx.set('retry-after', '1');
+      ctx.set('cache-control', 'no-store');
+      if (ctx.body && typeof ctx.body === 'object' && 'error' in ctx.body) {
+        ctx.body = { error: 'temporarily_unavailable', error_description: 'The service cannot reach its database right now and nothing was changed; retry in a moment' };
+      }
+    }
+  });
   provider.use(async (ctx, next) => {
     await next();
     const route = ctx.oidc?.route;
@@ -261,6 +284,18 @@ export async function createOAuthProvider(deps: OAuthProviderDeps): Promise<Prov
     }
   });
   return provider;
+}
+
+/**
+ * The token response never carries an ID token (spec 5.6; the token route's middleware drops it), so
+ * none is signed only to be thrown away: an RS256 signature on every code exchange and refresh.
+ */
+function skipIdTokenSigning(provider: Provider) {
+  const proto = provider.IdToken.prototype as unknown as { issue(options: { use: string }): Promise<string | undefined> };
+  const issue = proto.issue;
+  proto.issue = async function issueUnlessIdToken(this: unknown, options: { use: string }) {
+    return options?.use === 'idtoken' ? undefined : issue.call(this, options);
+  };
 }
 
 /** Opaque values with the spec's prefixes: `<prefix>at_…` and `<prefix>rt_…` (spec 5.6). */
