@@ -14,11 +14,12 @@ export interface CpuSample {
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
-function statOf(pid: number): { ppid: number; cpuMs: number } | undefined {
+function statOf(pid: number): { ppid: number; cpuMs: number; reapedChildrenMs: number } | undefined {
   try {
-    // fields after the ") " that ends the command name: state ppid … utime(12) stime(13)
+    // fields after the ") " that ends the command name: state ppid … utime(12) stime(13) cutime(14) cstime(15)
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return { ppid: Number(fields[1]), cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND };
+    const ms = (i: number) => (Number(fields[i]) * 1000) / TICKS_PER_SECOND;
+    return { ppid: Number(fields[1]), cpuMs: ms(11) + ms(12), reapedChildrenMs: ms(13) + ms(14) };
   } catch {
     return undefined;
   }
@@ -27,7 +28,8 @@ function statOf(pid: number): { ppid: number; cpuMs: number } | undefined {
 function treeCpuMs(rootPid: number): number | undefined {
   const own = statOf(rootPid);
   if (!own || os.platform() !== 'linux') return undefined;
-  let total = own.cpuMs;
+  // Backends that ended (a pool closing idle connections) count in the postmaster's reaped-children time.
+  let total = own.cpuMs + own.reapedChildrenMs;
   for (const entry of readdirSync('/proc')) {
     const pid = Number(entry);
     if (!Number.isInteger(pid) || pid === rootPid) continue;

@@ -6,6 +6,8 @@ export interface PipelineFigures {
   batches: number;
   ingestRecordsPerSecond: number;
   endToEndRecordsPerSecond: number;
+  /** End to end / ingest (target ≥ 0.5). */
+  ratio: number;
   /** From the first request sent to the last batch COMPLETE. */
   seconds: number;
   settings: string;
@@ -73,6 +75,7 @@ export async function runPipelineBench(options: { batches?: number; clients?: nu
       batches: ids.length,
       ingestRecordsPerSecond: round(accepted / ingestSeconds),
       endToEndRecordsPerSecond: round(accepted / seconds),
+      ratio: round(ingestSeconds / seconds, 2),
       seconds: round(seconds, 1),
       settings: `${batches} batches of 1,000 records of ~1 KB from ${clients} clients, worker inside the service process (WORKER_CONCURRENCY=${process.env.WORKER_CONCURRENCY ?? 4}), ${service.embedded ? 'embedded PostgreSQL 18' : 'DATABASE_URL'}`,
       timeline,
@@ -87,6 +90,7 @@ export function printPipeline(f: PipelineFigures) {
   console.log(`settings: ${f.settings}`);
   console.log(`ingest:     ${f.ingestRecordsPerSecond} records/s accepted (202s for ${f.records} records)`);
   console.log(`end to end: ${f.endToEndRecordsPerSecond} records/s from the first request to the last batch COMPLETE (${f.seconds} s)`);
+  console.log(`ratio end to end / ingest: ${f.ratio} (target ≥ 0.5)`);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]!).href) {

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { cpuLine, type IngestFigures } from './ingest';
 import type { PipelineFigures } from './pipeline';
+import type { SoakFigures } from './soak';
 
 interface Series {
   name: string;
@@ -38,13 +39,18 @@ function panel(title: string, unit: string, series: Series[], top: number, width
   ].join('\n');
 }
 
-export function chartSvg(ingest: IngestFigures, pipeline: PipelineFigures): string {
-  const width = 760;
-  const h = 220;
-  const perSecond = pipeline.timeline.map((p, i) => {
-    const prev = pipeline.timeline[i - 1] ?? { accepted: 0, processed: 0 };
+/** Cumulative counts at the end of each second → counts per second. */
+function perSecondOf(timeline: { second: number; accepted: number; processed: number }[]) {
+  return timeline.map((p, i) => {
+    const prev = timeline[i - 1] ?? { accepted: 0, processed: 0 };
     return { s: p.second, accepted: p.accepted - prev.accepted, processed: p.processed - prev.processed };
   });
+}
+
+export function chartSvg(ingest: IngestFigures, pipeline: PipelineFigures, soak: SoakFigures): string {
+  const width = 760;
+  const h = 220;
+  const perSecond = perSecondOf(pipeline.timeline);
   const body = [
     panel('Ingest benchmark: records/s accepted', 'records/s', [
       { name: 'API records/s', color: '#1f77b4', points: ingest.timeline.map((t) => [t.second, t.recordsPerSecond]) },
@@ -57,11 +63,19 @@ export function chartSvg(ingest: IngestFigures, pipeline: PipelineFigures): stri
       { name: 'accepted', color: '#1f77b4', points: perSecond.map((p) => [p.s, p.accepted]) },
       { name: 'processed (sources)', color: '#2ca02c', points: perSecond.map((p) => [p.s, p.processed]) },
     ], 2 * h + 20, width, h),
+    panel(`Soak benchmark: backlog (records landed, not yet processed), sending ${soak.sendSeconds} s`, 'records', [
+      { name: 'backlog', color: '#9467bd', points: soak.timeline.map((p) => [p.second, p.backlog]) },
+      { name: 'end of sending', color: '#aaa', points: [[soak.sendSeconds, 0], [soak.sendSeconds, Math.max(1, ...soak.timeline.map((p) => p.backlog))]] },
+    ], 3 * h + 30, width, h),
+    panel(`Soak benchmark: records/s accepted (offered ${soak.offeredRecordsPerSecond}/s) and processed`, 'records/s', [
+      { name: 'accepted', color: '#1f77b4', points: perSecondOf(soak.timeline).map((p) => [p.s, p.accepted]) },
+      { name: 'processed (sources)', color: '#2ca02c', points: perSecondOf(soak.timeline).map((p) => [p.s, p.processed]) },
+    ], 4 * h + 40, width, h),
   ];
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${3 * h + 40}" font-family="sans-serif">\n<rect width="100%" height="100%" fill="white"/>\n${body.join('\n')}\n</svg>\n`;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${5 * h + 60}" font-family="sans-serif">\n<rect width="100%" height="100%" fill="white"/>\n${body.join('\n')}\n</svg>\n`;
 }
 
-export function reportMarkdown(ingest: IngestFigures, pipeline: PipelineFigures, machine: string, date: string, chartFile: string): string {
+export function reportMarkdown(ingest: IngestFigures, pipeline: PipelineFigures, soak: SoakFigures, machine: string, date: string, chartFile: string): string {
   return `# Benchmark report
 
 Date: ${date}
@@ -91,6 +105,27 @@ Settings: ${pipeline.settings}
 |---|---|
 | Ingest (202s) | ${pipeline.ingestRecordsPerSecond} |
 | End to end (first request → last batch COMPLETE, ${pipeline.seconds} s) | ${pipeline.endToEndRecordsPerSecond} |
+
+Ratio end to end / ingest: **${pipeline.ratio}** (target ≥ 0.5).
+
+## Soak (\`npm run bench:soak\`)
+
+Settings: ${soak.settings}
+
+| | records/s |
+|---|---|
+| Ingest measured first (202s, back to back) | ${soak.measuredIngestRecordsPerSecond} |
+| Offered for ${soak.sendSeconds} s (half of that) | ${soak.offeredRecordsPerSecond} |
+| Accepted while sending | ${soak.acceptedRecordsPerSecond} |
+| Processed while sending (sources) | ${soak.processedRecordsPerSecond} |
+
+Ratio processed / measured ingest: **${soak.ratio}** (target ≥ 0.5; half is offered, so ~0.5 means keeping pace); processed / accepted: ${soak.keptPace}.
+Kept up: **${soak.keptUp ? 'yes' : 'no'}**.
+
+Backlog (records landed, not yet processed) while sending: mean ${soak.backlog.meanRecords}, p95 ${soak.backlog.p95Records}, max ${soak.backlog.maxRecords}; ${soak.backlog.atEndOfSending} when sending ended; trend over the second half ${soak.backlog.slopeRecordsPerSecond} records/s.
+${soak.drainSeconds === undefined ? 'The backlog did not drain within the timeout.' : `Drained ${soak.drainSeconds} s after the last request.`}
+Batch latency from its 202 to COMPLETE: p50 ${soak.batchLatency.p50Ms} ms, p99 ${soak.batchLatency.p99Ms} ms, max ${soak.batchLatency.maxMs} ms (${soak.batchLatency.batches} batches).
+CPU per 1,000 records over the soak (sending and processing): ${cpuLine(soak.cpu, 'soak')}.
 
 ![records/s and latency over the run](${chartFile})
 `;

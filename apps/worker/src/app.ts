@@ -70,9 +70,12 @@ export function createWorker(deps: WorkerDeps): Worker {
     if (state !== 'idle') return;
     state = 'running';
     const polling = { pollingIntervalSeconds: options.pollingIntervalSeconds, includeMetadata: true as const, batchSize: 1 };
+    // As many batch jobs as `concurrency`: pg-boss waits out its polling interval after a job
+    // shorter than it (a 1,000-record batch takes less), so each worker drains at most one batch
+    // per interval; more workers cover those waits (bench:pipeline, bench:soak).
     await deps.boss.work<unknown, unknown, typeof polling & { localConcurrency: number }>(
       QUEUES.processBatch,
-      { ...polling, localConcurrency: Math.max(1, Math.ceil(concurrency / 2)) },
+      { ...polling, localConcurrency: concurrency },
       async ([job]) => {
         if (!job) return undefined;
         return processBatch(ctx, payloadSchemas[QUEUES.processBatch].parse(job.data), attemptOf(job));

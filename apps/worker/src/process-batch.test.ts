@@ -113,6 +113,56 @@ describe('processing batches', () => {
     expect(await effects(t.pool, ws, batchId)).toMatchObject({ records: 6, processed: 6, sources: 5, charges: 5 });
   });
 
+  it('fails only the records of a chunk the database refuses, at the source or at a segment, and stores and charges the rest once', async () => {
+    await t.pool.query(`
+      CREATE FUNCTION refuse_broken_segment() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.text LIKE 'broken segment%' THEN RAISE EXCEPTION 'value too long for type character varying(10)' USING ERRCODE = '22001'; END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER refuse_broken_segment BEFORE INSERT ON source_segments FOR EACH ROW EXECUTE FUNCTION refuse_broken_segment();`);
+    const ws = await createWorkspace(t.pool, 100);
+    const records = transcriptRecords(12);
+    records[2] = { data: { title: 'poison first', transcript: 'Ann: hi\nBo: ho' } };
+    records[7] = { data: { title: 'Call 7', transcript: 'Ann: broken segment here\nBo: fine' } };
+    records[11] = { data: { title: 'poison last', transcript: 'Ann: hi\nBo: ho' } };
+    const batchId = await land(t.pool, boss, ws, 'call', records);
+    const ctx = testContext(t.pool, boss, testConfig(dataDir), { chunkSize: 50 });
+    expect(await processBatch(ctx, { workspaceId: ws, batchId }, FIRST_ATTEMPT)).toBe('COMPLETE');
+    const row = await batchRow(t.pool, batchId);
+    expect(row).toMatchObject({ status: 'COMPLETE', processed_count: 9, credits_charged: 9, total_error_count: 3 });
+    expect(row.errors.map((e) => [e.index, e.code])).toEqual([[2, 'SOURCE_STORE_FAILED'], [7, 'SOURCE_STORE_FAILED'], [11, 'SOURCE_STORE_FAILED']]);
+    expect(await effects(t.pool, ws, batchId)).toEqual({ records: 12, processed: 12, sources: 9, charges: 9, charged: 9, duplicates: 0 });
+    const { rows } = await t.pool.query<{ position: number; segments: number }>(
+      `SELECT r.position, (SELECT count(*)::int FROM source_segments g WHERE g.source_id = s.id) AS segments
+         FROM records r JOIN sources s ON s.record_id = r.id WHERE r.batch_id = $1 ORDER BY r.position`,
+      [batchId],
+    );
+    expect(rows.map((r) => r.position)).toEqual([0, 1, 3, 4, 5, 6, 8, 9, 10]);
+    expect(rows.every((r) => r.segments === 2)).toBe(true);
+    expect(await balance(t.pool, ws)).toBe(91);
+  });
+
+  it('leaves records another attempt held mid-batch, and rolled back, to a later look that finishes them', async () => {
+    const ws = await createWorkspace(t.pool);
+    const batchId = await land(t.pool, boss, ws, 'call', transcriptRecords(10));
+    const ctx = testContext(t.pool, boss, testConfig(dataDir), { chunkSize: 3 });
+    const job = { workspaceId: ws, batchId };
+    const stalled = await t.pool.connect();
+    await stalled.query('BEGIN');
+    await stalled.query('SELECT id FROM records WHERE batch_id = $1 AND position BETWEEN 3 AND 5 FOR UPDATE', [batchId]);
+    try {
+      expect(await processBatch(ctx, job, FIRST_ATTEMPT)).toBe('left-to-other-worker');
+      expect(await batchRow(t.pool, batchId)).toMatchObject({ status: 'PROCESSING', processed_count: 7, credits_charged: 7 });
+    } finally {
+      await stalled.query('ROLLBACK');
+      stalled.release();
+    }
+    expect(await processBatch(ctx, job, FIRST_ATTEMPT)).toBe('COMPLETE');
+    expect(await batchRow(t.pool, batchId)).toMatchObject({ status: 'COMPLETE', processed_count: 10, credits_charged: 10 });
+    expect(await effects(t.pool, ws, batchId)).toEqual({ records: 10, processed: 10, sources: 10, charges: 10, charged: 10, duplicates: 0 });
+  });
+
   it('fails a batch none of whose records can become a source', async () => {
     const ws = await createWorkspace(t.pool);
     const batchId = await land(t.pool, boss, ws, 'document', [{ data: { title: 'poison a' } }, { data: { title: 'poison b' } }]);

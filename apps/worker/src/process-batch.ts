@@ -117,10 +117,12 @@ export async function processBatch(ctx: WorkerContext, job: BatchJob, attempt: A
     if (status === 'LANDING') throw new Error(`batch ${job.batchId} is still LANDING`);
     await begin(ctx, job, status);
     let totals = { processed: 0, failed: 0, charged: 0 };
+    let after = -1;
     for (;;) {
       if (attempt.signal.aborted || ctx.shutdown.aborted) throw new Error('stopped before the batch was finished; it resumes on retry');
-      const chunk = await processChunk(ctx, job.workspaceId, job.batchId);
+      const chunk = await processChunk(ctx, job.workspaceId, job.batchId, after);
       if (chunk.taken === 0) break;
+      after = chunk.lastPosition;
       totals = { processed: totals.processed + chunk.processed, failed: totals.failed + chunk.failed, charged: totals.charged + chunk.charged };
     }
     const outcome = await finish(ctx, job);

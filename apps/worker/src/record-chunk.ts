@@ -27,6 +27,8 @@ interface FailureDetail {
 export interface ChunkResult {
   /** Records this chunk took (0: none left that no other worker holds). */
   taken: number;
+  /** Position of the last record taken: where the next chunk of this attempt starts. */
+  lastPosition: number;
   processed: number;
   failed: number;
   charged: number;
@@ -48,13 +50,18 @@ interface RecordRow {
 }
 
 // SKIP LOCKED: two workers on one batch take disjoint chunks; a locked row is someone else's.
+// Scoped to the workspace through its batch, so the only index the planner can use is
+// (batch_id, position): with a fresh table's statistics it would otherwise intersect it with the
+// workspace's whole dedup index. `position > $3` starts after this attempt's last chunk, so a large
+// batch is not rescanned from its start for every chunk; rows below it that another attempt held
+// and then rolled back are left to that attempt's retry (or to `finish`'s delayed look).
 const TAKE_RECORDS = `
   SELECT id, position, workspace_id, product_id, project_ids, type, nature, event_at, thread_id, participants, tags,
          data::text AS data
     FROM records
-   WHERE batch_id = $1 AND workspace_id = $2 AND processed_at IS NULL
+   WHERE batch_id = (SELECT id FROM batches WHERE id = $1 AND workspace_id = $2) AND position > $3 AND processed_at IS NULL
    ORDER BY position
-   LIMIT $3
+   LIMIT $4
      FOR UPDATE SKIP LOCKED`;
 
 /** SQLSTATE classes that say "this row's data", not "the database": 22 data, 23 integrity, 54 limits. */
@@ -123,11 +130,11 @@ async function storeSources(
  * counters. A crash rolls all of it back; a second worker skips the rows this one holds; a
  * record is never processed or charged twice.
  */
-export async function processChunk(ctx: WorkerContext, workspaceId: string, batchId: string): Promise<ChunkResult> {
+export async function processChunk(ctx: WorkerContext, workspaceId: string, batchId: string, after = -1): Promise<ChunkResult> {
   const now = new Date(ctx.clock.now());
   return withTransaction(ctx.pool, async (client) => {
-    const { rows } = await client.query<RecordRow>(TAKE_RECORDS, [batchId, workspaceId, ctx.options.chunkSize]);
-    if (rows.length === 0) return { taken: 0, processed: 0, failed: 0, charged: 0 };
+    const { rows } = await client.query<RecordRow>(TAKE_RECORDS, [batchId, workspaceId, after, ctx.options.chunkSize]);
+    if (rows.length === 0) return { taken: 0, lastPosition: after, processed: 0, failed: 0, charged: 0 };
     const positions = new Map(rows.map((r) => [r.id, r.position]));
     const failures: RecordError[] = [];
     const details: FailureDetail[] = [];
@@ -141,6 +148,11 @@ export async function processChunk(ctx: WorkerContext, workspaceId: string, batc
       }
     }
     const created = await storeSources(client, drafts, positions, failures, details, now);
+    await client.query('UPDATE records SET processed_at = $2 WHERE id = ANY($1::text[]) AND processed_at IS NULL', [
+      rows.map((r) => r.id),
+      now,
+    ]);
+    // Last: the charge takes the workspace's credit lock, held until this transaction commits.
     const charge = created.length
       ? await chargeMany(
           client,
@@ -148,10 +160,6 @@ export async function processChunk(ctx: WorkerContext, workspaceId: string, batc
           created.map((c) => ({ amount: 1, reference: `record:${c.recordId}`, description: `record ${c.recordId} of batch ${batchId}` })),
         )
       : { charged: 0 };
-    await client.query('UPDATE records SET processed_at = $2 WHERE id = ANY($1::text[]) AND processed_at IS NULL', [
-      rows.map((r) => r.id),
-      now,
-    ]);
     await client.query(
       `UPDATE batches
           SET processed_count = processed_count + $2,
@@ -165,6 +173,6 @@ export async function processChunk(ctx: WorkerContext, workspaceId: string, batc
       [batchId, created.length, charge.charged, failures.length, JSON.stringify(failures), ctx.options.maxStoredErrors, now],
     );
     if (failures.length) ctx.log.warn({ batchId, failures: details }, 'records could not be turned into sources');
-    return { taken: rows.length, processed: created.length, failed: failures.length, charged: charge.charged };
+    return { taken: rows.length, lastPosition: rows[rows.length - 1]!.position, processed: created.length, failed: failures.length, charged: charge.charged };
   });
 }

@@ -132,6 +132,31 @@ describe('credit ledger', () => {
     );
   });
 
+  it('charges only the new references of a call that repeats some, with overage counted on those alone', async () => {
+    const ws = await workspace();
+    await grantCredits(t.pool, ws, 2, 'g');
+    await chargeNow(t.pool, { workspaceId: ws, amount: 1, reference: 'record:1' });
+    const result = await withTransaction(t.pool, (client) =>
+      chargeMany(client, ws, [1, 2, 3].map((n) => ({ amount: 1, reference: `record:${n}` }))),
+    );
+    // One credit was left: record:2 takes it, record:3 is over; record:1 was charged before.
+    expect(result).toMatchObject({ charged: 2, overage: 1, duplicates: ['record:1'], status: { balance: -1 } });
+    expect((await ledger(ws)).map((r) => [r.reference, r.overage])).toEqual([['g', 0], ['record:1', 0], ['record:2', 0], ['record:3', 1]]);
+    expect(await balance(t.pool, ws)).toBe(-1);
+  });
+
+  it('writes nothing of a call it refuses, even when the caller carries on and commits', async () => {
+    const ws = await workspace();
+    await grantCredits(t.pool, ws, 3, 'shared-ref');
+    await withTransaction(t.pool, async (client) => {
+      await expect(
+        chargeMany(client, ws, [{ amount: 1, reference: 'record:a' }, { amount: 1, reference: 'shared-ref' }, { amount: 1, reference: 'record:b' }]),
+      ).rejects.toThrow(/shared-ref is already in the ledger as a grant/);
+    });
+    expect(await ledger(ws)).toEqual([{ kind: 'grant', amount: 3, overage: 0, reference: 'shared-ref' }]);
+    expect(await balance(t.pool, ws)).toBe(3);
+  });
+
   it('counts 20 concurrent charges with distinct references exactly, with exact overage', async () => {
     const ws = await workspace();
     await grantCredits(t.pool, ws, 10, 'g');

@@ -177,10 +177,19 @@ export async function chargeMany(
   }
   await lockWorkspace(client, workspaceId);
   const before = await readStatus(client, workspaceId);
-  const references = [...byReference.keys()];
+  const refusing = before.paused && options.whenPaused === 'refuse';
+  if (!refusing) {
+    // The usual case (a worker's chunk, a tool call): none of the references is in the ledger yet.
+    // Insert them all and let the unique key say otherwise, instead of looking each one up first.
+    const rows = ledgerRows([...byReference.values()], before.balance);
+    const inserted = await insertCharges(client, workspaceId, rows);
+    if (inserted.length === rows.length) return chargeResult(before, inserted, []);
+    // Some were: take this insert back (the lock is still ours) and decide with the ledger in hand.
+    await removeCharges(client, workspaceId, inserted.map((r) => r.id));
+  }
   const { rows: existing } = await client.query<{ reference: string; kind: string; amount: number }>(
     'SELECT reference, kind, amount FROM credit_ledger WHERE workspace_id = $1 AND reference = ANY($2::text[])',
-    [workspaceId, references],
+    [workspaceId, [...byReference.keys()]],
   );
   for (const row of existing) {
     const item = byReference.get(row.reference)!;
@@ -192,11 +201,33 @@ export async function chargeMany(
   }
   const duplicates = existing.map((r) => r.reference);
   const fresh = [...byReference.values()].filter((i) => !duplicates.includes(i.reference));
-  if (fresh.length === 0 || (before.paused && options.whenPaused === 'refuse')) {
+  if (fresh.length === 0 || refusing) {
     return { charged: 0, overage: 0, duplicates, refused: fresh.length > 0, status: before };
   }
-  let running = before.balance;
-  const rows = fresh.map((item) => {
+  const rows = ledgerRows(fresh, before.balance);
+  const inserted = await insertCharges(client, workspaceId, rows);
+  if (inserted.length !== rows.length) {
+    // Every writer takes the lock first, so this means a writer that bypassed this module.
+    throw new CreditError(`ledger of workspace ${workspaceId} changed under the credit lock (a writer outside @loupe/credits?)`);
+  }
+  return chargeResult(before, inserted, duplicates);
+}
+
+interface LedgerRow {
+  id: string;
+  amount: number;
+  overage: number;
+  reference: string;
+  description: string | null;
+  api_key_id: string | null;
+  oauth_client_id: string | null;
+  tool: string | null;
+}
+
+/** Charge entries in order, each one's overage being the part the running balance does not cover. */
+function ledgerRows(items: readonly ChargeItem[], balanceBefore: number): LedgerRow[] {
+  let running = balanceBefore;
+  return items.map((item) => {
     const covered = Math.min(item.amount, Math.max(running, 0));
     running -= item.amount;
     return {
@@ -204,22 +235,36 @@ export async function chargeMany(
       api_key_id: item.usage?.apiKeyId ?? null, oauth_client_id: item.usage?.oauthClientId ?? null, tool: item.usage?.tool ?? null,
     };
   });
-  const { rows: inserted } = await client.query<{ amount: number; overage: number }>(
+}
+
+/** Inserts the entries whose reference is new and keeps the running balance; answers those inserted. */
+async function insertCharges(client: TxClient, workspaceId: string, rows: LedgerRow[]): Promise<{ id: string; amount: number; overage: number }[]> {
+  const { rows: inserted } = await client.query<{ id: string; amount: number; overage: number }>(
     `WITH entries AS (
        INSERT INTO credit_ledger (id, workspace_id, kind, amount, overage, reference, description, api_key_id, oauth_client_id, tool)
        SELECT r.id, $1, 'charge', r.amount, r.overage, r.reference, r.description, r.api_key_id, r.oauth_client_id, r.tool
          FROM json_to_recordset($2::json) AS r(id text, amount int, overage int, reference text, description text,
                                               api_key_id text, oauth_client_id text, tool text)
        ON CONFLICT (workspace_id, reference) DO NOTHING
-       RETURNING amount, overage),
+       RETURNING id, amount, overage),
      kept AS (UPDATE workspaces SET credit_balance = credit_balance + (SELECT COALESCE(SUM(amount), 0) FROM entries) WHERE id = $1)
-     SELECT amount, overage FROM entries`,
+     SELECT id, amount, overage FROM entries`,
     [workspaceId, JSON.stringify(rows)],
   );
-  if (inserted.length !== rows.length) {
-    // Every writer takes the lock first, so this means a writer that bypassed this module.
-    throw new CreditError(`ledger of workspace ${workspaceId} changed under the credit lock (a writer outside @loupe/credits?)`);
-  }
+  return inserted;
+}
+
+/** Undoes `insertCharges` inside the same transaction, balance included. */
+async function removeCharges(client: TxClient, workspaceId: string, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await client.query(
+    `WITH gone AS (DELETE FROM credit_ledger WHERE workspace_id = $1 AND id = ANY($2::text[]) RETURNING amount)
+     UPDATE workspaces SET credit_balance = credit_balance - (SELECT COALESCE(SUM(amount), 0) FROM gone) WHERE id = $1`,
+    [workspaceId, ids],
+  );
+}
+
+function chargeResult(before: CreditStatus, inserted: { amount: number; overage: number }[], duplicates: string[]): ChargeResult {
   const charged = inserted.reduce((sum, r) => sum - r.amount, 0);
   const overage = inserted.reduce((sum, r) => sum + r.overage, 0);
   const after = before.balance - charged;
@@ -240,21 +285,37 @@ export async function chargeMany(
 export async function chargeWhileCovered(client: TxClient, workspaceId: string, items: readonly ChargeItem[]): Promise<Set<string>> {
   await lockWorkspace(client, workspaceId);
   const status = await readStatus(client, workspaceId);
+  const decide = (inLedger: Set<string>) => {
+    const charged = new Set(inLedger);
+    const covered: ChargeItem[] = [];
+    let running = status.balance;
+    for (const item of items) {
+      if (charged.has(item.reference) || isPaused(running, status.planId, status.overageAllowed)) continue;
+      covered.push(item);
+      charged.add(item.reference);
+      running -= item.amount;
+    }
+    return { charged, covered };
+  };
+  // The usual case: no reference is in the ledger yet, so insert and let the unique key say otherwise.
+  const first = decide(new Set());
+  if (first.covered.length === 0) return first.charged;
+  const inserted = await insertCharges(client, workspaceId, ledgerRows(first.covered, status.balance));
+  if (inserted.length === first.covered.length) return first.charged;
+  // A retried call's reference was: take this insert back (the lock is still ours) and decide with the ledger in hand.
+  await removeCharges(client, workspaceId, inserted.map((r) => r.id));
   const { rows: existing } = await client.query<{ reference: string }>(
     "SELECT reference FROM credit_ledger WHERE workspace_id = $1 AND kind = 'charge' AND reference = ANY($2::text[])",
     [workspaceId, items.map((i) => i.reference)],
   );
-  const charged = new Set(existing.map((r) => r.reference));
-  const covered: ChargeItem[] = [];
-  let running = status.balance;
-  for (const item of items) {
-    if (charged.has(item.reference) || isPaused(running, status.planId, status.overageAllowed)) continue;
-    covered.push(item);
-    charged.add(item.reference);
-    running -= item.amount;
+  const second = decide(new Set(existing.map((r) => r.reference)));
+  if (second.covered.length > 0) {
+    const again = await insertCharges(client, workspaceId, ledgerRows(second.covered, status.balance));
+    if (again.length !== second.covered.length) {
+      throw new CreditError(`ledger of workspace ${workspaceId} changed under the credit lock (a writer outside @loupe/credits?)`);
+    }
   }
-  if (covered.length) await chargeMany(client, workspaceId, covered);
-  return charged;
+  return second.charged;
 }
 
 /** One charge inside the caller's transaction; see `chargeMany`. */
@@ -345,11 +406,13 @@ export interface WorkspaceStanding extends CreditStatus {
 
 /** What decides whether an MCP tool call may run: credits, plan, and where the data lives. One query. */
 export async function workspaceStanding(db: TxClient | pg.Pool, workspaceId: string): Promise<WorkspaceStanding | undefined> {
-  const { rows } = await db.query<{ balance: number; plan_id: string | null; overage_allowed: boolean | null; local: boolean }>(
-    `SELECT w.credit_balance AS balance, w.plan_id, p.overage_allowed, w.local_data_storage AS local
-       FROM workspaces w LEFT JOIN plans p ON p.id = w.plan_id WHERE w.id = $1`,
-    [workspaceId],
-  );
+  // Named, so each connection parses and plans it once: it runs before every tool call.
+  const { rows } = await db.query<{ balance: number; plan_id: string | null; overage_allowed: boolean | null; local: boolean }>({
+    name: 'credits-workspace-standing',
+    text: `SELECT w.credit_balance AS balance, w.plan_id, p.overage_allowed, w.local_data_storage AS local
+             FROM workspaces w LEFT JOIN plans p ON p.id = w.plan_id WHERE w.id = $1`,
+    values: [workspaceId],
+  });
   const row = rows[0];
   if (!row) return undefined;
   const balance = Number(row.balance);
