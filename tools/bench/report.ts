@@ -1,7 +1,9 @@
 import os from 'node:os';
 import { cpuLine, type IngestFigures } from './ingest';
 import type { PipelineFigures } from './pipeline';
+import type { McpFigures } from './mcp';
 import type { SoakFigures } from './soak';
+import type { TokenFigures } from './token';
 
 interface Series {
   name: string;
@@ -39,6 +41,23 @@ function panel(title: string, unit: string, series: Series[], top: number, width
   ].join('\n');
 }
 
+/** Horizontal bars with their values: one bar per labelled figure. */
+function bars(title: string, unit: string, items: Array<{ label: string; value: number; color: string }>, top: number, width: number): string {
+  const left = 230;
+  const barW = width - left - 90;
+  const max = Math.max(1, ...items.map((i) => i.value));
+  const rows = items.map((item, i) => {
+    const y = top + 30 + i * 24;
+    const w = (item.value / max) * barW;
+    return `<text x="${left - 8}" y="${y + 13}" text-anchor="end" font-size="12">${item.label}</text>` +
+      `<rect x="${left}" y="${y}" width="${w.toFixed(1)}" height="18" fill="${item.color}"/>` +
+      `<text x="${(left + w + 6).toFixed(1)}" y="${y + 13}" font-size="12">${Math.round(item.value)} ${unit}</text>`;
+  });
+  return [`<text x="${left}" y="${top + 14}" font-size="14" font-weight="bold">${title}</text>`, ...rows].join('\n');
+}
+
+const barsHeight = (n: number) => 40 + n * 24;
+
 /** Cumulative counts at the end of each second → counts per second. */
 function perSecondOf(timeline: { second: number; accepted: number; processed: number }[]) {
   return timeline.map((p, i) => {
@@ -47,7 +66,7 @@ function perSecondOf(timeline: { second: number; accepted: number; processed: nu
   });
 }
 
-export function chartSvg(ingest: IngestFigures, pipeline: PipelineFigures, soak: SoakFigures): string {
+export function chartSvg(ingest: IngestFigures, pipeline: PipelineFigures, soak: SoakFigures, mcp: McpFigures, token: TokenFigures): string {
   const width = 760;
   const h = 220;
   const perSecond = perSecondOf(pipeline.timeline);
@@ -72,10 +91,73 @@ export function chartSvg(ingest: IngestFigures, pipeline: PipelineFigures, soak:
       { name: 'processed (sources)', color: '#2ca02c', points: perSecondOf(soak.timeline).map((p) => [p.s, p.processed]) },
     ], 4 * h + 40, width, h),
   ];
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${5 * h + 60}" font-family="sans-serif">\n<rect width="100%" height="100%" fill="white"/>\n${body.join('\n')}\n</svg>\n`;
+  const mcpBars = mcp.scenarios.map((s) => ({ label: `${s.tool}, ${SIDE_LABELS[s.side]}`, value: s.callsPerSecond, color: s.side === 'bare' ? '#aaa' : '#ff7f0e' }));
+  const tokenBars = [
+    { label: 'Loupe refresh grants', value: token.ours.refreshesPerSecond, color: '#ff7f0e' },
+    { label: 'oidc-provider, in memory', value: token.bare.refreshesPerSecond, color: '#aaa' },
+  ];
+  let top = 5 * h + 60;
+  body.push(bars(`MCP tools/call, ${mcp.clients} clients (bench:mcp)`, 'calls/s', mcpBars, top, width));
+  top += barsHeight(mcpBars.length) + 10;
+  body.push(bars(`Token endpoint: refresh grants, ${token.clients} clients (bench:token)`, '/s', tokenBars, top, width));
+  top += barsHeight(tokenBars.length) + 10;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${top}" font-family="sans-serif">\n<rect width="100%" height="100%" fill="white"/>\n${body.join('\n')}\n</svg>\n`;
 }
 
-export function reportMarkdown(ingest: IngestFigures, pipeline: PipelineFigures, soak: SoakFigures, machine: string, date: string, chartFile: string): string {
+const SIDE_LABELS = { bare: 'bare SDK server', key: 'Loupe, API key', bearer: 'Loupe, OAuth bearer' } as const;
+const ms = (v: number) => (Math.round(v * 10) / 10).toString();
+const cpuMs = (v: number | undefined) => (v === undefined ? '–' : (v / 1000).toFixed(2));
+
+function mcpMarkdown(f: McpFigures): string {
+  const bareOf = (tool: string) => f.scenarios.find((s) => s.tool === tool && s.side === 'bare')!.callsPerSecond;
+  const rows = f.scenarios.map((s) =>
+    `| \`${s.tool}\` | ${SIDE_LABELS[s.side]} | ${Math.round(s.callsPerSecond)} | ${s.side === 'bare' ? '' : (Math.round((s.callsPerSecond / bareOf(s.tool)) * 100) / 100).toString()} | ${ms(s.p50)} ms | ${ms(s.p99)} ms | ${cpuMs(s.cpu.serviceMs)} + ${cpuMs(s.cpu.postgresMs)} + ${cpuMs(s.cpu.benchMs)} | ${s.errors} |`);
+  const fixed = f.fixed.map((x) => `| \`${x.tool}\` | ${SIDE_LABELS[x.side]} | ${ms(x.p50)} ms | ${ms(x.p99)} ms | ${ms(x.max)} ms | ${x.errors} |`);
+  const phases = f.phases.map((p) => {
+    const v = p.phases;
+    return `| \`${p.tool}\`, ${SIDE_LABELS[p.side]} | ${[v.auth, v.limits, v.build, v.standing, v.tool, v.charge, v.serialisation, v.server].map((n) => n.toFixed(2)).join(' | ')} |`;
+  });
+  return `## MCP (\`npm run bench:mcp\`)
+
+\`tools/call\` by ${f.clients} clients, ${f.rounds} alternating rounds of ${f.seconds} s per scenario. Ours is \`npm start\` (authenticated, rate-limited, charged 1 credit per call); the bare server is the MCP SDK's stateless server with no auth and no database, answering the same payloads.
+
+| tool | server | calls/s | of bare | p50 | p99 | CPU per call, ms: server + PostgreSQL + load generator | errors |
+|---|---|---|---|---|---|---|---|
+${rows.join('\n')}
+
+Target: ours ≥ 0.5 of bare.
+
+At a fixed 100 requests/s (latency from the scheduled send; target p99 < 25 ms):
+
+| tool | server | p50 | p99 | max | errors |
+|---|---|---|---|---|---|
+${fixed.join('\n')}
+
+Where our time goes (mean ms per call, from the service's \`loupe_mcp_request_phase_seconds\`; auth and limits run side by side; the charge waits for the workspace's shared charge transaction):
+
+| | auth | limits | build | standing | tool | charge | serialisation | server total |
+|---|---|---|---|---|---|---|---|---|
+${phases.join('\n')}
+`;
+}
+
+function tokenMarkdown(f: TokenFigures): string {
+  const side = (name: string, s: TokenFigures['ours']) =>
+    `| ${name} | ${Math.round(s.refreshesPerSecond)} | ${ms(s.p50)} ms | ${ms(s.p99)} ms | ${cpuMs(s.cpu.serviceMs)} + ${cpuMs(s.cpu.postgresMs)} | ${s.errors} |`;
+  return `## Token endpoint (\`npm run bench:token\`)
+
+Refresh grants (each client refreshing its own token family with the token it was just given), ${f.clients} clients, ${f.rounds} alternating rounds of ${f.seconds} s, scope \`${f.scope}\`.
+
+| | refreshes/s | p50 | p99 | CPU per refresh, ms: server + PostgreSQL | errors |
+|---|---|---|---|---|---|
+${side('Loupe (`npm start`, PostgreSQL adapter, rate limits)', f.ours)}
+${side('oidc-provider, in-memory adapter', f.bare)}
+
+Ratio: **${f.ratio}** (target ≥ 0.5).${f.database ? ` Our service sends PostgreSQL ${f.database.statementsPerRefresh} statements per refresh.` : ''}
+`;
+}
+
+export function reportMarkdown(ingest: IngestFigures, pipeline: PipelineFigures, soak: SoakFigures, mcp: McpFigures, token: TokenFigures, machine: string, date: string, chartFile: string): string {
   return `# Benchmark report
 
 Date: ${date}
@@ -127,6 +209,8 @@ ${soak.drainSeconds === undefined ? 'The backlog did not drain within the timeou
 Batch latency from its 202 to COMPLETE: p50 ${soak.batchLatency.p50Ms} ms, p99 ${soak.batchLatency.p99Ms} ms, max ${soak.batchLatency.maxMs} ms (${soak.batchLatency.batches} batches).
 CPU per 1,000 records over the soak (sending and processing): ${cpuLine(soak.cpu, 'soak')}.
 
+${mcpMarkdown(mcp)}
+${tokenMarkdown(token)}
 ![records/s and latency over the run](${chartFile})
 `;
 }

@@ -2,19 +2,25 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { printIngest, runIngestBench } from './ingest';
 import { machine } from './lib';
+import { printMcp, runMcpBench } from './mcp';
 import { printPipeline, runPipelineBench } from './pipeline';
 import { chartSvg, reportMarkdown } from './report';
 import { printSoak, runSoakBench } from './soak';
+import { printToken, runTokenBench } from './token';
 
-// `npm run bench`: ingest, pipeline and soak, then tools/bench/reports/latest.md and latest.svg.
+// `npm run bench`: ingest, pipeline, soak, MCP and token endpoint, then tools/bench/reports/latest.md and latest.svg.
 const ingest = await runIngestBench();
 printIngest(ingest);
 const pipeline = await runPipelineBench();
 printPipeline(pipeline);
 const soak = await runSoakBench();
 printSoak(soak);
+const mcp = await runMcpBench();
+printMcp(mcp);
+const token = await runTokenBench();
+printToken(token);
 const dir = path.join(import.meta.dirname, 'reports');
 await mkdir(dir, { recursive: true });
-await writeFile(path.join(dir, 'latest.svg'), chartSvg(ingest, pipeline, soak));
-await writeFile(path.join(dir, 'latest.md'), reportMarkdown(ingest, pipeline, soak, machine(), new Date().toISOString(), 'latest.svg'));
+await writeFile(path.join(dir, 'latest.svg'), chartSvg(ingest, pipeline, soak, mcp, token));
+await writeFile(path.join(dir, 'latest.md'), reportMarkdown(ingest, pipeline, soak, mcp, token, machine(), new Date().toISOString(), 'latest.svg'));
 console.log(`report: ${path.relative(process.cwd(), path.join(dir, 'latest.md'))}`);
