@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '@loupe/db';
 import { accessibilityViolations, launchChromium, saveScreenshot } from '@loupe/browser-testing';
 import { startTestIdp, type TestIdp } from '@loupe/auth-server/testing';
-import { latestCodeFor, startCallbackServer } from './callback-server';
+import { signInWithLoggedCode, startCallbackServer } from './callback-server';
 import { startProcess, type Started } from './process';
 
 // The account pages of `npm start` in a real Chromium, and what they change seen from the MCP
@@ -69,18 +69,7 @@ describe('account pages', () => {
     await saveScreenshot(page, `account-${name}`);
   }
 
-  async function signIn(page: Page, email: string) {
-    await page.getByLabel('Work email').fill(email);
-    await page.getByRole('button', { name: 'Email me a code' }).click();
-    await page.getByLabel('Sign-in code').waitFor();
-    let code: string | undefined;
-    for (let i = 0; i < 50 && !code; i++) {
-      code = latestCodeFor(service.output(), email);
-      if (!code) await new Promise((r) => setTimeout(r, 100));
-    }
-    await page.getByLabel('Sign-in code').fill(code!);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-  }
+  const signIn = (page: Page, email: string) => signInWithLoggedCode(page, email, () => service.output());
 
   /** The link of the newest invitation mail to `email`, from the local outbox lines of the log. */
   function invitationLink(email: string): string | undefined {

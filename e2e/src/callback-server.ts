@@ -1,3 +1,4 @@
+import type { Page } from 'playwright-core';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -40,4 +41,21 @@ export function latestCodeFor(log: string, email: string): string | undefined {
     }
   }
   return code;
+}
+
+/** Fills the sign-in page with `email` and the code the service logged for it, and submits. */
+export async function signInWithLoggedCode(page: Page, email: string, log: () => string, onStep?: (step: 'sign-in' | 'code') => Promise<void>) {
+  await page.getByLabel('Work email').fill(email);
+  await onStep?.('sign-in');
+  await page.getByRole('button', { name: 'Email me a code' }).click();
+  await page.getByLabel('Sign-in code').waitFor();
+  await onStep?.('code');
+  let code: string | undefined;
+  for (let i = 0; i < 50 && !code; i++) {
+    code = latestCodeFor(log(), email);
+    if (!code) await new Promise((r) => setTimeout(r, 100));
+  }
+  if (!code) throw new Error(`no sign-in code for ${email} in the service log`);
+  await page.getByLabel('Sign-in code').fill(code);
+  await page.getByRole('button', { name: 'Sign in' }).click();
 }

@@ -1,7 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import type { Browser, Page } from 'playwright-core';
 import { openPage } from '@loupe/browser-testing';
-import { latestCodeFor, type startCallbackServer } from './callback-server';
+import { signInWithLoggedCode, type startCallbackServer } from './callback-server';
 import type { Started } from './process';
 
 type Callbacks = Awaited<ReturnType<typeof startCallbackServer>>;
@@ -39,21 +39,7 @@ export async function registerOAuthClient(service: Started, callbacks: Callbacks
   }
 
   /** Fills the sign-in page with `email` and the code the service printed for it. */
-  async function signIn(page: Page, email: string, onStep?: (step: 'sign-in' | 'code') => Promise<void>) {
-    await page.getByLabel('Work email').fill(email);
-    await onStep?.('sign-in');
-    await page.getByRole('button', { name: 'Email me a code' }).click();
-    await page.getByLabel('Sign-in code').waitFor();
-    await onStep?.('code');
-    let code: string | undefined;
-    for (let i = 0; i < 50 && !code; i++) {
-      code = latestCodeFor(service.output(), email);
-      if (!code) await new Promise((r) => setTimeout(r, 100));
-    }
-    if (!code) throw new Error(`no sign-in code for ${email} in the service log`);
-    await page.getByLabel('Sign-in code').fill(code);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-  }
+  const signIn = (page: Page, email: string, onStep?: (step: 'sign-in' | 'code') => Promise<void>) => signInWithLoggedCode(page, email, service.output, onStep);
 
   async function exchange(callback: URL, verifier: string, state: string) {
     const params = oauth.validateAuthResponse(as, client, callback, state);

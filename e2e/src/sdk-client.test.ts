@@ -13,7 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '@loupe/db';
 import { accessibilityViolations, launchChromium, openPage, saveScreenshot } from '@loupe/browser-testing';
-import { latestCodeFor, startCallbackServer } from './callback-server';
+import { signInWithLoggedCode, startCallbackServer } from './callback-server';
 import { startProcess, type Started } from './process';
 import { createTestCa, type TestCa } from './test-ca';
 
@@ -55,17 +55,7 @@ describe('real OAuth clients against npm start', () => {
 
   /** Signs up on the real pages with the emailed code, creates the first workspace, approves; the callback. */
   async function signUpAndApprove(page: Page, email: string, workspace: string, clientName: string, shot: string, onConsent?: () => Promise<void>) {
-    await page.getByLabel('Work email').fill(email);
-    await page.getByRole('button', { name: 'Email me a code' }).click();
-    await page.getByLabel('Sign-in code').waitFor();
-    let code: string | undefined;
-    for (let i = 0; i < 50 && !code; i++) {
-      code = latestCodeFor(service.output(), email);
-      if (!code) await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(code, 'the sign-in code is printed in the service log').toMatch(/^\d{6}$/);
-    await page.getByLabel('Sign-in code').fill(code!);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInWithLoggedCode(page, email, () => service.output());
     await page.getByLabel('Workspace name').fill(workspace);
     await page.getByRole('button', { name: 'Create workspace' }).click();
     await page.getByRole('heading', { name: `Connect ${clientName} to ${workspace}?` }).waitFor();

@@ -18,7 +18,7 @@ import { createApiKey } from '@loupe/api-keys';
 import { grantCredits } from '@loupe/credits';
 import { newId } from '@loupe/db';
 import { cpuMeter, type CpuPerThousand } from './cpu';
-import { machine, percentile, round, startBenchService, type BenchTarget } from './lib';
+import { machine, percentile, postOnce, round, startBenchService, type BenchTarget } from './lib';
 
 type Tool = 'get_products' | 'read_source';
 type Side = 'bare' | 'key' | 'bearer';
@@ -77,22 +77,8 @@ interface Target {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
-function post(target: Target, body: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(target.url, {
-      method: 'POST',
-      agent,
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': Buffer.byteLength(body), ...target.headers() },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const post = (target: Target, body: string) =>
+  postOnce(target.url, agent, { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...target.headers() }, body);
 
 const ok = (r: { status: number; text: string }) => r.status === 200 && !r.text.includes('"isError":true') && r.text.includes('"result"');
 

@@ -20,7 +20,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { cpuMeter, type CpuPerThousand } from './cpu';
-import { machine, percentile, round, startBenchService, type BenchTarget } from './lib';
+import { machine, percentile, postOnce, round, startBenchService, type BenchTarget } from './lib';
 import { bareFamilySupplier, loupeFamilySupplier, type Family, type OAuthClient } from './token-families';
 
 type Side = 'ours' | 'bare';
@@ -65,21 +65,8 @@ export interface TokenFigures {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
-function postForm(url: URL, form: Record<string, string>): Promise<{ status: number; text: string }> {
-  const body = new URLSearchParams(form).toString();
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, {
-      method: 'POST', agent, headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const postForm = (url: URL, form: Record<string, string>) =>
+  postOnce(url, agent, { 'content-type': 'application/x-www-form-urlencoded' }, new URLSearchParams(form).toString());
 
 /** One refresh of `family` with its newest token; on success the family holds the new tokens. */
 async function refresh(tokenUrl: URL, family: Family): Promise<{ ok: true } | { ok: false; answer: string }> {
