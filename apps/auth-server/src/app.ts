@@ -114,6 +114,7 @@ async function build(deps: AuthAppDeps): Promise<AuthRuntime> {
       trustProxy: deps.trustProxy ?? secure,
       fetchSettings: deps.fetchSettings,
       accessTokenTtlSeconds: deps.accessTokenTtlSeconds,
+      log: deps.log,
       renderError: (ctx, out) => {
         ctx.type = 'html';
         ctx.body = renderOAuthErrorHtml(out);

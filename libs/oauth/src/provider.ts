@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { Provider, errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type pg from 'pg';
 import { newId } from '@loupe/db';
-import { isDatabaseUnavailable, type Clock } from '@loupe/http';
+import { isDatabaseUnavailable, type Clock, type Logger } from '@loupe/http';
 import { createSafeFetch, type SafeFetchSettings } from '@loupe/safe-fetch';
 import { createAdapterClass, inTokenTransaction } from './adapter';
 import { isOurResource } from './client-rules';
@@ -35,6 +35,8 @@ export interface OAuthProviderDeps {
   fetchSettings?: SafeFetchSettings;
   /** Access-token lifetime in seconds (config ACCESS_TOKEN_TTL_SECONDS); the spec's hour when absent. */
   accessTokenTtlSeconds?: number;
+  /** Where a client metadata document that could not be fetched is reported, with its cause (the page only says it failed). */
+  log?: Logger;
 }
 
 export const mcpResourceUrl = (issuer: string) => `${issuer}/api/mcp`;
@@ -81,7 +83,7 @@ export function knownClientMetadata(issuer: string, c: (typeof KNOWN_CLIENTS)[nu
 }
 
 /** A WHATWG fetch for oidc-provider that goes through our SSRF-safe fetcher with the spec's caps. */
-function metadataDocumentFetch(settings: SafeFetchSettings | undefined) {
+function metadataDocumentFetch(settings: SafeFetchSettings | undefined, log: Logger | undefined) {
   const safeFetch = createSafeFetch({
     ...settings,
     userAgent: 'Loupe/1.0 (+client metadata document fetcher)',
@@ -100,6 +102,7 @@ function metadataDocumentFetch(settings: SafeFetchSettings | undefined) {
       res = await safeFetch.bytes(target, { maxBytes: CLIENT_METADATA_FETCH.maxBytes, followRedirects: false, headers: { accept: 'application/json' } });
       failures.delete(target);
     } catch (error) {
+      log?.warn({ err: error, clientId: target }, 'client metadata document could not be fetched');
       if (failures.size > 1000) failures.clear();
       failures.set(target, { at: Date.now(), error });
       throw error;
@@ -202,7 +205,7 @@ export async function createOAuthProvider(deps: OAuthProviderDeps): Promise<Prov
         allowFetch: async (_ctx: unknown, id: string) => !id.startsWith(ownClientPrefix),
       },
     } as Configuration['features'],
-    fetch: metadataDocumentFetch(deps.fetchSettings) as never,
+    fetch: metadataDocumentFetch(deps.fetchSettings, deps.log) as never,
     fetchResponseBodyLimits: { 'client_id metadata document': CLIENT_METADATA_FETCH.maxBytes } as never,
     ttl: {
       AccessToken: accessTokenTtl,
