@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type pg from 'pg';
+import { CookieJar } from '@loupe/auth-server/testing';
 
 /**
  * A person in a browser without JavaScript, against `npm start`: keeps cookies, follows same-host
@@ -7,27 +8,16 @@ import type pg from 'pg';
  * as X-Forwarded-For (loopback is a trusted proxy by default), so each person has their own per-IP limits.
  */
 export class WebPerson {
-  private cookies = new Map<string, string>();
+  private jar = new CookieJar();
   constructor(readonly base: string, readonly pool: pg.Pool, readonly email: string, readonly ip = '10.9.0.1') {}
 
-  private store(res: Response) {
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const eq = pair!.indexOf('=');
-      const name = pair!.slice(0, eq).trim();
-      const value = pair!.slice(eq + 1).trim();
-      if (value === '' || /expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-  }
-
   cookieHeader() {
-    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    return this.jar.header();
   }
 
   async get(pathOrUrl: string) {
     const res = await fetch(new URL(pathOrUrl, this.base), { redirect: 'manual', headers: { cookie: this.cookieHeader(), 'x-forwarded-for': this.ip } });
-    this.store(res);
+    this.jar.store(res);
     return res;
   }
 
@@ -38,7 +28,7 @@ export class WebPerson {
       headers: { cookie: this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': this.ip },
       body: new URLSearchParams(form),
     });
-    this.store(res);
+    this.jar.store(res);
     return res;
   }
 
