@@ -3,7 +3,7 @@ import { createApiKey } from '@loupe/api-keys';
 import { createPrismaClient, freePort } from '@loupe/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { controlledPostgres, demoFrom, type ControlledPostgres, type Demo } from './cluster';
-import { runTool, startProcess, type Started } from './process';
+import { admin as adminOn, startProcess, type Started } from './process';
 import { exchangeCode, registerClient, WebPerson } from './web-person';
 
 /**
@@ -34,11 +34,7 @@ const note = (row: string, column: string, cell: string) => (matrix.get(row) ?? 
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
-async function admin(...args: string[]) {
-  const r = await runTool('tools/src/admin.ts', args, { DATABASE_URL: pg.url, LOG_LEVEL: 'error' });
-  if (r.code !== 0) throw new Error(`admin ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout;
-}
+const admin = (...args: string[]) => adminOn(pg.url, ...args);
 
 async function rpc(headers: Record<string, string>, method: string, params: Record<string, unknown> = {}) {
   const res = await fetch(`${service.url}/api/mcp`, {

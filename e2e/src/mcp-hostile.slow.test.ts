@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { controlledPostgres, demoFrom, type ControlledPostgres, type Demo } from './cluster';
 import { argumentSweep, mcpRequests, oauthRequests, type HostileRequest, type McpSetup, type OAuthSetup } from './hostile-requests';
-import { runTool, startProcess, type Started } from './process';
+import { admin as adminOn, startProcess, type Started } from './process';
 import { registerClient, WebPerson } from './web-person';
 
 // Hostile input for the MCP endpoint and the authorization server, against the real service process:
@@ -23,11 +23,7 @@ const health = { probes: 0, failures: [] as string[] };
 let probing = true;
 let prober: Promise<void> = Promise.resolve();
 
-async function admin(...args: string[]) {
-  const r = await runTool('tools/src/admin.ts', args, { DATABASE_URL: pg.url, LOG_LEVEL: 'error' });
-  if (r.code !== 0) throw new Error(`admin ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout;
-}
+const admin = (...args: string[]) => adminOn(pg.url, ...args);
 
 async function send(r: HostileRequest) {
   const res = await fetch(`${service.url}${r.path}`, { method: r.method, headers: r.headers, body: typeof r.body === 'string' || r.body === undefined ? r.body : Buffer.from(r.body), redirect: 'manual' })
