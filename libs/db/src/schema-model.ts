@@ -59,11 +59,29 @@ function nativeType(field: DmmfField): string {
   }
 }
 
+/**
+ * `Unsupported("tsvector")` fields, which the DMMF leaves out (their indexes stay in it): read from the
+ * schema text, model by model, with their `@map` name.
+ */
+function unsupportedFields(prismaSchema: string): Map<string, { name: string; dbName: string; type: string; nullable: boolean }[]> {
+  const found = new Map<string, { name: string; dbName: string; type: string; nullable: boolean }[]>();
+  for (const [, model, body] of prismaSchema.matchAll(/^model\s+(\w+)\s*\{([\s\S]*?)^\}/gm)) {
+    for (const [, name, type, optional, rest] of body!.matchAll(/^\s*(\w+)\s+Unsupported\("([^"]+)"\)(\?)?(.*)$/gm)) {
+      const dbName = /@map\("([^"]+)"\)/.exec(rest!)?.[1] ?? name!;
+      const list = found.get(model!) ?? [];
+      list.push({ name: name!, dbName, type: type!, nullable: optional === '?' });
+      found.set(model!, list);
+    }
+  }
+  return found;
+}
+
 /** What prisma/schema.prisma says the database looks like. */
 export async function schemaFromPrisma(schemaPath: string): Promise<SchemaShape> {
   const prismaSchema = await readFile(schemaPath, 'utf8');
   const dmmf = JSON.parse(wasm.get_dmmf(JSON.stringify({ prismaSchema }))) as Dmmf;
   const enumDbName = new Map(dmmf.datamodel.enums.map((e) => [e.name, e.dbName ?? e.name]));
+  const unsupported = unsupportedFields(prismaSchema);
   const shape: SchemaShape = {};
   for (const model of dmmf.datamodel.models) {
     const columnOf = new Map(model.fields.map((f) => [f.name, f.dbName ?? f.name]));
@@ -74,6 +92,10 @@ export async function schemaFromPrisma(schemaPath: string): Promise<SchemaShape>
       if (f.isList) type += '[]';
       // Prisma creates list columns without NOT NULL.
       columns[f.dbName ?? f.name] = { type, nullable: f.isList ? true : !f.isRequired };
+    }
+    for (const f of unsupported.get(model.name) ?? []) {
+      columnOf.set(f.name, f.dbName);
+      columns[f.dbName] = { type: f.type, nullable: f.nullable };
     }
     const indexes = dmmf.datamodel.indexes
       .filter((i) => i.model === model.name)
