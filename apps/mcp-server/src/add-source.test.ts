@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { call, connectClient, seedWorkspace, startMcpServer, type McpHarness, type Workspace } from './test/harness';
+import { docxBomb, pdfBomb } from './testing/document-bombs';
 
 let h: McpHarness;
 let w: Workspace;
@@ -85,4 +86,34 @@ describe('add_source', () => {
     expect(r.isError).toBe(true);
     expect(r.text).toMatch(/4 MB/);
   });
+
+  // Issue 23 item 1: these parsed on the event loop of the one process, which stalled or died.
+  it.each([
+    ['a PDF whose stream inflates to 50 MB', 'bomb.pdf', () => Promise.resolve(pdfBomb(50))],
+    ['a Word file whose zip inflates to 45 MB', 'bomb.docx', () => docxBomb(45)],
+  ])('%s: a tool error within 5 s, free, while the server keeps answering', async (_what, filename, build) => {
+    const file = (await build()).toString('base64');
+    const balance = async () => (await h.pool.query('SELECT credit_balance FROM workspaces WHERE id = $1', [w.workspaceId])).rows[0].credit_balance as number;
+    const before = await balance();
+    const started = performance.now();
+    let calling = true;
+    const probe = (async () => {
+      let slowest = 0;
+      while (calling) {
+        const t = performance.now();
+        await (await fetch(`${h.url}/.well-known/oauth-protected-resource`)).arrayBuffer();
+        slowest = Math.max(slowest, performance.now() - t);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return slowest;
+    })();
+    const r = await call(client, 'add_source', { project_id: w.projectId, source_type: 'document', file_base64: file, filename });
+    calling = false;
+    const slowest = await probe;
+    expect(r.isError).toBe(true);
+    expect(r.text).toMatch(new RegExp(`^file_base64: ${filename.replace('.', '\\.')} .*Extract its text and send it as content instead\\.$`));
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(slowest).toBeLessThan(250);
+    expect(await balance()).toBe(before);
+  }, 60_000);
 });

@@ -13,6 +13,7 @@ import { enqueue, type Boss, type QueueName } from '@loupe/jobs';
 import type { ThirdPartyGateway } from '@loupe/third-party-mcp';
 import { authenticate, credentialRateKey } from './authenticate';
 import { buildServer } from './server';
+import { createDocumentReader } from './tools/document-text';
 import { timed, type ObservePhase, type ToolContext } from './tool-kit';
 
 export interface McpAppDeps {
@@ -92,6 +93,8 @@ export function createMcpApp(deps: McpAppDeps): Router {
   const router = Router();
   let credentialLimiter = deps.credentialLimiter;
   let charges: ChargeBatcher | undefined;
+  // One document reader per app: its worker slots bound how many untrusted files are parsed at once.
+  const services = { documentText: createDocumentReader(), ...(deps.services ?? {}) };
   const metadata = (_req: unknown, res: Response) => {
     res.setHeader('cache-control', 'public, max-age=3600');
     // Browser-based clients (the MCP Inspector) read it cross-origin.
@@ -172,7 +175,7 @@ export function createMcpApp(deps: McpAppDeps): Router {
           clock,
           log: deps.log ?? (req as Request & { log: Logger }).log,
           schedule: deps.schedule ?? scheduleThrough(deps.services?.boss as Boss | undefined),
-          services: deps.services ?? {},
+          services,
           observePhase: deps.observePhase,
           charges: (charges ??= createChargeBatcher(deps.pool!)),
         }, deps.thirdParty);

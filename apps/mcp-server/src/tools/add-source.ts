@@ -4,7 +4,7 @@ import { newId } from '@loupe/db';
 import type { Boss } from '@loupe/jobs';
 import { NATURES, parseBody, RECORD_TYPES, validateItems } from '@loupe/records';
 import { defineTool, ToolError } from '../tool-kit';
-import { documentText, UnreadableDocumentError } from './document-text';
+import { documentText as processDocumentText, UnreadableDocumentError, type DocumentText } from './document-text';
 
 /** Text per call (spec 8.3): 4 MB; files about 50 MB before base64. */
 export const ADD_SOURCE_LIMITS = { textBytes: 4 * 1024 * 1024, fileBytes: 50 * 1024 * 1024 } as const;
@@ -83,6 +83,8 @@ export const addSource = defineTool({
       if (args.file_base64.length > Math.ceil((ADD_SOURCE_LIMITS.fileBytes * 4) / 3) + 4) throw new ToolError('file_base64 is over about 50 MB: split the file or send its text as content.');
       const bytes = Buffer.from(args.file_base64, 'base64');
       const name = args.filename ?? 'document';
+      // The app passes its reader (its worker slots bound the parses at once); else the process's default.
+      const documentText = (ctx.services.documentText as DocumentText | undefined) ?? processDocumentText;
       try {
         data.content = await documentText(bytes, name, args.mime_type);
       } catch (error) {

@@ -1,35 +1,17 @@
-import JSZip from 'jszip';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import { documentText, UnreadableDocumentError } from './document-text';
+import { docxBomb, docxWith, lyingAboutSizes, pdfBomb, pdfWith } from '../testing/document-bombs';
+import { createDocumentReader, DOCUMENT_LIMITS, documentText, UnreadableDocumentError } from './document-text';
 
-/** A one-page PDF with a text layer, built by hand (objects, then an xref table with their offsets). */
-function pdfWith(text: string): Buffer {
-  const stream = `BT /F1 18 Tf 72 720 Td (${text}) Tj ET`;
-  const objects = [
-    '<< /Type /Catalog /Pages 2 0 R >>',
-    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
-    `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`,
-    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
-  ];
-  let out = '%PDF-1.4\n';
-  const offsets: number[] = [];
-  objects.forEach((body, i) => {
-    offsets.push(out.length);
-    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
-  });
-  const xref = out.length;
-  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
-  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return Buffer.from(out, 'latin1');
-}
-
-async function docxWith(paragraph: string): Promise<Buffer> {
-  const zip = new JSZip();
-  zip.file('[Content_Types].xml', '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>');
-  zip.file('_rels/.rels', '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>');
-  zip.file('word/document.xml', `<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>${paragraph}</w:t></w:r></w:p></w:body></w:document>`);
-  return zip.generateAsync({ type: 'nodebuffer' });
+/** Runs `fn` and answers how long it took and the longest the event loop was blocked meanwhile. */
+async function blocking<T>(fn: () => Promise<T>): Promise<{ ms: number; maxDelayMs: number; outcome: T | Error }> {
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  histogram.enable();
+  const started = performance.now();
+  const outcome = await fn().catch((e: Error) => e);
+  const ms = performance.now() - started;
+  histogram.disable();
+  return { ms, maxDelayMs: histogram.max / 1e6, outcome };
 }
 
 describe('documentText', () => {
@@ -45,5 +27,52 @@ describe('documentText', () => {
     expect(await documentText(Buffer.from('# Survey\nResults'), 'survey.md')).toBe('# Survey\nResults');
     await expect(documentText(Buffer.from([0, 1, 2, 255]), 'deck.key')).rejects.toBeInstanceOf(UnreadableDocumentError);
     await expect(documentText(Buffer.from('%PDF-1.4 broken'), 'broken.pdf')).rejects.toThrow(/not a readable PDF/);
+  });
+
+  // Issue 23 item 1: a small upload that inflates to tens of MB used to be parsed on the event loop
+  // of the one process (a 45 MB document.xml ran it out of heap; 10 MB stalled every request 8 s).
+  describe('document bombs cost their caller a refusal, never the service', () => {
+    it('a Word document whose zip inflates hundreds of times is refused from its directory, at once', async () => {
+      const bomb = await docxBomb(45);
+      expect(bomb.length).toBeLessThan(300 * 1024);
+      const { ms, maxDelayMs, outcome } = await blocking(() => documentText(bomb, 'bomb.docx'));
+      expect(outcome).toBeInstanceOf(UnreadableDocumentError);
+      expect((outcome as Error).message).toMatch(/^bomb\.docx inflates word\/document\.xml \d+ times .*zip bomb/);
+      expect(ms).toBeLessThan(5000);
+      expect(maxDelayMs).toBeLessThan(150);
+    }, 60_000);
+
+    it('a Word bomb that lies about its sizes passes the directory check and is still refused off the event loop', async () => {
+      const bomb = lyingAboutSizes(await docxBomb(12));
+      const { ms, maxDelayMs, outcome } = await blocking(() => documentText(bomb, 'liar.docx'));
+      expect(outcome).toBeInstanceOf(UnreadableDocumentError);
+      expect((outcome as Error).message).toMatch(/^liar\.docx /);
+      expect(ms).toBeLessThan(5000);
+      expect(maxDelayMs).toBeLessThan(150);
+    }, 60_000);
+
+    it('a PDF whose content stream inflates to 50 MB is stopped within 5 s, the event loop free meanwhile', async () => {
+      const bomb = pdfBomb(50);
+      expect(bomb.length).toBeLessThan(256 * 1024);
+      const { ms, maxDelayMs, outcome } = await blocking(() => documentText(bomb, 'bomb.pdf'));
+      expect(outcome).toBeInstanceOf(UnreadableDocumentError);
+      expect((outcome as Error).message).toMatch(/^bomb\.pdf (took longer than|needs more than|holds more than)/);
+      expect(ms).toBeLessThan(5000);
+      expect(maxDelayMs).toBeLessThan(150);
+    }, 60_000);
+
+    it('the reader thread is ended past its time limit and its heap limit, and the next document is read', async () => {
+      const bomb = pdfBomb(50);
+      const quick = createDocumentReader({ ...DOCUMENT_LIMITS, timeoutMs: 300 });
+      await expect(quick(bomb, 'bomb.pdf')).rejects.toThrow(/^bomb\.pdf took longer than 0\.3 s to read, so Loupe stopped/);
+      const small = createDocumentReader({ ...DOCUMENT_LIMITS, heapMb: 48, timeoutMs: 30_000 });
+      await expect(small(bomb, 'bomb.pdf')).rejects.toThrow(/^bomb\.pdf needs more than 48 MB of memory to read, so Loupe stopped/);
+      expect(await small(pdfWith('Still reading'), 'next.pdf')).toBe('## Page 1\n\nStill reading');
+    }, 60_000);
+
+    it('a PDF with more pages than Loupe reads is refused', async () => {
+      await expect(documentText(pdfWith('Page', { pages: 1001 }), 'long.pdf')).rejects.toThrow(/^long\.pdf has 1001 pages; Loupe reads PDFs of at most 1000 pages$/);
+      expect(await documentText(pdfWith('Same page', { pages: 2 }), 'two.pdf')).toBe('## Page 1\n\nSame page\n\n## Page 2\n\nSame page');
+    }, 60_000);
   });
 });
