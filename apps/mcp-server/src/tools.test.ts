@@ -122,6 +122,27 @@ describe('find_sources', () => {
     await c.close();
   });
 
+  it('ranks by relevance with excerpts; read_source from_position starts at the excerpt; "a" finds nothing', async () => {
+    const ws = await seedWorkspace(h, 'Rankers');
+    const c = await connectClient(h, { key: ws.key });
+    const target = await seedSource(h, ws, { title: 'Globex chat', segments: ['Hi', 'Billing question first', 'New hires find the onboarding flow confusing', 'Thanks'] });
+    await seedSource(h, ws, { title: 'Onboarding review', segments: ['We reviewed the onboarding flow with the team'] });
+    await seedSource(h, ws, { title: 'Unrelated', segments: ['Exports are slow'] });
+    const { data } = await call(c, 'find_sources', { query: 'customers struggling with the onboarding flow', limit: 5 });
+    expect(data!.sort).toBe('relevance');
+    expect(data!.items).toHaveLength(2);
+    expect(data!.items[0].title).toBe('Onboarding review'); // title match first
+    const hit = data!.items.find((i: { id: string }) => i.id === target);
+    expect(hit.excerpts[0]).toMatchObject({ position: 2, speaker: 'Ana', snippet: expect.stringContaining('«onboarding» «flow»') });
+    const read = await call(c, 'read_source', { source_id: target, from_position: hit.excerpts[0].position });
+    expect(read.data!.segments[0].text).toBe('New hires find the onboarding flow confusing');
+    expect(read.data!.offset).toBe(2);
+    const a = await call(c, 'find_sources', { query: 'a' });
+    expect(a.isError).toBe(true);
+    expect(a.text).toMatch(/no word to search for/);
+    await c.close();
+  });
+
   it('unknown product or project: the spec\'s errors', async () => {
     expect((await call(client, 'find_sources', { product_id: other.productId })).text).toMatch(/^Product not found/);
     expect((await call(client, 'find_sources', { project_id: other.projectId })).text).toMatch(/^Project not found or access denied/);

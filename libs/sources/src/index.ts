@@ -3,3 +3,9 @@ export { insertSources, createSourceFromRecord, type CreatedSource } from './rep
 export { readSource, READ_LIMITS, SourceReadError, type SourcePage, type SourceSegmentView } from './read';
 export { MAX_SEGMENT_CHARS, splitText } from './text';
 export type { Segment, SegmentKind, SourceDraft, SourceRecord } from './types';
+export { fuseRankings, RRF_K, type FusedSource, type RankedHit } from './fuse';
+export {
+  HIGHLIGHT, lexicalSearch, parseQuery, rankSources, SEARCH_LIMITS, SearchQueryError, searchSources, TITLE_WEIGHT,
+  type FoundSource, type LexicalHit, type LexicalResult, type RankedSource, type SearchExcerpt, type SearchFilters, type SearchPage, type SearchRequest,
+} from './search';
+export { queryShape, type QueryShape } from './search-query';

@@ -1,7 +1,13 @@
 import { z } from 'zod';
+import { HIGHLIGHT, SEARCH_LIMITS, SearchQueryError, searchSources, type SearchPage } from '@loupe/sources';
 import { defineTool, fitToPage, PAGE_CHARS, pageFields, ToolError } from '../tool-kit';
 
-const PAGE_ROWS = 100;
+const excerpt = z.object({
+  position: z.number().describe('Segment position: read_source(source_id, from_position) starts there'),
+  speaker: z.string().nullable(),
+  heading: z.string().nullable(),
+  snippet: z.string().describe(`The segment around the matched words, which stand between ${HIGHLIGHT.start} and ${HIGHLIGHT.stop}`),
+});
 
 const item = z.object({
   id: z.string(),
@@ -14,17 +20,43 @@ const item = z.object({
   participants: z.number().describe('How many participants the source names'),
   segments: z.number(),
   status: z.string(),
+  score: z.number().optional().describe('Relevance (higher is better), with a query'),
+  title_matched: z.boolean().optional(),
+  excerpts: z.array(excerpt).optional().describe('The best-matching segments, best first'),
 });
+
+function digestOf(page: SearchPage, query: string | undefined, shown: number, next: number | undefined): string {
+  if (page.total === 0) {
+    return query
+      ? 'No source matches these words. Try other or fewer words, or remove filters.'
+      : 'No source matches. Widen the search (no filters) or check the product with get_products.';
+  }
+  const total = page.total_is_lower_bound ? `At least ${page.total}` : `${page.total}`;
+  const order = page.sort === 'newest' ? 'newest first' : 'most relevant first';
+  const parts = [`${total} source${page.total === 1 ? '' : 's'} match; showing ${page.offset + 1}–${page.offset + shown}, ${order}.`];
+  if (page.matched === 'some_words') parts.push('No source has all the words: these have some of them, the rarest words weighing most.');
+  if (page.total_is_lower_bound && query) parts.push('The words are common: only the first candidates were ranked; add words or filters to narrow.');
+  if (next !== undefined) parts.push(`More remain: call find_sources again with offset ${next}.`);
+  parts.push(query
+    ? `Excerpts mark matched words ${HIGHLIGHT.start}like this${HIGHLIGHT.stop}; read the context with read_source(source_id, from_position = the excerpt's position).`
+    : 'Read one with read_source(source_id).');
+  return parts.join(' ');
+}
 
 export const findSources = defineTool({
   name: 'find_sources',
   title: 'Find sources',
   description:
     'Search the customer evidence of this workspace (calls, meetings, emails, support conversations, documents) by words in their title or content, ' +
-    'and filter by product, project, source type, nature and date. Newest first. Use it to discover what was ingested before read_source (the content) ' +
-    'or add_signals (record observations from a source). Results are paged: when next_offset is present, call again with offset = next_offset.',
+    'and filter by product, project, source type, nature and date. With a query, results are ranked by relevance (sources with all the words first, ' +
+    'then, when few have them all, sources with some of them; a title match ranks above a body match) and each carries its best-matching excerpts ' +
+    '(segment position, speaker, snippet with the matched words marked); without a query, newest first. Plain sentences work ("customers struggling with onboarding"). ' +
+    'Use it to discover what was ingested before read_source (start at an excerpt with from_position) or add_signals. ' +
+    'Results are paged: when next_offset is present, call again with offset = next_offset.',
   inputSchema: {
-    query: z.string().max(500).optional().describe('Words to look for (web-search syntax: "exact phrase", -exclude, or). Omit to list everything.'),
+    query: z.string().max(500).optional().describe('What to look for: plain words or a sentence; also "exact phrase", -exclude, or. Omit to list everything newest first.'),
+    sort: z.enum(['relevance', 'newest']).optional().describe('relevance (default with a query) or newest (the only order without a query).'),
+    limit: z.number().int().min(1).max(SEARCH_LIMITS.maxLimit).optional().describe(`Sources per page (default ${SEARCH_LIMITS.defaultLimit}, at most ${SEARCH_LIMITS.maxLimit}).`),
     product_id: z.string().max(128).optional().describe('Only sources of this product (from get_products).'),
     project_id: z.string().max(128).optional().describe('Only sources of this project.'),
     source_type: z.string().max(64).optional().describe('e.g. meeting_notes, call_transcription, email_thread, conversation, document.'),
@@ -39,6 +71,9 @@ export const findSources = defineTool({
     returned: z.number(),
     offset: z.number(),
     total: z.number(),
+    total_is_lower_bound: z.boolean().describe('The total counts only the candidates ranked (common words) or stops at 10,000 (listing)'),
+    sort: z.enum(['relevance', 'newest']),
+    matched: z.enum(['all_words', 'some_words', 'none']).optional(),
     next_offset: z.number().optional(),
     cut_to_fit: z.boolean(),
   },
@@ -54,55 +89,26 @@ export const findSources = defineTool({
       const { rowCount } = await ctx.pool.query('SELECT 1 FROM projects WHERE workspace_id = $1 AND id = $2', [ws, args.project_id]);
       if (!rowCount) throw new ToolError(`Project not found or access denied: ${args.project_id}. Call get_products for the projects of each product.`);
     }
-    const where = ['s.workspace_id = $1'];
-    const params: unknown[] = [ws];
-    const add = (sql: string, value: unknown) => {
-      params.push(value);
-      where.push(sql.replaceAll('$?', `$${params.length}`));
-    };
-    if (args.query?.trim()) {
-      add(
-        `(s.title ILIKE '%' || $? || '%' OR to_tsvector('english', s.title) @@ websearch_to_tsquery('english', $?)
-          OR EXISTS (SELECT 1 FROM source_segments g WHERE g.source_id = s.id AND to_tsvector('english', coalesce(g.heading, '') || ' ' || g.text) @@ websearch_to_tsquery('english', $?)))`,
-        args.query.trim(),
-      );
+    const query = args.query?.trim() || undefined;
+    let page: SearchPage;
+    try {
+      page = await searchSources(ctx.pool, ws, {
+        query,
+        sort: query ? args.sort : 'newest',
+        limit: args.limit ?? (query ? SEARCH_LIMITS.defaultLimit : SEARCH_LIMITS.maxLimit),
+        offset: args.offset ?? 0,
+        filters: {
+          productId: args.product_id, projectId: args.project_id, sourceType: args.source_type, nature: args.nature,
+          since: args.since ? new Date(args.since) : undefined, until: args.until ? new Date(args.until) : undefined,
+        },
+      });
+    } catch (err) {
+      if (err instanceof SearchQueryError) throw new ToolError(err.message);
+      throw err;
     }
-    if (args.product_id) add('s.product_id = $?', args.product_id);
-    if (args.project_id) add('$? = ANY (s.project_ids)', args.project_id);
-    if (args.source_type) add('s.type = $?', args.source_type);
-    if (args.nature) add('s.nature = $?', args.nature);
-    if (args.since) add('s.occurred_at >= $?', new Date(args.since));
-    if (args.until) add('s.occurred_at < $?', new Date(args.until));
-    const offset = args.offset ?? 0;
-    const clause = where.join(' AND ');
-    const [{ rows: count }, { rows }] = await Promise.all([
-      ctx.pool.query<{ total: number }>(`SELECT count(*)::int AS total FROM sources s WHERE ${clause}`, params),
-      ctx.pool.query<{ id: string; title: string; type: string; nature: string; occurred_at: Date; product_id: string; project_ids: string[] | null; participants: unknown[]; segment_count: number; status: string }>(
-        `SELECT s.id, s.title, s.type, s.nature, s.occurred_at, s.product_id, s.project_ids, s.participants, s.segment_count, s.status
-           FROM sources s WHERE ${clause} ORDER BY s.occurred_at DESC, s.id DESC LIMIT ${PAGE_ROWS} OFFSET ${offset}`,
-        params,
-      ),
-    ]);
-    const total = count[0]!.total;
-    const candidates = rows.map((r) => ({
-      id: r.id,
-      title: r.title,
-      source_type: r.type,
-      nature: r.nature,
-      occurred_at: r.occurred_at.toISOString(),
-      product_id: r.product_id,
-      project_ids: r.project_ids ?? [],
-      participants: Array.isArray(r.participants) ? r.participants.length : 0,
-      segments: r.segment_count,
-      status: r.status,
-    }));
-    const { kept, cut } = fitToPage(candidates, PAGE_CHARS.withGuidance);
-    const paging = pageFields(offset, kept.length, total);
-    const digest = total === 0
-      ? 'No source matches. Widen the search (fewer words, no filters) or check the product with get_products.'
-      : `${total} source${total === 1 ? '' : 's'} match; showing ${offset + 1}–${offset + kept.length}, newest first.` +
-        (paging.next_offset !== undefined ? ` More remain: call find_sources again with offset ${paging.next_offset}.` : '') +
-        ' Read one with read_source(source_id).';
-    return { digest, items: kept, ...paging, cut_to_fit: cut };
+    const { kept, cut } = fitToPage(page.items, PAGE_CHARS.withGuidance);
+    const paging = pageFields(page.offset, kept.length, page.total);
+    const { items: _items, ...rest } = page;
+    return { ...rest, digest: digestOf(page, query, kept.length, paging.next_offset), items: kept, ...paging, cut_to_fit: cut };
   },
 });

@@ -1,0 +1,442 @@
+import type pg from 'pg';
+import { fuseRankings, type RankedHit } from './fuse';
+import { anyOf, lexemesOf, queryShape, type QueryShape } from './search-query';
+
+type Queryable = Pick<pg.Pool, 'query'>;
+
+/**
+ * Lexical search of a workspace's sources (issue 22).
+ *
+ * Plan: the GIN indexes of `source_segments.search_text` and `sources.search_title` give the matching
+ * rows, joined to their source for the workspace and the filters, and cut at a fixed number of
+ * candidates before anything is ranked (a common word must not rank a million segments). Candidates
+ * are then scored with `ts_rank_cd` (cover density: words close together score higher, so an exact
+ * phrase beats scattered words), a title match counting double a body match.
+ *
+ * Natural language: the query is read by `websearch_to_tsquery` ("phrase", -word, or keep working).
+ * The strict pass wants every word in one segment; when it fills less than the page, the loose pass
+ * takes any of the words and scores each segment by the share of the query's weight it covers (words
+ * weighted by their rarity, read from the column's statistics), so "customers struggling with
+ * onboarding" finds the sources about onboarding even when none says "struggling".
+ */
+
+export interface SearchFilters {
+  productId?: string;
+  projectId?: string;
+  sourceType?: string;
+  nature?: string;
+  since?: Date;
+  until?: Date;
+}
+
+/** One lexical candidate: a segment (or the title, position null) of a source, with its score. */
+export interface LexicalHit extends RankedHit {
+  score: number;
+}
+
+export interface LexicalResult {
+  /** Segment and title hits, best first (the ranked list to fuse with another one). */
+  hits: LexicalHit[];
+  /** all_words: the strict pass; some_words: the loose pass added hits; none: no hit at all. */
+  matched: 'all_words' | 'some_words' | 'none';
+  /** A pass stopped at its candidate cap: more rows match than were ranked. */
+  capped: boolean;
+  /** The tsquery that marks the matched words in excerpts (the loose one when it was used). */
+  highlightQuery: string;
+  /** When each candidate source happened (for `sort: newest`). */
+  occurredAt: Map<string, Date>;
+}
+
+/** Candidate caps: segments and titles ranked per pass, at most. */
+export const SEARCH_LIMITS = {
+  segmentCandidates: 2000,
+  titleCandidates: 500,
+  /** A word in more than this share of segments does not generate loose candidates (it still scores). */
+  commonWordShare: 0.05,
+  /** Sources counted exactly when listing without a query; beyond, the total is a lower bound. */
+  listCount: 10_000,
+  maxLimit: 50,
+  defaultLimit: 10,
+  excerptsPerSource: 3,
+} as const;
+
+/** A title hit counts this many times a body hit of the same strength. */
+export const TITLE_WEIGHT = 2;
+
+export class SearchQueryError extends Error {
+  override name = 'SearchQueryError';
+}
+
+interface Filter {
+  clause: string;
+  params: unknown[];
+}
+
+/** The workspace and filter conditions on `s` (sources), numbered from `$first`. */
+function filterSql(workspaceId: string, f: SearchFilters, first: number): Filter {
+  const where = [`s.workspace_id = $${first}`];
+  const params: unknown[] = [workspaceId];
+  const add = (sql: string, value: unknown) => {
+    params.push(value);
+    where.push(sql.replace('$?', `$${first + params.length - 1}`));
+  };
+  if (f.productId) add('s.product_id = $?', f.productId);
+  if (f.projectId) add('s.project_ids @> ARRAY[$?::text]', f.projectId);
+  if (f.sourceType) add('s.type = $?', f.sourceType);
+  if (f.nature) add('s.nature = $?', f.nature);
+  if (f.since) add('s.occurred_at >= $?', f.since);
+  if (f.until) add('s.occurred_at < $?', f.until);
+  return { clause: where.join(' AND '), params };
+}
+
+// --- word rarity, from the planner's statistics of the segment vectors --------------------------------
+
+interface WordStats {
+  freq: Map<string, number>;
+  /** Share assumed for a word outside the most common elements. */
+  rare: number;
+  at: number;
+}
+const statsCache = new WeakMap<object, WordStats>();
+const STATS_TTL_MS = 5 * 60_000;
+
+async function wordStats(db: Queryable): Promise<WordStats> {
+  const cached = statsCache.get(db);
+  if (cached && Date.now() - cached.at < STATS_TTL_MS) return cached;
+  const { rows } = await db.query<{ elems: string[] | null; freqs: number[] | null }>(
+    `SELECT most_common_elems::text::text[] AS elems, most_common_elem_freqs AS freqs
+       FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'source_segments' AND attname = 'search_text'`,
+  );
+  const freq = new Map<string, number>();
+  let rare = 1e-4;
+  const elems = rows[0]?.elems;
+  const freqs = rows[0]?.freqs;
+  if (elems && freqs) {
+    elems.forEach((e, i) => freq.set(e, freqs[i]!));
+    // The array ends with the minimum, maximum and null frequency; a word not listed is rarer than the minimum.
+    rare = Math.max(1e-6, (freqs[elems.length] ?? 2e-4) / 2);
+  }
+  const stats = { freq, rare, at: Date.now() };
+  statsCache.set(db, stats);
+  return stats;
+}
+
+/** Share of segments holding an operand: its rarest word (a phrase or AND), or the sum (an OR group). */
+function operandShare(operand: string, stats: WordStats): number {
+  const shares = lexemesOf(operand).map((w) => stats.freq.get(w) ?? stats.rare);
+  if (!shares.length) return stats.rare;
+  return operand.includes('|') ? Math.min(1, shares.reduce((a, b) => a + b, 0)) : Math.min(...shares);
+}
+
+// --- the lexical passes ---------------------------------------------------------------------------------
+
+interface PassRow {
+  source_id: string;
+  position: number | null;
+  rank: number;
+  coverage: number;
+  occurred_at: Date;
+}
+
+type Weights = { operands: string[]; weights: number[] };
+
+/** The SQL of a hit's coverage: the summed weights of the operands `vector` matches (1 in the strict pass). */
+function coverageSql(vector: string, weights: Weights | undefined, params: unknown[]): string {
+  if (!weights) return '1';
+  params.push(weights.operands, weights.weights);
+  return `(SELECT coalesce(sum(o.w), 0) FROM unnest($${params.length - 1}::text[], $${params.length}::float8[]) AS o(q, w) WHERE ${vector} @@ o.q::tsquery)`;
+}
+
+async function segmentPass(db: Queryable, workspaceId: string, filters: SearchFilters, match: string, rankBy: string, weights?: Weights): Promise<PassRow[]> {
+  const params: unknown[] = [match, rankBy];
+  const coverage = coverageSql('g.search_text', weights, params);
+  const f = filterSql(workspaceId, filters, params.length + 1);
+  const { rows } = await db.query<PassRow>(
+    `SELECT c.source_id, c.position, c.occurred_at, ts_rank_cd(c.search_text, $2::tsquery, 1|32) AS rank, c.coverage
+       FROM (SELECT g.source_id, g.position, g.search_text, s.occurred_at, ${coverage}::float8 AS coverage
+               FROM source_segments g JOIN sources s ON s.id = g.source_id
+              WHERE g.search_text @@ $1::tsquery AND ${f.clause}
+              LIMIT ${SEARCH_LIMITS.segmentCandidates}) c`,
+    [...params, ...f.params],
+  );
+  return rows;
+}
+
+async function titlePass(db: Queryable, workspaceId: string, filters: SearchFilters, match: string, weights?: Weights): Promise<PassRow[]> {
+  const params: unknown[] = [match];
+  const coverage = coverageSql('s.search_title', weights, params);
+  const f = filterSql(workspaceId, filters, params.length + 1);
+  const { rows } = await db.query<PassRow>(
+    `SELECT s.id AS source_id, NULL::int AS position, s.occurred_at, ts_rank_cd(s.search_title, $1::tsquery, 32) AS rank,
+            ${coverage}::float8 AS coverage
+       FROM sources s
+      WHERE s.search_title @@ $1::tsquery AND ${f.clause}
+      LIMIT ${SEARCH_LIMITS.titleCandidates}`,
+    [...params, ...f.params],
+  );
+  return rows;
+}
+
+/** Parses the query with websearch_to_tsquery: its text form, or undefined when it holds no word to look for. */
+export async function parseQuery(db: Queryable, query: string): Promise<{ tsquery: string; shape: QueryShape } | undefined> {
+  const { rows } = await db.query<{ q: string }>({
+    name: 'sources-search-parse',
+    text: `SELECT websearch_to_tsquery('english', $1)::text AS q`,
+    values: [query],
+  });
+  const tsquery = rows[0]!.q.trim();
+  const shape = queryShape(tsquery);
+  // Only stop words ("a", "the"), or only exclusions ("-word", which would match nearly everything).
+  if (!tsquery || shape.positives.length === 0) return undefined;
+  return { tsquery, shape };
+}
+
+/**
+ * The ranked lexical candidates of `query` in the workspace: hits on segments and titles, best first,
+ * scored, before any page is built. Throws SearchQueryError when the query holds no word to look for.
+ */
+export async function lexicalSearch(db: Queryable, workspaceId: string, query: string, filters: SearchFilters = {}): Promise<LexicalResult> {
+  const parsed = await parseQuery(db, query);
+  if (!parsed) {
+    throw new SearchQueryError('The query has no word to search for: it holds only common words such as "a" or "the", or only excluded words. Add a meaningful word.');
+  }
+  const { tsquery, shape } = parsed;
+  const rows: Array<PassRow & { strict: boolean }> = [];
+  const [segments, titles] = await Promise.all([
+    segmentPass(db, workspaceId, filters, tsquery, tsquery),
+    titlePass(db, workspaceId, filters, tsquery),
+  ]);
+  let capped = segments.length >= SEARCH_LIMITS.segmentCandidates || titles.length >= SEARCH_LIMITS.titleCandidates;
+  rows.push(...segments.map((r) => ({ ...r, strict: true })), ...titles.map((r) => ({ ...r, strict: true })));
+  let matched: LexicalResult['matched'] = rows.length ? 'all_words' : 'none';
+  let highlightQuery = tsquery;
+  const strictSources = new Set(rows.map((r) => r.source_id));
+  // Loose pass: any of the words, when the strict one leaves the first pages short.
+  if (!shape.topLevelOr && shape.positives.length > 1 && strictSources.size < SEARCH_LIMITS.maxLimit) {
+    const stats = await wordStats(db);
+    const shares = shape.positives.map((p) => operandShare(p, stats));
+    const idf = shares.map((s) => Math.log(1 + 1 / s));
+    const total = idf.reduce((a, b) => a + b, 0);
+    const weights = { operands: shape.positives.map((p) => anyOf({ ...shape, positives: [p] })), weights: idf.map((w) => w / total) };
+    // Very common words do not bring candidates (they would crowd out the rest); unless all are common.
+    const generators = shape.positives.filter((_, i) => shares[i]! <= SEARCH_LIMITS.commonWordShare);
+    const generate = anyOf(shape, generators.length ? generators : shape.positives);
+    highlightQuery = anyOf(shape);
+    const [looseSegments, looseTitles] = await Promise.all([
+      segmentPass(db, workspaceId, filters, generate, highlightQuery, weights),
+      titlePass(db, workspaceId, filters, generate, weights),
+    ]);
+    capped ||= looseSegments.length >= SEARCH_LIMITS.segmentCandidates || looseTitles.length >= SEARCH_LIMITS.titleCandidates;
+    const have = new Set(rows.map((r) => `${r.source_id}:${r.position}`));
+    for (const r of [...looseSegments, ...looseTitles]) {
+      if (!have.has(`${r.source_id}:${r.position}`)) rows.push({ ...r, strict: false });
+    }
+    if (!strictSources.size && rows.length) matched = 'some_words';
+  }
+  const occurredAt = new Map(rows.map((r) => [r.source_id, r.occurred_at]));
+  // A hit's score: the share of the query it covers (1 in the strict pass) plus its cover density in
+  // [0, 1); titles count TITLE_WEIGHT times.
+  const hits: LexicalHit[] = rows.map((r) => {
+    const coverage = r.strict ? 1 : Math.min(1, r.coverage);
+    const base = coverage + coverage * r.rank;
+    return { sourceId: r.source_id, position: r.position, score: r.position === null ? TITLE_WEIGHT * base : base };
+  });
+  hits.sort((a, b) => b.score - a.score || compareNewest(occurredAt, a.sourceId, b.sourceId) || (a.position ?? -1) - (b.position ?? -1));
+  return { hits, matched, capped, highlightQuery, occurredAt };
+}
+
+function compareNewest(occurredAt: Map<string, Date>, a: string, b: string): number {
+  const ta = occurredAt.get(a)?.getTime() ?? 0;
+  const tb = occurredAt.get(b)?.getTime() ?? 0;
+  return tb - ta || (a < b ? 1 : a > b ? -1 : 0);
+}
+
+/** A source ranked from its hits: its best segment, plus its title when that matched. */
+export interface RankedSource {
+  sourceId: string;
+  score: number;
+  /** Matching segment positions, best first. */
+  positions: number[];
+  titleMatched: boolean;
+}
+
+export function rankSources(hits: readonly LexicalHit[], occurredAt: Map<string, Date>): RankedSource[] {
+  const by = new Map<string, RankedSource & { body: number; title: number }>();
+  for (const h of hits) {
+    let s = by.get(h.sourceId);
+    if (!s) {
+      s = { sourceId: h.sourceId, score: 0, positions: [], titleMatched: false, body: 0, title: 0 };
+      by.set(h.sourceId, s);
+    }
+    if (h.position === null) {
+      s.titleMatched = true;
+      s.title = Math.max(s.title, h.score);
+    } else {
+      s.body = Math.max(s.body, h.score);
+      s.positions.push(h.position); // hits come best first
+    }
+  }
+  return [...by.values()]
+    .map(({ body, title, ...s }) => ({ ...s, score: body + title }))
+    .sort((a, b) => b.score - a.score || compareNewest(occurredAt, a.sourceId, b.sourceId));
+}
+
+// --- the page a client reads ------------------------------------------------------------------------------
+
+export interface SearchExcerpt {
+  position: number;
+  speaker: string | null;
+  heading: string | null;
+  /** Matched words between « and », fragments joined by " … ". */
+  snippet: string;
+}
+
+export interface FoundSource {
+  id: string;
+  title: string;
+  source_type: string;
+  nature: string;
+  occurred_at: string;
+  product_id: string;
+  project_ids: string[];
+  participants: number;
+  segments: number;
+  status: string;
+  /** Relevance score (higher is better); absent when listing without a query. */
+  score?: number;
+  title_matched?: boolean;
+  excerpts?: SearchExcerpt[];
+}
+
+export interface SearchRequest {
+  query?: string;
+  filters?: SearchFilters;
+  sort?: 'relevance' | 'newest';
+  limit?: number;
+  offset?: number;
+  /**
+   * Further ranked lists (e.g. semantic hits: source ids with segment positions, best first), fused with
+   * the lexical ranking by reciprocal-rank fusion when given.
+   */
+  extraRankings?: ReadonlyArray<ReadonlyArray<RankedHit>>;
+}
+
+export interface SearchPage {
+  items: FoundSource[];
+  offset: number;
+  /** Matching sources; a lower bound when `total_is_lower_bound`. */
+  total: number;
+  total_is_lower_bound: boolean;
+  sort: 'relevance' | 'newest';
+  /** all_words, some_words (no source has every word: sources with some of them), none; absent without a query. */
+  matched?: LexicalResult['matched'];
+}
+
+export const HIGHLIGHT = { start: '«', stop: '»', fragments: ' … ' } as const;
+const HEADLINE_OPTIONS = `StartSel=${HIGHLIGHT.start}, StopSel=${HIGHLIGHT.stop}, MaxWords=30, MinWords=12, ShortWord=2, MaxFragments=2, FragmentDelimiter="${HIGHLIGHT.fragments}"`;
+
+interface SourceRow {
+  id: string;
+  title: string;
+  type: string;
+  nature: string;
+  occurred_at: Date;
+  product_id: string;
+  project_ids: string[] | null;
+  participants: number;
+  segment_count: number;
+  status: string;
+}
+
+const SOURCE_COLUMNS = `s.id, s.title, s.type, s.nature, s.occurred_at, s.product_id, s.project_ids,
+  CASE WHEN jsonb_typeof(s.participants) = 'array' THEN jsonb_array_length(s.participants) ELSE 0 END AS participants,
+  s.segment_count, s.status`;
+
+function sourceItem(r: SourceRow): FoundSource {
+  return {
+    id: r.id, title: r.title, source_type: r.type, nature: r.nature, occurred_at: r.occurred_at.toISOString(), product_id: r.product_id,
+    project_ids: r.project_ids ?? [], participants: r.participants, segments: r.segment_count, status: r.status,
+  };
+}
+
+/** Sources without a query: newest first, the total counted up to SEARCH_LIMITS.listCount. */
+async function listSources(db: Queryable, workspaceId: string, filters: SearchFilters, limit: number, offset: number): Promise<SearchPage> {
+  const f = filterSql(workspaceId, filters, 1);
+  const [{ rows: count }, { rows }] = await Promise.all([
+    db.query<{ n: number }>(`SELECT count(*)::int AS n FROM (SELECT 1 FROM sources s WHERE ${f.clause} LIMIT ${SEARCH_LIMITS.listCount + 1}) x`, f.params),
+    db.query<SourceRow>(
+      `SELECT ${SOURCE_COLUMNS} FROM sources s WHERE ${f.clause} ORDER BY s.occurred_at DESC, s.id DESC LIMIT ${limit} OFFSET ${offset}`,
+      f.params,
+    ),
+  ]);
+  const n = count[0]!.n;
+  return {
+    items: rows.map(sourceItem), offset, total: Math.min(n, SEARCH_LIMITS.listCount), total_is_lower_bound: n > SEARCH_LIMITS.listCount, sort: 'newest',
+  };
+}
+
+/**
+ * find_sources: relevance-ranked sources with their best excerpts (or newest first), paged. Without a
+ * query it lists newest first. Throws SearchQueryError for a query with no word to look for.
+ */
+export async function searchSources(db: Queryable, workspaceId: string, request: SearchRequest = {}): Promise<SearchPage> {
+  const limit = request.limit ?? SEARCH_LIMITS.defaultLimit;
+  const offset = request.offset ?? 0;
+  const filters = request.filters ?? {};
+  if (!Number.isInteger(limit) || limit < 1 || limit > SEARCH_LIMITS.maxLimit) throw new SearchQueryError(`limit must be a whole number from 1 to ${SEARCH_LIMITS.maxLimit}`);
+  if (!Number.isInteger(offset) || offset < 0) throw new SearchQueryError('offset must be a whole number from 0');
+  const query = request.query?.trim();
+  if (!query) return listSources(db, workspaceId, filters, limit, offset);
+
+  const lexical = await lexicalSearch(db, workspaceId, query, filters);
+  const sort = request.sort ?? 'relevance';
+  let ranked: { sourceId: string; score: number; positions: number[]; titleMatched: boolean }[] = rankSources(lexical.hits, lexical.occurredAt);
+  if (request.extraRankings?.length) {
+    const titled = new Set(ranked.filter((r) => r.titleMatched).map((r) => r.sourceId));
+    ranked = fuseRankings([lexical.hits, ...request.extraRankings]).map((f) => ({ ...f, titleMatched: titled.has(f.sourceId) }));
+  }
+  if (sort === 'newest') {
+    // Sources the extra rankings brought have no date here yet: read them.
+    const missing = ranked.map((r) => r.sourceId).filter((id) => !lexical.occurredAt.has(id));
+    if (missing.length) {
+      const { rows } = await db.query<{ id: string; occurred_at: Date }>('SELECT id, occurred_at FROM sources WHERE workspace_id = $1 AND id = ANY($2::text[])', [workspaceId, missing]);
+      for (const r of rows) lexical.occurredAt.set(r.id, r.occurred_at);
+    }
+    ranked = [...ranked].sort((a, b) => compareNewest(lexical.occurredAt, a.sourceId, b.sourceId));
+  }
+  const page = ranked.slice(offset, offset + limit);
+  const ids = page.map((r) => r.sourceId);
+  const wanted = page.flatMap((r) => r.positions.slice(0, SEARCH_LIMITS.excerptsPerSource).map((p) => ({ source_id: r.sourceId, position: p })));
+  const [{ rows: sources }, { rows: excerpts }] = await Promise.all([
+    db.query<SourceRow>(`SELECT ${SOURCE_COLUMNS} FROM sources s WHERE s.workspace_id = $1 AND s.id = ANY($2::text[])`, [workspaceId, ids]),
+    wanted.length
+      ? db.query<SearchExcerpt & { source_id: string }>(
+        `SELECT g.source_id, g.position, g.speaker, g.heading, ts_headline('english', g.text, $2::tsquery, $3) AS snippet
+           FROM json_to_recordset($1::json) AS w(source_id text, position int)
+           JOIN source_segments g ON g.source_id = w.source_id AND g.position = w.position
+           JOIN sources s ON s.id = g.source_id AND s.workspace_id = $4`,
+        [JSON.stringify(wanted), lexical.highlightQuery, HEADLINE_OPTIONS, workspaceId],
+      )
+      : Promise.resolve({ rows: [] as Array<SearchExcerpt & { source_id: string }> }),
+  ]);
+  const sourceById = new Map(sources.map((s) => [s.id, s]));
+  const excerptsOf = new Map<string, Map<number, SearchExcerpt>>();
+  for (const { source_id, ...e } of excerpts) {
+    const m = excerptsOf.get(source_id) ?? new Map<number, SearchExcerpt>();
+    m.set(e.position, e);
+    excerptsOf.set(source_id, m);
+  }
+  const items: FoundSource[] = [];
+  for (const r of page) {
+    const row = sourceById.get(r.sourceId);
+    if (!row) continue; // another ranking named a source outside this workspace: never shown
+    const found = excerptsOf.get(r.sourceId);
+    items.push({
+      ...sourceItem(row),
+      score: Math.round(r.score * 10_000) / 10_000,
+      title_matched: r.titleMatched,
+      excerpts: r.positions.slice(0, SEARCH_LIMITS.excerptsPerSource).map((p) => found?.get(p)).filter((e): e is SearchExcerpt => !!e),
+    });
+  }
+  return { items, offset, total: ranked.length, total_is_lower_bound: lexical.capped, sort, matched: lexical.matched };
+}
