@@ -24,7 +24,7 @@ describe('lexical search of sources', () => {
     return id;
   }
 
-  const ids: Record<string, string> = {};
+  const ids = {} as Record<'phrase' | 'scattered' | 'title' | 'body' | 'onboarding' | 'document' | 'secret' | 'otherOnboarding', string>;
   beforeAll(async () => {
     t = await createTestDatabase();
     await t.pool.query("INSERT INTO workspaces (id, name) VALUES ($1, 'Acme'), ($2, 'Other')", [ws, other]);
@@ -122,7 +122,7 @@ describe('lexical search of sources', () => {
   it('returns ranked (source, position, score) candidates for fusion', async () => {
     const lexical = await lexicalSearch(t.pool, ws, 'onboarding');
     expect(lexical.hits.length).toBeGreaterThanOrEqual(2);
-    for (const h of lexical.hits) expect(h).toEqual({ sourceId: expect.any(String), position: expect.anything(), score: expect.any(Number) });
+    for (const h of lexical.hits) expect(h).toEqual({ sourceId: expect.any(String), position: expect.anything(), score: expect.any(Number), strict: true });
     const scores = lexical.hits.map((h) => h.score);
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
   });

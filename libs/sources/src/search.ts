@@ -32,6 +32,8 @@ export interface SearchFilters {
 /** One lexical candidate: a segment (or the title, position null) of a source, with its score. */
 export interface LexicalHit extends RankedHit {
   score: number;
+  /** Found by the strict pass (every word); loose hits (some words) always rank below strict ones. */
+  strict: boolean;
 }
 
 export interface LexicalResult {
@@ -41,6 +43,8 @@ export interface LexicalResult {
   matched: 'all_words' | 'some_words' | 'none';
   /** A pass stopped at its candidate cap: more rows match than were ranked. */
   capped: boolean;
+  /** Sources with a strict hit (every word in one segment, or in the title); they rank first. */
+  withAllWords: number;
   /** The tsquery that marks the matched words in excerpts (the loose one when it was used). */
   highlightQuery: string;
   /** When each candidate source happened (for `sort: newest`). */
@@ -49,7 +53,7 @@ export interface LexicalResult {
 
 /** Candidate caps: segments and titles ranked per pass, at most. */
 export const SEARCH_LIMITS = {
-  segmentCandidates: 2000,
+  segmentCandidates: 1000,
   titleCandidates: 500,
   /** A word in more than this share of segments does not generate loose candidates (it still scores). */
   commonWordShare: 0.05,
@@ -140,22 +144,34 @@ interface PassRow {
 
 type Weights = { operands: string[]; weights: number[] };
 
-/** The SQL of a hit's coverage: the summed weights of the operands `vector` matches (1 in the strict pass). */
-function coverageSql(vector: string, weights: Weights | undefined, params: unknown[]): string {
-  if (!weights) return '1';
+/**
+ * The SQL of a hit's coverage: the summed weights of the operands `vector` matches (1 in the strict
+ * pass), against the operands parsed once in the `ops` CTE that `opsCte` declares.
+ */
+function opsCte(weights: Weights | undefined, params: unknown[]): string {
+  if (!weights) return '';
   params.push(weights.operands, weights.weights);
-  return `(SELECT coalesce(sum(o.w), 0) FROM unnest($${params.length - 1}::text[], $${params.length}::float8[]) AS o(q, w) WHERE ${vector} @@ o.q::tsquery)`;
+  return `WITH ops AS MATERIALIZED (SELECT o.q::tsquery AS q, o.w FROM unnest($${params.length - 1}::text[], $${params.length}::float8[]) AS o(q, w)) `;
 }
+const coverageSql = (vector: string, weights: Weights | undefined) =>
+  weights ? `(SELECT coalesce(sum(ops.w), 0) FROM ops WHERE ${vector} @@ ops.q)` : '1';
 
+/**
+ * Segments matching `match` through the GIN index, each joined to its source for the workspace and the
+ * filters by a lateral lookup on the primary key (OFFSET 0 keeps it a nested loop: a hash join would
+ * read every source of the workspace), cut at the cap, then ranked.
+ */
 async function segmentPass(db: Queryable, workspaceId: string, filters: SearchFilters, match: string, rankBy: string, weights?: Weights): Promise<PassRow[]> {
   const params: unknown[] = [match, rankBy];
-  const coverage = coverageSql('g.search_text', weights, params);
+  const cte = opsCte(weights, params);
   const f = filterSql(workspaceId, filters, params.length + 1);
   const { rows } = await db.query<PassRow>(
-    `SELECT c.source_id, c.position, c.occurred_at, ts_rank_cd(c.search_text, $2::tsquery, 1|32) AS rank, c.coverage
-       FROM (SELECT g.source_id, g.position, g.search_text, s.occurred_at, ${coverage}::float8 AS coverage
-               FROM source_segments g JOIN sources s ON s.id = g.source_id
-              WHERE g.search_text @@ $1::tsquery AND ${f.clause}
+    `${cte}SELECT c.source_id, c.position, c.occurred_at, ts_rank_cd(c.search_text, $2::tsquery, 1|32) AS rank,
+            ${coverageSql('c.search_text', weights)}::float8 AS coverage
+       FROM (SELECT g.source_id, g.position, g.search_text, s.occurred_at
+               FROM source_segments g
+              CROSS JOIN LATERAL (SELECT s.occurred_at FROM sources s WHERE s.id = g.source_id AND ${f.clause} OFFSET 0) s
+              WHERE g.search_text @@ $1::tsquery
               LIMIT ${SEARCH_LIMITS.segmentCandidates}) c`,
     [...params, ...f.params],
   );
@@ -164,11 +180,11 @@ async function segmentPass(db: Queryable, workspaceId: string, filters: SearchFi
 
 async function titlePass(db: Queryable, workspaceId: string, filters: SearchFilters, match: string, weights?: Weights): Promise<PassRow[]> {
   const params: unknown[] = [match];
-  const coverage = coverageSql('s.search_title', weights, params);
+  const cte = opsCte(weights, params);
   const f = filterSql(workspaceId, filters, params.length + 1);
   const { rows } = await db.query<PassRow>(
-    `SELECT s.id AS source_id, NULL::int AS position, s.occurred_at, ts_rank_cd(s.search_title, $1::tsquery, 32) AS rank,
-            ${coverage}::float8 AS coverage
+    `${cte}SELECT s.id AS source_id, NULL::int AS position, s.occurred_at, ts_rank_cd(s.search_title, $1::tsquery, 32) AS rank,
+            ${coverageSql('s.search_title', weights)}::float8 AS coverage
        FROM sources s
       WHERE s.search_title @@ $1::tsquery AND ${f.clause}
       LIMIT ${SEARCH_LIMITS.titleCandidates}`,
@@ -195,7 +211,7 @@ export async function parseQuery(db: Queryable, query: string): Promise<{ tsquer
  * The ranked lexical candidates of `query` in the workspace: hits on segments and titles, best first,
  * scored, before any page is built. Throws SearchQueryError when the query holds no word to look for.
  */
-export async function lexicalSearch(db: Queryable, workspaceId: string, query: string, filters: SearchFilters = {}): Promise<LexicalResult> {
+export async function lexicalSearch(db: Queryable, workspaceId: string, query: string, filters: SearchFilters = {}, options: { wanted?: number } = {}): Promise<LexicalResult> {
   const parsed = await parseQuery(db, query);
   if (!parsed) {
     throw new SearchQueryError('The query has no word to search for: it holds only common words such as "a" or "the", or only excluded words. Add a meaningful word.');
@@ -212,7 +228,7 @@ export async function lexicalSearch(db: Queryable, workspaceId: string, query: s
   let highlightQuery = tsquery;
   const strictSources = new Set(rows.map((r) => r.source_id));
   // Loose pass: any of the words, when the strict one leaves the first pages short.
-  if (!shape.topLevelOr && shape.positives.length > 1 && strictSources.size < SEARCH_LIMITS.maxLimit) {
+  if (!shape.topLevelOr && shape.positives.length > 1 && strictSources.size < (options.wanted ?? SEARCH_LIMITS.maxLimit)) {
     const stats = await wordStats(db);
     const shares = shape.positives.map((p) => operandShare(p, stats));
     const idf = shares.map((s) => Math.log(1 + 1 / s));
@@ -234,15 +250,14 @@ export async function lexicalSearch(db: Queryable, workspaceId: string, query: s
     if (!strictSources.size && rows.length) matched = 'some_words';
   }
   const occurredAt = new Map(rows.map((r) => [r.source_id, r.occurred_at]));
-  // A hit's score: the share of the query it covers (1 in the strict pass) plus its cover density in
-  // [0, 1); titles count TITLE_WEIGHT times.
+  // A hit's score: its cover density in [0, 1) (ts_rank_cd, normalised), times the share of the
+  // query's weight it covers in the loose pass (1 in the strict one); titles count TITLE_WEIGHT times.
   const hits: LexicalHit[] = rows.map((r) => {
-    const coverage = r.strict ? 1 : Math.min(1, r.coverage);
-    const base = coverage + coverage * r.rank;
-    return { sourceId: r.source_id, position: r.position, score: r.position === null ? TITLE_WEIGHT * base : base };
+    const base = (r.strict ? 1 : Math.min(1, r.coverage)) * (1 + r.rank);
+    return { sourceId: r.source_id, position: r.position, score: r.position === null ? TITLE_WEIGHT * base : base, strict: r.strict };
   });
-  hits.sort((a, b) => b.score - a.score || compareNewest(occurredAt, a.sourceId, b.sourceId) || (a.position ?? -1) - (b.position ?? -1));
-  return { hits, matched, capped, highlightQuery, occurredAt };
+  hits.sort((a, b) => Number(b.strict) - Number(a.strict) || b.score - a.score || compareNewest(occurredAt, a.sourceId, b.sourceId) || (a.position ?? -1) - (b.position ?? -1));
+  return { hits, matched, capped, highlightQuery, occurredAt, withAllWords: strictSources.size };
 }
 
 function compareNewest(occurredAt: Map<string, Date>, a: string, b: string): number {
@@ -261,13 +276,14 @@ export interface RankedSource {
 }
 
 export function rankSources(hits: readonly LexicalHit[], occurredAt: Map<string, Date>): RankedSource[] {
-  const by = new Map<string, RankedSource & { body: number; title: number }>();
+  const by = new Map<string, RankedSource & { body: number; title: number; strict: boolean }>();
   for (const h of hits) {
     let s = by.get(h.sourceId);
     if (!s) {
-      s = { sourceId: h.sourceId, score: 0, positions: [], titleMatched: false, body: 0, title: 0 };
+      s = { sourceId: h.sourceId, score: 0, positions: [], titleMatched: false, body: 0, title: 0, strict: false };
       by.set(h.sourceId, s);
     }
+    s.strict ||= h.strict;
     if (h.position === null) {
       s.titleMatched = true;
       s.title = Math.max(s.title, h.score);
@@ -276,9 +292,11 @@ export function rankSources(hits: readonly LexicalHit[], occurredAt: Map<string,
       s.positions.push(h.position); // hits come best first
     }
   }
+  // Sources with every word in one segment or in the title first, then those with some of the words.
   return [...by.values()]
     .map(({ body, title, ...s }) => ({ ...s, score: body + title }))
-    .sort((a, b) => b.score - a.score || compareNewest(occurredAt, a.sourceId, b.sourceId));
+    .sort((a, b) => Number(b.strict) - Number(a.strict) || b.score - a.score || compareNewest(occurredAt, a.sourceId, b.sourceId))
+    .map(({ strict: _strict, ...s }) => s);
 }
 
 // --- the page a client reads ------------------------------------------------------------------------------
@@ -330,6 +348,8 @@ export interface SearchPage {
   sort: 'relevance' | 'newest';
   /** all_words, some_words (no source has every word: sources with some of them), none; absent without a query. */
   matched?: LexicalResult['matched'];
+  /** How many of the sources have every word (they come first); absent without a query. */
+  with_all_words?: number;
 }
 
 export const HIGHLIGHT = { start: '«', stop: '»', fragments: ' … ' } as const;
@@ -388,7 +408,7 @@ export async function searchSources(db: Queryable, workspaceId: string, request:
   const query = request.query?.trim();
   if (!query) return listSources(db, workspaceId, filters, limit, offset);
 
-  const lexical = await lexicalSearch(db, workspaceId, query, filters);
+  const lexical = await lexicalSearch(db, workspaceId, query, filters, { wanted: offset + limit });
   const sort = request.sort ?? 'relevance';
   let ranked: { sourceId: string; score: number; positions: number[]; titleMatched: boolean }[] = rankSources(lexical.hits, lexical.occurredAt);
   if (request.extraRankings?.length) {
@@ -438,5 +458,5 @@ export async function searchSources(db: Queryable, workspaceId: string, request:
       excerpts: r.positions.slice(0, SEARCH_LIMITS.excerptsPerSource).map((p) => found?.get(p)).filter((e): e is SearchExcerpt => !!e),
     });
   }
-  return { items, offset, total: ranked.length, total_is_lower_bound: lexical.capped, sort, matched: lexical.matched };
+  return { items, offset, total: ranked.length, total_is_lower_bound: lexical.capped, sort, matched: lexical.matched, with_all_words: lexical.withAllWords };
 }

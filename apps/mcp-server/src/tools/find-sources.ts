@@ -35,6 +35,9 @@ function digestOf(page: SearchPage, query: string | undefined, shown: number, ne
   const order = page.sort === 'newest' ? 'newest first' : 'most relevant first';
   const parts = [`${total} source${page.total === 1 ? '' : 's'} match; showing ${page.offset + 1}–${page.offset + shown}, ${order}.`];
   if (page.matched === 'some_words') parts.push('No source has all the words: these have some of them, the rarest words weighing most.');
+  else if (page.with_all_words !== undefined && page.with_all_words < page.total) {
+    parts.push(`The first ${page.with_all_words} have all the words; the others have some of them, the rarest words weighing most.`);
+  }
   if (page.total_is_lower_bound && query) parts.push('The words are common: only the first candidates were ranked; add words or filters to narrow.');
   if (next !== undefined) parts.push(`More remain: call find_sources again with offset ${next}.`);
   parts.push(query
@@ -74,6 +77,7 @@ export const findSources = defineTool({
     total_is_lower_bound: z.boolean().describe('The total counts only the candidates ranked (common words) or stops at 10,000 (listing)'),
     sort: z.enum(['relevance', 'newest']),
     matched: z.enum(['all_words', 'some_words', 'none']).optional(),
+    with_all_words: z.number().optional().describe('How many of the matching sources have every word (they come first)'),
     next_offset: z.number().optional(),
     cut_to_fit: z.boolean(),
   },
