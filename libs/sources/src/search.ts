@@ -3,6 +3,30 @@ import { fuseRankings, type RankedHit } from './fuse';
 import { anyOf, lexemesOf, queryShape, type QueryShape } from './search-query';
 
 type Queryable = Pick<pg.Pool, 'query'>;
+type Database = Queryable & Partial<Pick<pg.Pool, 'connect'>>;
+
+/**
+ * Runs a search's statements on one connection in a read-only transaction that forbids sequential
+ * scans: with a LIMIT the planner likes to read segments in table order until enough match, which is
+ * cheap for a common word and ruinous for a rare one or under a selective filter (it cannot see
+ * through the lateral filter). The GIN index is always the way in; statement_timeout bounds the rest.
+ */
+export async function withSearchSession<T>(db: Database, fn: (q: Queryable) => Promise<T>): Promise<T> {
+  if (!db.connect) return fn(db);
+  const client = await db.connect();
+  statsOwner.set(client, db);
+  try {
+    await client.query(`BEGIN READ ONLY; SET LOCAL enable_seqscan = off; SET LOCAL statement_timeout = '${SEARCH_LIMITS.statementTimeoutMs}ms'`);
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+}
 
 /**
  * Lexical search of a workspace's sources (issue 22).
@@ -59,6 +83,7 @@ export const SEARCH_LIMITS = {
   commonWordShare: 0.05,
   /** Sources counted exactly when listing without a query; beyond, the total is a lower bound. */
   listCount: 10_000,
+  statementTimeoutMs: 5_000,
   maxLimit: 50,
   defaultLimit: 10,
   excerptsPerSource: 3,
@@ -102,10 +127,13 @@ interface WordStats {
   at: number;
 }
 const statsCache = new WeakMap<object, WordStats>();
+/** A session's connection → its pool, so the word statistics are cached per pool, not per connection. */
+const statsOwner = new WeakMap<object, object>();
 const STATS_TTL_MS = 5 * 60_000;
 
 async function wordStats(db: Queryable): Promise<WordStats> {
-  const cached = statsCache.get(db);
+  const key = statsOwner.get(db) ?? db;
+  const cached = statsCache.get(key);
   if (cached && Date.now() - cached.at < STATS_TTL_MS) return cached;
   const { rows } = await db.query<{ elems: string[] | null; freqs: number[] | null }>(
     `SELECT most_common_elems::text::text[] AS elems, most_common_elem_freqs AS freqs
@@ -121,7 +149,7 @@ async function wordStats(db: Queryable): Promise<WordStats> {
     rare = Math.max(1e-6, (freqs[elems.length] ?? 2e-4) / 2);
   }
   const stats = { freq, rare, at: Date.now() };
-  statsCache.set(db, stats);
+  statsCache.set(key, stats);
   return stats;
 }
 
@@ -159,23 +187,36 @@ const coverageSql = (vector: string, weights: Weights | undefined) =>
 /**
  * Segments matching `match` through the GIN index, each joined to its source for the workspace and the
  * filters by a lateral lookup on the primary key (OFFSET 0 keeps it a nested loop: a hash join would
- * read every source of the workspace), cut at the cap, then ranked.
+ * read every source of the workspace), cut at the cap, then ranked. With several `match` queries (the
+ * loose pass: one per word), each brings its share of the cap, so a rare word's segments are all there
+ * however common the other words are.
  */
-async function segmentPass(db: Queryable, workspaceId: string, filters: SearchFilters, match: string, rankBy: string, weights?: Weights): Promise<PassRow[]> {
-  const params: unknown[] = [match, rankBy];
+async function segmentPass(db: Queryable, workspaceId: string, filters: SearchFilters, match: string[], rankBy: string, weights?: Weights): Promise<{ rows: PassRow[]; capped: boolean }> {
+  const params: unknown[] = [rankBy];
   const cte = opsCte(weights, params);
-  const f = filterSql(workspaceId, filters, params.length + 1);
-  const { rows } = await db.query<PassRow>(
-    `${cte}SELECT c.source_id, c.position, c.occurred_at, ts_rank_cd(c.search_text, $2::tsquery, 1|32) AS rank,
-            ${coverageSql('c.search_text', weights)}::float8 AS coverage
-       FROM (SELECT g.source_id, g.position, g.search_text, s.occurred_at
+  const f = filterSql(workspaceId, filters, params.length + match.length + 1);
+  const each = Math.ceil(SEARCH_LIMITS.segmentCandidates / match.length);
+  const first = params.length + 1;
+  const arms = match.map((_, i) => `(SELECT g.source_id, g.position, g.search_text, s.occurred_at
                FROM source_segments g
               CROSS JOIN LATERAL (SELECT s.occurred_at FROM sources s WHERE s.id = g.source_id AND ${f.clause} OFFSET 0) s
-              WHERE g.search_text @@ $1::tsquery
-              LIMIT ${SEARCH_LIMITS.segmentCandidates}) c`,
-    [...params, ...f.params],
+              WHERE g.search_text @@ $${first + i}::tsquery
+              LIMIT ${each})`);
+  const { rows } = await db.query<PassRow & { arm?: number }>(
+    `${cte}SELECT c.source_id, c.position, c.occurred_at, ts_rank_cd(c.search_text, $1::tsquery, 1|32) AS rank,
+            ${coverageSql('c.search_text', weights)}::float8 AS coverage
+       FROM (${arms.join(' UNION ALL ')}) c`,
+    [...params, ...match, ...f.params],
   );
-  return rows;
+  // The same segment brought by two words: once.
+  const seen = new Set<string>();
+  const unique = rows.filter((r) => {
+    const key = `${r.source_id}:${r.position}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  return { rows: unique, capped: rows.length >= each };
 }
 
 async function titlePass(db: Queryable, workspaceId: string, filters: SearchFilters, match: string, weights?: Weights): Promise<PassRow[]> {
@@ -209,42 +250,45 @@ export async function parseQuery(db: Queryable, query: string): Promise<{ tsquer
 
 /**
  * The ranked lexical candidates of `query` in the workspace: hits on segments and titles, best first,
- * scored, before any page is built. Throws SearchQueryError when the query holds no word to look for.
+ * scored, before any page is built (the list to fuse with another ranking). Throws SearchQueryError
+ * when the query holds no word to look for.
  */
-export async function lexicalSearch(db: Queryable, workspaceId: string, query: string, filters: SearchFilters = {}, options: { wanted?: number } = {}): Promise<LexicalResult> {
+export async function lexicalSearch(db: Database, workspaceId: string, query: string, filters: SearchFilters = {}, options: { wanted?: number } = {}): Promise<LexicalResult> {
+  return withSearchSession(db, (q) => lexicalIn(q, workspaceId, query, filters, options));
+}
+
+async function lexicalIn(db: Queryable, workspaceId: string, query: string, filters: SearchFilters, options: { wanted?: number }): Promise<LexicalResult> {
   const parsed = await parseQuery(db, query);
   if (!parsed) {
     throw new SearchQueryError('The query has no word to search for: it holds only common words such as "a" or "the", or only excluded words. Add a meaningful word.');
   }
   const { tsquery, shape } = parsed;
   const rows: Array<PassRow & { strict: boolean }> = [];
-  const [segments, titles] = await Promise.all([
-    segmentPass(db, workspaceId, filters, tsquery, tsquery),
-    titlePass(db, workspaceId, filters, tsquery),
-  ]);
-  let capped = segments.length >= SEARCH_LIMITS.segmentCandidates || titles.length >= SEARCH_LIMITS.titleCandidates;
-  rows.push(...segments.map((r) => ({ ...r, strict: true })), ...titles.map((r) => ({ ...r, strict: true })));
+  const segments = await segmentPass(db, workspaceId, filters, [tsquery], tsquery);
+  const titles = await titlePass(db, workspaceId, filters, tsquery);
+  let capped = segments.capped || titles.length >= SEARCH_LIMITS.titleCandidates;
+  rows.push(...segments.rows.map((r) => ({ ...r, strict: true })), ...titles.map((r) => ({ ...r, strict: true })));
   let matched: LexicalResult['matched'] = rows.length ? 'all_words' : 'none';
   let highlightQuery = tsquery;
   const strictSources = new Set(rows.map((r) => r.source_id));
-  // Loose pass: any of the words, when the strict one leaves the first pages short.
+  // Loose pass: any of the words, when the strict one cannot fill the page asked for.
   if (!shape.topLevelOr && shape.positives.length > 1 && strictSources.size < (options.wanted ?? SEARCH_LIMITS.maxLimit)) {
     const stats = await wordStats(db);
     const shares = shape.positives.map((p) => operandShare(p, stats));
     const idf = shares.map((s) => Math.log(1 + 1 / s));
     const total = idf.reduce((a, b) => a + b, 0);
-    const weights = { operands: shape.positives.map((p) => anyOf({ ...shape, positives: [p] })), weights: idf.map((w) => w / total) };
-    // Very common words do not bring candidates (they would crowd out the rest); unless all are common.
-    const generators = shape.positives.filter((_, i) => shares[i]! <= SEARCH_LIMITS.commonWordShare);
-    const generate = anyOf(shape, generators.length ? generators : shape.positives);
+    const single = shape.positives.map((p) => anyOf(shape, [p]));
+    const weights = { operands: single, weights: idf.map((w) => w / total) };
+    // One candidate query per word, each with its share of the cap; very common words bring none
+    // (they would crowd out the rest, and score little), unless every word is common: then the rarest.
+    const rarest = shares.indexOf(Math.min(...shares));
+    const generators = single.filter((_, i) => shares[i]! <= SEARCH_LIMITS.commonWordShare);
     highlightQuery = anyOf(shape);
-    const [looseSegments, looseTitles] = await Promise.all([
-      segmentPass(db, workspaceId, filters, generate, highlightQuery, weights),
-      titlePass(db, workspaceId, filters, generate, weights),
-    ]);
-    capped ||= looseSegments.length >= SEARCH_LIMITS.segmentCandidates || looseTitles.length >= SEARCH_LIMITS.titleCandidates;
+    const looseSegments = await segmentPass(db, workspaceId, filters, generators.length ? generators : [single[rarest]!], highlightQuery, weights);
+    const looseTitles = await titlePass(db, workspaceId, filters, highlightQuery, weights);
+    capped ||= looseSegments.capped || looseTitles.length >= SEARCH_LIMITS.titleCandidates;
     const have = new Set(rows.map((r) => `${r.source_id}:${r.position}`));
-    for (const r of [...looseSegments, ...looseTitles]) {
+    for (const r of [...looseSegments.rows, ...looseTitles]) {
       if (!have.has(`${r.source_id}:${r.position}`)) rows.push({ ...r, strict: false });
     }
     if (!strictSources.size && rows.length) matched = 'some_words';
@@ -399,7 +443,11 @@ async function listSources(db: Queryable, workspaceId: string, filters: SearchFi
  * find_sources: relevance-ranked sources with their best excerpts (or newest first), paged. Without a
  * query it lists newest first. Throws SearchQueryError for a query with no word to look for.
  */
-export async function searchSources(db: Queryable, workspaceId: string, request: SearchRequest = {}): Promise<SearchPage> {
+export async function searchSources(db: Database, workspaceId: string, request: SearchRequest = {}): Promise<SearchPage> {
+  return withSearchSession(db, (q) => searchIn(q, workspaceId, request));
+}
+
+async function searchIn(db: Queryable, workspaceId: string, request: SearchRequest): Promise<SearchPage> {
   const limit = request.limit ?? SEARCH_LIMITS.defaultLimit;
   const offset = request.offset ?? 0;
   const filters = request.filters ?? {};
@@ -408,7 +456,7 @@ export async function searchSources(db: Queryable, workspaceId: string, request:
   const query = request.query?.trim();
   if (!query) return listSources(db, workspaceId, filters, limit, offset);
 
-  const lexical = await lexicalSearch(db, workspaceId, query, filters, { wanted: offset + limit });
+  const lexical = await lexicalIn(db, workspaceId, query, filters, { wanted: offset + limit });
   const sort = request.sort ?? 'relevance';
   let ranked: { sourceId: string; score: number; positions: number[]; titleMatched: boolean }[] = rankSources(lexical.hits, lexical.occurredAt);
   if (request.extraRankings?.length) {
