@@ -1,8 +1,9 @@
-import { recomputeOpportunities } from '@loupe/evidence';
+import { updateOpportunities } from '@loupe/evidence';
 import type { Config } from '@loupe/config';
 import type { Db } from '@loupe/db';
 import type { Clock, Logger } from '@loupe/http';
-import { QUEUES, payloadSchemas, type Boss } from '@loupe/jobs';
+import { enqueue, QUEUES, payloadSchemas, type Boss } from '@loupe/jobs';
+import { startSemanticsThread, type SemanticsThread } from '@loupe/semantics';
 import { createSafeFetch, type SafeFetch } from '@loupe/safe-fetch';
 import { createLocalStorage, type Storage } from '@loupe/storage';
 import type pg from 'pg';
@@ -24,6 +25,8 @@ export interface WorkerDeps {
   storage?: Storage;
   /** The outbound fetch; the SSRF-safe one with `config.fetchAllowLoopback` by default. */
   fetch?: SafeFetch;
+  /** Embedding and clustering off the event loop; a thread of the worker's own by default (closed with it). */
+  semantics?: SemanticsThread;
   options?: Partial<WorkerOptions>;
 }
 
@@ -62,6 +65,7 @@ export function createWorker(deps: WorkerDeps): Worker {
     options,
     shutdown: shutdown.signal,
   };
+  const semantics = deps.semantics ?? startSemanticsThread();
   const concurrency = Math.max(1, deps.config.workerConcurrency);
   let state: 'idle' | 'running' | 'stopped' = 'idle';
   let stopping: Promise<void> | undefined;
@@ -95,15 +99,35 @@ export function createWorker(deps: WorkerDeps): Worker {
       async ([job]) => {
         if (!job) return undefined;
         const { workspaceId, productId } = payloadSchemas[QUEUES.recomputeOpportunities].parse(job.data);
-        return { opportunities: await recomputeOpportunities(ctx.pool, workspaceId, productId, ctx.clock) };
+        return updateOpportunities({ pool: ctx.pool, semantics, clock: ctx.clock }, workspaceId, productId);
       },
     );
+    await scheduleOpportunityBackfill();
     await deps.boss.work<unknown, unknown, typeof polling>(
       QUEUES.deadLetter,
       { ...polling, pollingIntervalSeconds: Math.max(options.pollingIntervalSeconds, 5) },
       async ([job]) => (job ? handleDeadJob(ctx, job) : undefined),
     );
     deps.log.info({ concurrency, queues: QUEUES_WORKED }, 'worker started');
+  }
+
+  /**
+   * Products with signals not yet placed (written before this version, or while no worker ran) or clustered
+   * with another embedding get their update queued: the backfill runs as ordinary jobs, a product at a time.
+   */
+  async function scheduleOpportunityBackfill(): Promise<void> {
+    const { rows } = await deps.pool.query<{ workspace_id: string; product_id: string }>('SELECT DISTINCT workspace_id, product_id FROM signals WHERE cluster_pending');
+    const { rowCount: clustered } = await deps.pool.query('SELECT 1 FROM product_clusterings LIMIT 1');
+    if (clustered) {
+      const { version } = await semantics.describe();
+      const { rows: outdated } = await deps.pool.query<{ workspace_id: string; product_id: string }>(
+        'SELECT workspace_id, product_id FROM product_clusterings WHERE embedding_version <> $1',
+        [version],
+      );
+      rows.push(...outdated);
+    }
+    for (const r of rows) await enqueue(deps.boss, QUEUES.recomputeOpportunities, { workspaceId: r.workspace_id, productId: r.product_id });
+    if (rows.length) deps.log.info({ products: rows.length }, 'opportunity updates queued for products with unplaced signals');
   }
 
   async function stopOnce(): Promise<void> {
@@ -118,6 +142,7 @@ export function createWorker(deps: WorkerDeps): Worker {
       shutdown.abort(new Error('worker shutdown'));
       await Promise.race([drained, wait(5_000)]);
     }
+    if (!deps.semantics) await semantics.close();
     deps.log.info('worker stopped');
   }
 

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '@loupe/db';
 import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
 import {
-  addSignals, BUILT_IN_SIGNAL_TYPES, clusterSignals, createSignalType, ensureSignalTypes, getOpportunity, getSignal, listOpportunities, listSignalsOfSource,
-  listSignalTypes, recomputeOpportunities, setSignalTypeActive,
-  SignalNotFoundError, SourceNotFoundError, UnknownSignalTypeError, updateSignals, type SignalView,
+  addSignals, BUILT_IN_SIGNAL_TYPES, createSignalType, ensureSignalTypes, getOpportunity, getSignal, listOpportunities, listSignalsOfSource,
+  listSignalTypes, setSignalTypeActive, SignalNotFoundError, SourceNotFoundError, UnknownSignalTypeError, updateOpportunities, updateSignals,
 } from './index';
+import { startSemanticsThread, type SemanticsThread } from '@loupe/semantics';
 
 let t: TestDatabase;
 let now = Date.UTC(2026, 10, 1);
@@ -125,71 +125,148 @@ describe('signals', () => {
   });
 });
 
-// The fixture and its expected grouping, written before the clustering code.
-const FIXTURE: Array<[group: string, title: string, content: string, who: string]> = [
-  ['export', 'Quarterly export to Excel is slow', 'Exporting the quarterly report to Excel takes twenty minutes.', 'ana@globex.com'],
-  ['export', 'CSV export fails on big reports', 'The CSV export times out once the report has thousands of rows.', 'claire@umbrella.co'],
-  ['export', 'Wants scheduled exports', 'A scheduled export of the full report every Monday, sent by email, would save a day.', 'tom@soylent.com'],
-  ['export', 'Splits reports to export them', 'They split the report by region and export six spreadsheets to avoid the timeout.', 'ana@globex.com'],
-  ['sso', 'SAML single sign-on required', 'Security policy requires SAML single sign-on for every tool.', 'bill@initech.com'],
-  ['sso', 'Needs Okta login', 'Procurement will only sign if users can log in through Okta.', 'tom@soylent.com'],
-  ['sso', 'Separate passwords annoy IT', 'IT keeps asking when people can sign in with the company SSO instead of separate passwords.', 'ana@globex.com'],
-  ['sso', 'Would pay for SSO', 'They would pay extra for single sign-on with Google Workspace.', 'gavin@hooli.xyz'],
-  ['mobile', 'Mobile app crashes on photo upload', 'The mobile app crashed twice when uploading a photo of a receipt.', 'gavin@hooli.xyz'],
-  ['mobile', 'Android app closes during upload', 'On Android the app force closes while uploading receipt photos.', 'lee@acme.org'],
-  ['mobile', 'Upload from phone freezes', 'Uploading a receipt photo from the phone freezes the app.', 'kim@gmail.com'],
-  ['alone', 'Invite button hard to find', 'Inviting teammates was confusing because the invite button is hidden in settings.', 'gavin@hooli.xyz'],
+// The fixture and its expected grouping, written before the clustering code: every theme in one
+// opportunity, no two themes merged, each one-off alone. The themes are what an AI client writes when
+// add_signals asks it for one (3–6 words, the same words for the same problem, as the tool says).
+// Without themes the word vectors alone must still never merge two themes.
+const FIXTURE: Array<[group: string, title: string, content: string, who: string, theme: string]> = [
+  ['onboarding', 'New users get lost during setup', 'Half of our new hires gave up during the setup wizard; they did not know which step came next.', 'ana@globex.com', 'Onboarding confusion'],
+  ['onboarding', 'Onboarding checklist is confusing', 'The onboarding checklist asks for things in the wrong order, so people skip it.', 'claire@umbrella.co', 'Onboarding confusion: checklist'],
+  ['onboarding', 'Needed a call to get started', 'We could not get started on our own and had to book a call with support to finish onboarding.', 'tom@soylent.com', 'Onboarding confusion'],
+  ['onboarding', 'First week is overwhelming', 'New accounts see every feature at once in the first week and do not know where to begin.', 'bill@initech.com', 'Onboarding confusion'],
+  ['onboarding', 'Wants a guided tour for beginners', 'A guided tour for first-time users would have saved our team days of confusion when getting started.', 'lee@acme.org', 'Onboarding confusion: needs a tour'],
+  ['export', 'Quarterly export to Excel is slow', 'Exporting the quarterly report to Excel takes twenty minutes.', 'ana@globex.com', 'Slow export'],
+  ['export', 'CSV export times out on big reports', 'The CSV export times out once the report has thousands of rows.', 'claire@umbrella.co', 'Slow export, timeouts'],
+  ['export', 'Splits reports to export them faster', 'They split the report by region and export six spreadsheets because one big export is too slow.', 'tom@soylent.com', 'Slow export of large reports'],
+  ['export', 'Export speed blocks month-end close', 'Finance waits half an hour for the data export at month end; the download is far too slow.', 'gavin@hooli.xyz', 'Slow export'],
+  ['export', 'Large exports never finish', 'Exporting a full year of transactions to a spreadsheet never finishes in the browser.', 'kim@gmail.com', 'Slow export never finishes'],
+  ['sso', 'SAML single sign-on required', 'Security policy requires SAML single sign-on for every tool.', 'bill@initech.com', 'Single sign-on (SSO)'],
+  ['sso', 'Needs Okta login', 'Procurement will only sign if users can log in through Okta.', 'tom@soylent.com', 'Single sign-on (SSO) with Okta'],
+  ['sso', 'Separate passwords annoy IT', 'IT keeps asking when people can sign in with the company identity provider instead of separate passwords.', 'ana@globex.com', 'Single sign-on (SSO)'],
+  ['sso', 'Would pay for SSO', 'They would pay extra for single sign-on with Google Workspace and Azure AD.', 'gavin@hooli.xyz', 'Single sign-on (SSO)'],
+  ['sso', 'Login through Active Directory', 'Our admins want every employee to authenticate through Active Directory with SAML.', 'lee@acme.org', 'Single sign-on (SSO) with Active Directory'],
+  ['crash', 'Mobile app crashes on photo upload', 'The mobile app crashed twice when uploading a photo of a receipt.', 'gavin@hooli.xyz', 'Mobile app crashes'],
+  ['crash', 'Android app closes during upload', 'On Android the app force closes while uploading receipt photos.', 'lee@acme.org', 'Mobile app crashes on Android'],
+  ['crash', 'Upload from phone freezes', 'Uploading a receipt photo from the iPhone freezes the app and it quits.', 'kim@gmail.com', 'Mobile app crashes'],
+  ['crash', 'App crash after update', 'Since the last update the iOS app crashes as soon as I open the camera.', 'claire@umbrella.co', 'Mobile app crashes on iOS'],
+  ['crash', 'Crashes lose my work', 'The app keeps crashing on my phone and every crash loses the receipt I was adding.', 'bill@initech.com', 'Mobile app crashes lose data'],
+  ['pricing', 'Price per seat too high', 'The price per seat is too expensive for a team of our size; we cannot justify the cost.', 'tom@soylent.com', 'Price too high'],
+  ['pricing', 'Wants a cheaper plan', 'A cheaper plan for small teams would let us buy it; the current pricing is out of our budget.', 'kim@gmail.com', 'Price too high for small teams'],
+  ['pricing', 'Annual discount missing', 'Finance asked for a discount on annual billing before they renew the subscription.', 'ana@globex.com', 'Price: annual discount'],
+  ['pricing', 'Pricing page is unclear', 'Nobody could tell from the pricing page how much we would pay once we add more users.', 'gavin@hooli.xyz', 'Price unclear'],
+  ['pricing', 'Cost went up at renewal', 'Our renewal quote was forty percent more expensive than last year, which is hard to accept.', 'lee@acme.org', 'Price too high at renewal'],
+  ['slack', 'Wants Slack notifications', 'The team wants a notification in Slack whenever a report is ready.', 'claire@umbrella.co', 'Slack integration'],
+  ['slack', 'Share to a Slack channel', 'Sharing a dashboard straight to a Slack channel would save us copying links around.', 'bill@initech.com', 'Slack integration: sharing'],
+  ['slack', 'Slack integration keeps disconnecting', 'The Slack integration disconnects every few days and alerts stop arriving in our channels.', 'tom@soylent.com', 'Slack integration disconnects'],
+  ['slack', 'Approve from Slack', 'Managers would like to approve expenses from a Slack message without opening the app.', 'ana@globex.com', 'Slack integration: approvals'],
+  ['slack', 'Slack bot for reminders', 'A Slack bot that reminds people in their channel to submit receipts would help adoption.', 'gavin@hooli.xyz', 'Slack integration: reminders'],
+  ['dark mode', 'Wants dark mode', 'Several designers asked for a dark theme because the white screen hurts their eyes at night.', 'kim@gmail.com', 'Dark mode request'],
+  ['invoice', 'Invoice address cannot be changed', 'We moved offices and there is no way to change the billing address printed on our invoices.', 'lee@acme.org', 'Editable invoice billing address'],
+  ['timezone', 'Dates shown in the wrong time zone', 'Every timestamp in the audit log is shown in UTC instead of our local time zone.', 'claire@umbrella.co', 'Local time zone for timestamps'],
 ];
 
-function fixtureSignals(): SignalView[] {
-  return FIXTURE.map(([, title, content, who], i) => ({
-    id: `sig_${String(i).padStart(3, '0')}`, sourceId: 'src', productId: 'prod', type: i % 3 ? 'pain_point' : 'need', typeName: '',
-    title, content, whoSaidIt: who, participantId: who, createdAt: new Date(Date.UTC(2026, 0, 1) + i * 60_000), updatedAt: new Date(),
-  }));
+async function productWithFixture(order: number[] = FIXTURE.map((_, i) => i), withThemes = true) {
+  const { ws, prod, src } = await workspace();
+  const items = order.map((i) => {
+    const [, title, content, who, theme] = FIXTURE[i]!;
+    return { type: i % 3 ? 'pain_point' : 'need', title, content, whoSaidIt: who, participantId: who, theme: withThemes ? theme : undefined };
+  });
+  const { results } = await addSignals(t.pool, { workspaceId: ws, sourceId: src, items }, clock);
+  const groupOf = new Map(results.map((r, k) => [r.id, FIXTURE[order[k]!]![0]]));
+  return { ws, prod, src, groupOf };
 }
 
+/** Each opportunity as the sorted fixture groups of its signals. */
+async function grouping(ws: string, prod: string, groupOf: Map<string, string>): Promise<string[][]> {
+  const page = await listOpportunities(t.pool, ws, prod, { limit: 100, offset: 0 });
+  const out: string[][] = [];
+  for (const o of page.items) {
+    const detail = await getOpportunity(t.pool, ws, o.id, { limit: 100, offset: 0 });
+    out.push(detail!.evidence.map((e) => groupOf.get(e.id)!).sort());
+  }
+  return out.sort((a, b) => b.length - a.length || a[0]!.localeCompare(b[0]!));
+}
+
+const EXPECTED = [...new Set(FIXTURE.map((f) => f[0]))]
+  .map((g) => FIXTURE.filter((f) => f[0] === g).map(() => g))
+  .sort((a, b) => b.length - a.length || a[0]!.localeCompare(b[0]!));
+
 describe('opportunities', () => {
-  it('signals about one problem in different words cluster together; unrelated ones do not', () => {
-    const clusters = clusterSignals(fixtureSignals());
-    const groupsOf = clusters.map((c) => c.signals.map((s) => FIXTURE[Number(s.id.slice(4))]![0]));
-    const expected = [['export', 'export', 'export', 'export'], ['sso', 'sso', 'sso', 'sso'], ['mobile', 'mobile', 'mobile'], ['alone']];
-    expect(groupsOf.sort((a, b) => b.length - a.length || a[0]!.localeCompare(b[0]!))).toEqual(expected.sort((a, b) => b.length - a.length || a[0]!.localeCompare(b[0]!)));
-    const sso = clusters.find((c) => c.signals.some((s) => s.id === 'sig_004'))!;
-    expect(sso.companies).toBe(4);
-    const mobile = clusters.find((c) => c.signals.some((s) => s.id === 'sig_008'))!;
-    expect(mobile.companies).toBe(2); // gmail.com is not a company
+  let semantics: SemanticsThread;
+  beforeAll(() => {
+    semantics = startSemanticsThread();
+  });
+  afterAll(() => semantics.close());
+  const deps = () => ({ pool: t.pool, semantics, clock });
+
+  it('group signals by what they mean: each theme in one opportunity, no two themes merged, one-offs alone', async () => {
+    const { ws, prod, groupOf } = await productWithFixture();
+    const result = await updateOpportunities(deps(), ws, prod);
+    expect(result).toMatchObject({ embedded: FIXTURE.length, reclustered: true, opportunities: EXPECTED.length });
+    expect(await grouping(ws, prod, groupOf)).toEqual(EXPECTED);
+    const page = await listOpportunities(t.pool, ws, prod, { limit: 100, offset: 0 });
+    expect(page.pendingSignals).toBe(0);
+    const sso = page.items.find((o) => o.keywords.some((k) => ['saml', 'sso', 'okta'].includes(k)))!;
+    expect(sso).toMatchObject({ evidenceCount: 5, uniqueCompanyCount: 5 });
+    expect(sso.subtitle).toMatch(/^5 signals from 5 companies · /);
+    const crash = page.items.find((o) => o.keywords.includes('crashes') || o.keywords.includes('crash'))!;
+    expect(crash.uniqueCompanyCount).toBe(4); // gmail.com is not a company
+    expect(await getOpportunity(t.pool, 'ws_other', sso.id)).toBeUndefined();
   });
 
-  it('recomputes deterministically into stored, paged opportunities with their evidence', async () => {
-    const { ws, prod, src } = await workspace();
-    await addSignals(t.pool, { workspaceId: ws, sourceId: src, items: FIXTURE.map(([, title, content, who]) => ({ type: 'pain_point', title, content, whoSaidIt: who })) }, clock);
-    expect(await recomputeOpportunities(t.pool, ws, prod, clock)).toBe(4);
-    const first = await listOpportunities(t.pool, ws, prod, { limit: 2, offset: 0 });
-    expect(first.total).toBe(4);
-    expect(first.items.map((o) => o.evidenceCount)).toEqual([4, 4]);
-    const snapshot = async () => {
-      const page = await listOpportunities(t.pool, ws, prod, { limit: 10, offset: 0 });
-      return Promise.all(page.items.map(async (o) => ({ ...o, evidence: (await getOpportunity(t.pool, ws, o.id))!.evidence.map((e) => e.id) })));
-    };
-    const before = await snapshot();
-    await recomputeOpportunities(t.pool, ws, prod, clock);
-    expect(await snapshot()).toEqual(before);
-    const sso = before.find((o) => /sign-on|SSO|Okta|SAML/i.test(o.title))!;
-    expect(sso).toMatchObject({ evidenceCount: 4, uniqueCompanyCount: 4, subtitle: '4 signals from 4 companies', type: 'pain_point' });
-    const again = await listOpportunities(t.pool, ws, prod, { limit: 10, offset: 0 });
-    expect(again.items.slice(0, 2).map((o) => o.id)).toEqual(first.items.map((o) => o.id));
-    const detail = await getOpportunity(t.pool, ws, again.items[3]!.id);
-    expect(detail!.evidence).toHaveLength(1);
-    expect(await getOpportunity(t.pool, 'ws_other', again.items[0]!.id)).toBeUndefined();
+  it('without themes, no two themes are merged', async () => {
+    const { ws, prod, groupOf } = await productWithFixture(undefined, false);
+    await updateOpportunities(deps(), ws, prod);
+    const themes = new Set(EXPECTED.filter((g) => g.length > 1).map((g) => g[0]!));
+    for (const g of await grouping(ws, prod, groupOf)) expect(new Set(g.filter((x) => themes.has(x))).size, g.join(', ')).toBeLessThanOrEqual(1);
   });
 
-  it('takes another similarity function or threshold', async () => {
-    const everything = clusterSignals(fixtureSignals(), () => 1);
-    expect(everything).toHaveLength(1);
-    expect(clusterSignals(fixtureSignals(), undefined, 1.01)).toHaveLength(FIXTURE.length);
-    const { ws, prod, src } = await workspace();
-    await addSignals(t.pool, { workspaceId: ws, sourceId: src, items: FIXTURE.map(([, title, content]) => ({ type: 'need', title, content })) }, clock);
-    expect(await recomputeOpportunities(t.pool, ws, prod, clock, { similarity: () => 0 })).toBe(FIXTURE.length);
-    expect(await recomputeOpportunities(t.pool, ws, prod, clock)).toBe(4);
+  it('the same signals in another order give the same opportunities; a recompute keeps every id', async () => {
+    const a = await productWithFixture();
+    const reversed = FIXTURE.map((_, i) => FIXTURE.length - 1 - i);
+    const b = await productWithFixture(reversed);
+    await updateOpportunities(deps(), a.ws, a.prod);
+    await updateOpportunities(deps(), b.ws, b.prod);
+    expect(await grouping(b.ws, b.prod, b.groupOf)).toEqual(await grouping(a.ws, a.prod, a.groupOf));
+    const ids = async () => (await listOpportunities(t.pool, a.ws, a.prod, { limit: 100, offset: 0 })).items.map((o) => o.id).sort();
+    const before = await ids();
+    expect(await updateOpportunities(deps(), a.ws, a.prod, { full: true })).toMatchObject({ embedded: 0, reclustered: true });
+    expect(await ids()).toEqual(before);
+  });
+
+  it('adding one signal keeps every other opportunity id and joins the theme it belongs to', async () => {
+    const { ws, prod, src, groupOf } = await productWithFixture();
+    await updateOpportunities(deps(), ws, prod);
+    const before = (await listOpportunities(t.pool, ws, prod, { limit: 100, offset: 0 })).items;
+    const { results } = await addSignals(t.pool, { workspaceId: ws, sourceId: src, items: [{ type: 'need', title: 'Okta SSO for the whole company', content: 'Our IT team requires SAML single sign-on through Okta before rollout.', theme: 'SSO through Okta' }] }, clock);
+    groupOf.set(results[0]!.id, 'sso');
+    await updateOpportunities(deps(), ws, prod);
+    const after = (await listOpportunities(t.pool, ws, prod, { limit: 100, offset: 0 })).items;
+    expect(after.map((o) => o.id).sort()).toEqual(before.map((o) => o.id).sort());
+    const sso = (await grouping(ws, prod, groupOf)).find((g) => g.includes('sso'))!;
+    expect(sso).toEqual(['sso', 'sso', 'sso', 'sso', 'sso', 'sso']);
+  });
+
+  it('a large product is placed incrementally, re-clustered when it drifts, and a re-sent signal changes nothing', async () => {
+    const { ws, prod, src, groupOf } = await productWithFixture();
+    await updateOpportunities(deps(), ws, prod);
+    // Pretend the product is large: the incremental path, and the cell path of the clustering.
+    await t.pool.query('UPDATE product_clusterings SET signal_count = 100000 WHERE workspace_id = $1', [ws]);
+    const first = FIXTURE[10]!;
+    const resent = await addSignals(t.pool, { workspaceId: ws, sourceId: src, items: [{ type: 'pain_point', title: first[1], content: first[2] }] }, clock);
+    expect(resent.productIds).toEqual([]); // reused: nothing to schedule
+    const { results } = await addSignals(t.pool, { workspaceId: ws, sourceId: src, items: [{ type: 'problem', title: 'Slack alerts stopped', content: 'Alerts no longer reach our Slack channel since the integration disconnected.', theme: 'Slack integration disconnects' }] }, clock);
+    groupOf.set(results[0]!.id, 'slack');
+    const incremental = await updateOpportunities(deps(), ws, prod, { exactLimit: 8 });
+    expect(incremental.placed).toBe(1);
+    const slack = (await grouping(ws, prod, groupOf)).find((g) => g.includes('slack'))!;
+    expect(slack).toEqual(Array(6).fill('slack'));
+    // Changing a signal's text moves it.
+    await updateSignals(t.pool, ws, [{ id: results[0]!.id, title: 'Price too high', content: 'The subscription price is far too expensive for our budget.', theme: 'Price too high' }], clock);
+    groupOf.set(results[0]!.id, 'pricing');
+    await updateOpportunities(deps(), ws, prod, { exactLimit: 8 });
+    const groups = await grouping(ws, prod, groupOf);
+    expect(groups.find((g) => g.includes('pricing'))).toEqual(Array(6).fill('pricing'));
+    expect(groups.find((g) => g.includes('slack'))).toEqual(Array(5).fill('slack'));
   });
 });

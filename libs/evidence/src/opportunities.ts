@@ -1,125 +1,406 @@
 /**
- * Opportunities: a product's signals clustered by what they are about.
- *
- * Method (deterministic, no model, no randomness):
- *  1. Signals are ordered by (created_at, id).
- *  2. Each signal's title + content becomes a set of normalised terms (`terms` in ./similarity: lower-case,
- *     stop words out, crude stemming, a small lexicon of product concepts mapping different words for one
- *     thing to one term, e.g. SAML/Okta/single sign-on → sso, Excel/CSV/spreadsheet → spreadsheet).
- *  3. Every pair is scored with `similarity` (weighted overlap coefficient, concepts weigh 2, other
- *     terms 1, pairs sharing less than weight 2 score 0). Pairs scoring ≥ SIMILARITY_THRESHOLD = 0.2
- *     are linked, and clusters are the connected components (single link, union-find with the smallest
- *     index as root, so the result does not depend on pair order).
- *  4. An opportunity's title is the title of its most linked signal (ties: the earliest), its type the
- *     most frequent signal type (ties: alphabetical key), its unique_company_count the distinct email
- *     domains of participant_id / who_said_it, free-mail domains (gmail.com …) excluded, and its id is
- *     derived from its earliest signal, so ids are stable across recomputes while that signal stays in.
- *
- * The similarity function and threshold are replaceable: pass `{ similarity, threshold }` to
- * `recomputeOpportunities` / `clusterSignals`. PostgreSQL's pg_trgm was considered (it installs on the
- * embedded PostgreSQL 18 used by the tests) but character trigrams score "SAML single sign-on
- * required" vs "Needs Okta login" at 0.02, so they cannot group one problem told in different words.
+ * Opportunities: a product's signals grouped by what they mean (BERTopic's three steps, each replaceable):
+ *  1. represent: each signal's theme, title and content become a vector (libs/semantics: SIF-weighted
+ *     word vectors), computed by the worker and stored with the signal;
+ *  2. cluster: vectors are centred on the product's common component and grouped by average link at
+ *     OPPORTUNITY_THRESHOLD (no chaining: two themes merge only when their signals are alike on average);
+ *  3. name: an opportunity is titled after its most central signal, and its distinctive words are the
+ *     class-based TF-IDF terms of its members' keywords.
+ * New or changed signals are placed incrementally (each joins the opportunity its vector is most like on
+ * average, or starts one: cost independent of the product's size), and the product is re-clustered in full
+ * in the background when it is small or has drifted (DRIFT_SHARE of its signals changed since). All the
+ * arithmetic runs in the semantics thread; this module reads, writes and keeps ids stable: a full
+ * re-clustering matches new clusters to old opportunities by overlap, so an opportunity keeps its id
+ * while most of its signals stay together.
  */
 import type pg from 'pg';
 import { withTransaction } from '@loupe/db';
 import type { Clock } from '@loupe/http';
+import { withoutCommon, type EmbeddingInfo, type SemanticsThread } from '@loupe/semantics';
+import { addChanges, loadClusteringState, saveClusteringState, type ClusteringState } from './clustering-state';
 import { listSignalsOfProduct, type SignalView } from './signals';
-import { similarity as defaultSimilarity, SIMILARITY_THRESHOLD, terms } from './similarity';
 
-const FREE_MAIL = new Set(['gmail.com', 'googlemail.com', 'outlook.com', 'hotmail.com', 'live.com', 'yahoo.com', 'icloud.com', 'me.com', 'aol.com', 'proton.me', 'protonmail.com', 'gmx.com', 'gmx.de', 'web.de']);
+/** Average cosine (centred vectors) at which signals share an opportunity: measured with tools/eval (npm run eval:evidence). */
+export const OPPORTUNITY_THRESHOLD = 0.35;
+/** Products with at most this many signals are re-clustered in full after every change (well under a second). */
+export const SMALL_PRODUCT = 2_000;
+/** Larger products are re-clustered in full once this share of their signals changed since the last time. */
+export const DRIFT_SHARE = 0.1;
+const EMBED_SLICE = 256;
+const PLACE_SLICE = 500;
+const READ_PAGE = 10_000;
 
-function companyOf(signal: SignalView): string | undefined {
-  for (const who of [signal.participantId, signal.whoSaidIt]) {
-    const m = who ? /@([a-z0-9.-]+\.[a-z]{2,})\s*>?$/i.exec(who.trim()) : null;
-    if (m && !FREE_MAIL.has(m[1]!.toLowerCase())) return m[1]!.toLowerCase();
+export interface OpportunityDeps {
+  pool: pg.Pool;
+  semantics: SemanticsThread;
+  clock: Clock;
+}
+
+export interface UpdateOptions {
+  /** Re-cluster in full whatever the drift. */
+  full?: boolean;
+  /** Passed to the clustering (tests lower it to exercise the large-product path). */
+  exactLimit?: number;
+}
+
+export interface UpdateResult {
+  embedded: number;
+  placed: number;
+  reclustered: boolean;
+  opportunities: number;
+}
+
+const lockProduct = (client: pg.PoolClient, workspaceId: string, productId: string) =>
+  client.query("SELECT pg_advisory_xact_lock(hashtextextended('opportunities:' || $1 || ':' || $2, 0))", [workspaceId, productId]);
+
+/** Stored vectors side by side; a missing one (or one of other dims) is zero. */
+function vectorsFromRows(rows: Array<{ embedding: Buffer | null }>, dims: number): Float32Array {
+  const flat = new Float32Array(rows.length * dims);
+  const bytes = new Uint8Array(flat.buffer);
+  rows.forEach((r, i) => {
+    if (r.embedding && r.embedding.length === dims * 4) bytes.set(r.embedding, i * dims * 4);
+  });
+  return flat;
+}
+
+/** What a signal says: its title and content (its theme is embedded beside them). */
+const signalText = (r: { title: string; content: string }) => `${r.title}\n${r.content}`;
+
+const toBase64 = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64');
+
+/** Embeds signals of the product whose vector is missing or of another version, `EMBED_SLICE` at a time. */
+async function embedSignals(deps: OpportunityDeps, workspaceId: string, productId: string, info: EmbeddingInfo, onlyPending: boolean): Promise<number> {
+  let embedded = 0;
+  let after = '';
+  for (;;) {
+    const { rows } = await deps.pool.query<{ id: string; title: string; content: string; theme: string | null }>(
+      `SELECT id, title, content, theme FROM signals
+        WHERE workspace_id = $1 AND product_id = $2 AND id > $3 ${onlyPending ? 'AND cluster_pending' : ''}
+          AND embedding_version IS DISTINCT FROM $4
+        ORDER BY id LIMIT ${EMBED_SLICE}`,
+      [workspaceId, productId, after, info.version],
+    );
+    if (rows.length === 0) return embedded;
+    const out = await deps.semantics.run('embed', { texts: rows.map(signalText), themes: rows.map((r) => r.theme) });
+    const records = rows.map((r, i) => ({ id: r.id, e: toBase64(out.vectors.subarray(i * out.dims, (i + 1) * out.dims)), k: out.keywords[i] }));
+    await deps.pool.query(
+      `UPDATE signals s SET embedding = decode(x.e, 'base64'), embedding_version = $3, keywords = x.k
+         FROM jsonb_to_recordset($4::jsonb) AS x(id text, e text, k text[])
+        WHERE s.workspace_id = $1 AND s.product_id = $2 AND s.id = x.id`,
+      [workspaceId, productId, out.version, JSON.stringify(records)],
+    );
+    embedded += rows.length;
+    after = rows[rows.length - 1]!.id;
   }
-  return undefined;
 }
 
-/** How alike two signals' term sets are, in [0, 1]. */
-export type SimilarityFn = (a: Set<string>, b: Set<string>) => number;
-
-export interface ClusterOptions {
-  /** Defaults to `similarity` of ./similarity. */
-  similarity?: SimilarityFn | undefined;
-  /** Defaults to SIMILARITY_THRESHOLD (0.2). */
-  threshold?: number | undefined;
-}
-
-export interface Cluster {
-  signals: SignalView[];
-  title: string;
-  type: string;
-  companies: number;
-}
 
 /**
- * Groups signals by single-link clustering over `similarity` ≥ threshold, in a stable order (by
- * creation time, then id), so the same signals always give the same opportunities.
+ * Brings the product's opportunities up to date with its signals: embeds what needs it, places pending
+ * signals, and re-clusters in full when the product is small, has drifted, or has no clustering yet.
  */
-export function clusterSignals(signals: SignalView[], similarity: SimilarityFn = defaultSimilarity, threshold: number = SIMILARITY_THRESHOLD): Cluster[] {
-  const sorted = [...signals].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));
-  const sets = sorted.map((s) => terms(`${s.title} ${s.content}`));
-  const parent = sorted.map((_, i) => i);
-  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)));
-  const links = sorted.map(() => 0);
-  for (let i = 0; i < sorted.length; i++) {
-    for (let j = i + 1; j < sorted.length; j++) {
-      if (similarity(sets[i]!, sets[j]!) >= threshold) {
-        links[i]!++;
-        links[j]!++;
-        const [a, b] = [find(i), find(j)];
-        if (a !== b) parent[Math.max(a, b)] = Math.min(a, b);
+export async function updateOpportunities(deps: OpportunityDeps, workspaceId: string, productId: string, options: UpdateOptions = {}): Promise<UpdateResult> {
+  const info = await deps.semantics.describe();
+  const version = info.version;
+  const state = await loadClusteringState(deps.pool, workspaceId, productId);
+  const { rows: counts } = await deps.pool.query<{ n: number; pending: number }>(
+    `SELECT (SELECT count(*)::int FROM signals WHERE workspace_id = $1 AND product_id = $2) AS n,
+            (SELECT count(*)::int FROM signals WHERE workspace_id = $1 AND product_id = $2 AND cluster_pending) AS pending`,
+    [workspaceId, productId],
+  );
+  const { n, pending } = counts[0]!;
+  const full = options.full || !state || state.embeddingVersion !== version || n <= SMALL_PRODUCT || state.changesSince + pending >= DRIFT_SHARE * n;
+  if (!full) {
+    const { embedded, placed } = await placePending(deps, workspaceId, productId, state, info);
+    const after = await loadClusteringState(deps.pool, workspaceId, productId);
+    if (after && after.changesSince >= DRIFT_SHARE * n) {
+      const opportunities = await reclusterProduct(deps, workspaceId, productId, info, options);
+      return { embedded, placed, reclustered: true, opportunities };
+    }
+    return { embedded, placed, reclustered: false, opportunities: await countOpportunities(deps.pool, workspaceId, productId) };
+  }
+  const embedded = await embedSignals(deps, workspaceId, productId, info, state?.embeddingVersion === version);
+  const opportunities = await reclusterProduct(deps, workspaceId, productId, info, options);
+  return { embedded, placed: pending, reclustered: true, opportunities };
+}
+
+async function countOpportunities(pool: pg.Pool, workspaceId: string, productId: string): Promise<number> {
+  const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM opportunities WHERE workspace_id = $1 AND product_id = $2', [workspaceId, productId]);
+  return rows[0]!.n;
+}
+
+type PendingRow = {
+  id: string; title: string; content: string; theme: string | null; type: string; updated_at: Date;
+  embedding: Buffer | null; embedding_version: string | null; keywords: string[] | null; opportunity_id: string | null;
+};
+
+/**
+ * Places pending signals one slice at a time: a changed signal leaves its opportunity (its old vector is
+ * taken out of the opportunity's sum), signals whose text is new are embedded, and each joins the
+ * opportunity it is most like on average, or starts one.
+ */
+async function placePending(deps: OpportunityDeps, workspaceId: string, productId: string, state: ClusteringState, info: EmbeddingInfo): Promise<{ embedded: number; placed: number }> {
+  const { version, dims } = info;
+  let placed = 0;
+  let embedded = 0;
+  for (;;) {
+    const { rows } = await deps.pool.query<PendingRow>(
+      `SELECT s.id, s.title, s.content, s.theme, t.key AS type, s.updated_at, s.embedding, s.embedding_version, s.keywords, os.opportunity_id
+         FROM signals s JOIN signal_types t ON t.id = s.type_id
+         LEFT JOIN opportunity_signals os ON os.signal_id = s.id
+        WHERE s.workspace_id = $1 AND s.product_id = $2 AND s.cluster_pending
+        ORDER BY s.id LIMIT ${PLACE_SLICE}`,
+      [workspaceId, productId],
+    );
+    if (rows.length === 0) return { embedded, placed };
+    const { rows: opportunities } = await deps.pool.query<{ id: string; member_sum: Buffer | null; evidence_count: number }>(
+      'SELECT id, member_sum, evidence_count FROM opportunities WHERE workspace_id = $1 AND product_id = $2 ORDER BY id',
+      [workspaceId, productId],
+    );
+    const ids = opportunities.map((o) => o.id);
+    const indexOf = new Map(ids.map((id, i) => [id, i]));
+    const sums = vectorsFromRows(opportunities.map((o) => ({ embedding: o.member_sum })), dims);
+    const sizes = Int32Array.from(opportunities, (o) => o.evidence_count);
+    rows.forEach((r) => {
+      const at = r.opportunity_id ? indexOf.get(r.opportunity_id) : undefined;
+      if (at === undefined || !r.embedding) return;
+      const old = withoutCommon(vectorsFromRows([r], dims), state.common);
+      for (let d = 0; d < dims; d++) sums[at * dims + d]! -= old[d]!;
+      sizes[at]!--;
+    });
+    const stale = rows.filter((r) => r.embedding_version !== version);
+    const fresh = new Map<string, { vector: Float32Array; keywords: string[] }>();
+    if (stale.length) {
+      const out = await deps.semantics.run('embed', { texts: stale.map(signalText), themes: stale.map((r) => r.theme) });
+      stale.forEach((r, i) => fresh.set(r.id, { vector: out.vectors.slice(i * dims, (i + 1) * dims), keywords: out.keywords[i]! }));
+      embedded += stale.length;
+    }
+    const centred = new Float32Array(rows.length * dims);
+    rows.forEach((r, i) => {
+      const raw = fresh.get(r.id)?.vector ?? vectorsFromRows([r], dims);
+      centred.set(withoutCommon(raw, state.common), i * dims);
+      if (fresh.has(r.id)) r.keywords = fresh.get(r.id)!.keywords;
+    });
+    const out = await deps.semantics.run('assign', { vectors: centred, dims, sums, sizes, threshold: OPPORTUNITY_THRESHOLD });
+    const now = new Date(deps.clock.now());
+    await withTransaction(deps.pool, async (client) => {
+      await lockProduct(client, workspaceId, productId);
+      const created = new Map<number, { id: string; row: PendingRow }>();
+      const membership = rows.map((r, i) => {
+        const c = out.clusters[i]!;
+        if (c < ids.length) return ids[c]!;
+        if (!created.has(c)) created.set(c, { id: `opp_${r.id.replace(/^sig_/, '')}`, row: r });
+        return created.get(c)!.id;
+      });
+      for (const { id, row } of created.values()) {
+        await client.query(
+          `INSERT INTO opportunities (id, workspace_id, product_id, title, subtitle, type, evidence_count, unique_company_count, keywords, central_signal_id, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, '', $5, 0, 0, $6, $7, $8, $8) ON CONFLICT (id) DO NOTHING`,
+          [id, workspaceId, productId, row.title, row.type, (row.keywords ?? []).slice(0, 5), row.id, now],
+        );
       }
-    }
+      const touched = [...new Set([...membership, ...rows.map((r) => r.opportunity_id).filter((x): x is string => Boolean(x))])];
+      await client.query(
+        `INSERT INTO opportunity_signals (opportunity_id, signal_id) SELECT * FROM unnest($1::text[], $2::text[])
+         ON CONFLICT (signal_id) DO UPDATE SET opportunity_id = EXCLUDED.opportunity_id`,
+        [membership, rows.map((r) => r.id)],
+      );
+      const sumOf = (c: number) => toBase64(out.sums.subarray(c * dims, (c + 1) * dims));
+      const sumsById = new Map<string, string>();
+      out.clusters.forEach((c, i) => sumsById.set(membership[i]!, sumOf(c)));
+      for (const id of rows.map((r) => r.opportunity_id)) if (id && indexOf.has(id)) sumsById.set(id, sumOf(indexOf.get(id)!));
+      await client.query(
+        `UPDATE opportunities o SET member_sum = decode(x.e, 'base64') FROM jsonb_to_recordset($3::jsonb) AS x(id text, e text)
+          WHERE o.workspace_id = $1 AND o.product_id = $2 AND o.id = x.id`,
+        [workspaceId, productId, JSON.stringify([...sumsById].map(([id, e]) => ({ id, e })))],
+      );
+      await refreshCounts(client, workspaceId, productId, touched, now);
+      await client.query(
+        `UPDATE signals s SET cluster_pending = false FROM unnest($3::text[], $4::timestamptz[]) AS x(id, updated_at)
+          WHERE s.workspace_id = $1 AND s.product_id = $2 AND s.id = x.id AND s.updated_at = x.updated_at`,
+        [workspaceId, productId, rows.map((r) => r.id), rows.map((r) => r.updated_at)],
+      );
+      if (stale.length) {
+        await client.query(
+          `UPDATE signals s SET embedding = decode(x.e, 'base64'), embedding_version = $3, keywords = x.k
+             FROM jsonb_to_recordset($4::jsonb) AS x(id text, e text, k text[], updated_at timestamptz)
+            WHERE s.workspace_id = $1 AND s.product_id = $2 AND s.id = x.id AND s.updated_at = x.updated_at`,
+          [workspaceId, productId, version, JSON.stringify(stale.map((r) => ({ id: r.id, e: toBase64(fresh.get(r.id)!.vector), k: fresh.get(r.id)!.keywords, updated_at: r.updated_at })))],
+        );
+      }
+      await addChanges(client, workspaceId, productId, rows.length);
+    });
+    placed += rows.length;
   }
-  const groups = new Map<number, number[]>();
-  sorted.forEach((_, i) => {
-    const root = find(i);
-    groups.set(root, [...(groups.get(root) ?? []), i]);
+}
+
+/** Counts, companies, type and subtitle of the given opportunities from their members; empty ones are removed. */
+async function refreshCounts(client: pg.PoolClient, workspaceId: string, productId: string, ids: string[], now: Date): Promise<void> {
+  await client.query(
+    `DELETE FROM opportunities o WHERE o.workspace_id = $1 AND o.product_id = $2 AND o.id = ANY($3)
+        AND NOT EXISTS (SELECT 1 FROM opportunity_signals os WHERE os.opportunity_id = o.id)`,
+    [workspaceId, productId, ids],
+  );
+  const { rows } = await client.query<{ id: string; n: number; companies: number; keywords: string[] | null }>(
+    `UPDATE opportunities o SET evidence_count = x.n, unique_company_count = x.companies, type = x.type, updated_at = $4
+       FROM (SELECT os.opportunity_id AS id, count(*)::int AS n, count(DISTINCT s.company)::int AS companies,
+                    mode() WITHIN GROUP (ORDER BY t.key) AS type
+               FROM opportunity_signals os JOIN signals s ON s.id = os.signal_id AND s.workspace_id = $1
+               JOIN signal_types t ON t.id = s.type_id
+              WHERE os.opportunity_id = ANY($3) GROUP BY os.opportunity_id) x
+      WHERE o.workspace_id = $1 AND o.product_id = $2 AND o.id = x.id
+      RETURNING o.id, x.n, x.companies, o.keywords`,
+    [workspaceId, productId, ids, now],
+  );
+  await client.query(
+    `UPDATE opportunities o SET subtitle = x.subtitle FROM unnest($2::text[], $3::text[]) AS x(id, subtitle) WHERE o.workspace_id = $1 AND o.id = x.id`,
+    [workspaceId, rows.map((r) => r.id), rows.map((r) => subtitleOf(r.n, r.companies, r.keywords ?? []))],
+  );
+}
+
+export function subtitleOf(signals: number, companies: number, keywords: readonly string[]): string {
+  const counts = `${signals} signal${signals === 1 ? '' : 's'}${companies ? ` from ${companies} compan${companies === 1 ? 'y' : 'ies'}` : ''}`;
+  return keywords.length ? `${counts} · ${keywords.join(', ')}` : counts;
+}
+
+type ClusterRow = { id: string; content_hash: string; type: string; company: string | null; updated_at: Date; cluster_pending: boolean; embedding: Buffer | null; keywords: string[] | null };
+
+/** Re-clusters every signal of the product and writes the result, keeping ids by overlap. Returns the number of opportunities. */
+async function reclusterProduct(deps: OpportunityDeps, workspaceId: string, productId: string, info: EmbeddingInfo, options: UpdateOptions): Promise<number> {
+  const { version, dims } = info;
+  const rows: ClusterRow[] = [];
+  let after = '';
+  for (;;) {
+    const { rows: page } = await deps.pool.query<ClusterRow>(
+      `SELECT s.id, s.content_hash, t.key AS type, s.company, s.updated_at, s.cluster_pending, s.embedding, s.keywords
+         FROM signals s JOIN signal_types t ON t.id = s.type_id
+        WHERE s.workspace_id = $1 AND s.product_id = $2 AND s.id > $3 AND s.embedding_version = $4
+        ORDER BY s.id LIMIT ${READ_PAGE}`,
+      [workspaceId, productId, after, version],
+    );
+    rows.push(...page);
+    if (page.length < READ_PAGE) break;
+    after = page[page.length - 1]!.id;
+  }
+  // The order of arrival must not matter: cluster in content order.
+  rows.sort((a, b) => (a.content_hash < b.content_hash ? -1 : a.content_hash > b.content_hash ? 1 : a.id < b.id ? -1 : 1));
+  const now = new Date(deps.clock.now());
+  if (rows.length === 0) {
+    await withTransaction(deps.pool, async (client) => {
+      await lockProduct(client, workspaceId, productId);
+      await client.query('DELETE FROM opportunities WHERE workspace_id = $1 AND product_id = $2', [workspaceId, productId]);
+    });
+    return 0;
+  }
+  const result = await deps.semantics.run('recluster', {
+    vectors: vectorsFromRows(rows, dims),
+    dims,
+    denseDims: info.denseDims,
+    keywords: rows.map((r) => r.keywords ?? []),
+    threshold: OPPORTUNITY_THRESHOLD,
+    exactLimit: options.exactLimit,
   });
-  return [...groups.values()].map((members) => {
-    const signalsOf = members.map((i) => sorted[i]!);
-    const representative = members.reduce((best, i) => (links[i]! > links[best]! ? i : best), members[0]!);
-    const typeCounts = new Map<string, number>();
-    for (const s of signalsOf) typeCounts.set(s.type, (typeCounts.get(s.type) ?? 0) + 1);
-    const type = [...typeCounts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]![0];
-    const companies = new Set(signalsOf.map(companyOf).filter(Boolean)).size;
-    return { signals: signalsOf, title: sorted[representative]!.title, type, companies };
+  const k = result.sizes.length;
+  const { rows: previous } = await deps.pool.query<{ signal_id: string; opportunity_id: string; created_at: Date }>(
+    `SELECT os.signal_id, os.opportunity_id, o.created_at FROM opportunity_signals os
+       JOIN opportunities o ON o.id = os.opportunity_id WHERE o.workspace_id = $1 AND o.product_id = $2`,
+    [workspaceId, productId],
+  );
+  const ids = matchIds(rows, result.labels, k, previous);
+  const createdAt = new Map(previous.map((p) => [p.opportunity_id, p.created_at]));
+  const { rows: centrals } = await deps.pool.query<{ id: string; title: string }>('SELECT id, title FROM signals WHERE workspace_id = $1 AND id = ANY($2)', [
+    workspaceId,
+    [...result.central].map((i) => rows[i]!.id),
+  ]);
+  const titleOf = new Map(centrals.map((c) => [c.id, c.title]));
+  const members: number[][] = Array.from({ length: k }, () => []);
+  result.labels.forEach((c, i) => members[c]!.push(i));
+  const opportunities = members.map((list, c) => {
+    const types = new Map<string, number>();
+    const companies = new Set<string>();
+    for (const i of list) {
+      types.set(rows[i]!.type, (types.get(rows[i]!.type) ?? 0) + 1);
+      if (rows[i]!.company) companies.add(rows[i]!.company!);
+    }
+    const type = [...types].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]![0];
+    const central = rows[result.central[c]!]!.id;
+    return {
+      id: ids[c]!, title: titleOf.get(central) ?? '', subtitle: subtitleOf(list.length, companies.size, result.terms[c]!), type,
+      evidence_count: list.length, unique_company_count: companies.size, keywords: result.terms[c]!, central_signal_id: central,
+      member_sum: toBase64(result.sums.subarray(c * dims, (c + 1) * dims)), created_at: (createdAt.get(ids[c]!) ?? now).toISOString(),
+    };
   });
+  const before = new Map(previous.map((p) => [p.signal_id, p.opportunity_id]));
+  const moved = rows.map((r, i) => [r.id, ids[result.labels[i]!]!] as const).filter(([signal, opp]) => before.get(signal) !== opp);
+  await withTransaction(deps.pool, async (client) => {
+    await lockProduct(client, workspaceId, productId);
+    await client.query('DELETE FROM opportunities WHERE workspace_id = $1 AND product_id = $2 AND NOT (id = ANY($3))', [workspaceId, productId, opportunities.map((o) => o.id)]);
+    for (let at = 0; at < opportunities.length; at += 1_000) {
+      await client.query(
+        `INSERT INTO opportunities (id, workspace_id, product_id, title, subtitle, type, evidence_count, unique_company_count, keywords, central_signal_id, member_sum, created_at, updated_at)
+         SELECT x.id, $1, $2, x.title, x.subtitle, x.type, x.evidence_count, x.unique_company_count, x.keywords, x.central_signal_id, decode(x.member_sum, 'base64'), x.created_at, $3
+           FROM jsonb_to_recordset($4::jsonb) AS x(id text, title text, subtitle text, type text, evidence_count int, unique_company_count int, keywords text[], central_signal_id text, member_sum text, created_at timestamptz)
+         ON CONFLICT (id) DO UPDATE SET title = EXCLUDED.title, subtitle = EXCLUDED.subtitle, type = EXCLUDED.type, evidence_count = EXCLUDED.evidence_count,
+           unique_company_count = EXCLUDED.unique_company_count, keywords = EXCLUDED.keywords, central_signal_id = EXCLUDED.central_signal_id,
+           member_sum = EXCLUDED.member_sum, updated_at = EXCLUDED.updated_at`,
+        [workspaceId, productId, now, JSON.stringify(opportunities.slice(at, at + 1_000))],
+      );
+    }
+    for (let at = 0; at < moved.length; at += 5_000) {
+      const slice = moved.slice(at, at + 5_000);
+      await client.query(
+        `INSERT INTO opportunity_signals (opportunity_id, signal_id) SELECT * FROM unnest($1::text[], $2::text[])
+         ON CONFLICT (signal_id) DO UPDATE SET opportunity_id = EXCLUDED.opportunity_id`,
+        [slice.map((m) => m[1]), slice.map((m) => m[0])],
+      );
+    }
+    const pending = rows.filter((r) => r.cluster_pending);
+    await client.query(
+      `UPDATE signals s SET cluster_pending = false FROM unnest($3::text[], $4::timestamptz[]) AS x(id, updated_at)
+        WHERE s.workspace_id = $1 AND s.product_id = $2 AND s.id = x.id AND s.updated_at = x.updated_at`,
+      [workspaceId, productId, pending.map((r) => r.id), pending.map((r) => r.updated_at)],
+    );
+    await saveClusteringState(client, workspaceId, productId, { embeddingVersion: version, common: result.common, signalCount: rows.length, changesSince: 0 }, now);
+  });
+  return opportunities.length;
 }
 
 /**
- * Replaces the product's opportunities with the clusters of its signals, in one transaction. An
- * opportunity's id comes from its earliest signal, so it stays the same while that signal stays in it.
+ * Ids for new clusters: each takes the id of the old opportunity it shares most signals with (largest
+ * overlaps first, each old id once); the rest are named after their first signal.
  */
-export async function recomputeOpportunities(
-  pool: pg.Pool,
-  workspaceId: string,
-  productId: string,
-  clock: Clock,
-  options: ClusterOptions = {},
-): Promise<number> {
-  return withTransaction(pool, async (client) => {
-    await client.query("SELECT pg_advisory_xact_lock(hashtextextended('opportunities:' || $1 || ':' || $2, 0))", [workspaceId, productId]);
-    const clusters = clusterSignals(await listSignalsOfProduct(client, workspaceId, productId), options.similarity, options.threshold);
-    const now = new Date(clock.now());
-    const { rows: previous } = await client.query<{ id: string; created_at: Date }>('SELECT id, created_at FROM opportunities WHERE workspace_id = $1 AND product_id = $2', [workspaceId, productId]);
-    const createdAt = new Map(previous.map((p) => [p.id, p.created_at]));
-    await client.query('DELETE FROM opportunities WHERE workspace_id = $1 AND product_id = $2', [workspaceId, productId]);
-    for (const c of clusters) {
-      const id = `opp_${c.signals[0]!.id.replace(/^sig_/, '')}`;
-      const n = c.signals.length;
-      const subtitle = `${n} signal${n === 1 ? '' : 's'}${c.companies ? ` from ${c.companies} compan${c.companies === 1 ? 'y' : 'ies'}` : ''}`;
-      await client.query(
-        `INSERT INTO opportunities (id, workspace_id, product_id, title, subtitle, type, evidence_count, unique_company_count, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-        [id, workspaceId, productId, c.title, subtitle, c.type, n, c.companies, createdAt.get(id) ?? now, now],
-      );
-      await client.query('INSERT INTO opportunity_signals (opportunity_id, signal_id) SELECT $1, unnest($2::text[])', [id, c.signals.map((s) => s.id)]);
-    }
-    return clusters.length;
+function matchIds(rows: ClusterRow[], labels: Int32Array, k: number, previous: Array<{ signal_id: string; opportunity_id: string }>): string[] {
+  const oldOf = new Map(previous.map((p) => [p.signal_id, p.opportunity_id]));
+  const overlap = new Map<string, number>();
+  rows.forEach((r, i) => {
+    const old = oldOf.get(r.id);
+    if (old) overlap.set(`${labels[i]}\u0000${old}`, (overlap.get(`${labels[i]}\u0000${old}`) ?? 0) + 1);
   });
+  const pairs = [...overlap].map(([key, count]) => {
+    const [c, old] = key.split('\u0000') as [string, string];
+    return { c: Number(c), old, count };
+  });
+  pairs.sort((a, b) => b.count - a.count || a.c - b.c || a.old.localeCompare(b.old));
+  const ids: Array<string | undefined> = new Array(k);
+  const used = new Set<string>();
+  for (const p of pairs) {
+    if (ids[p.c] || used.has(p.old)) continue;
+    ids[p.c] = p.old;
+    used.add(p.old);
+  }
+  const first: string[] = new Array(k);
+  rows.forEach((r, i) => {
+    const c = labels[i]!;
+    if (!first[c] || r.id < first[c]!) first[c] = r.id;
+  });
+  for (let c = 0; c < k; c++) {
+    if (ids[c]) continue;
+    let id = `opp_${first[c]!.replace(/^sig_/, '')}`;
+    for (let n = 2; used.has(id); n++) id = `opp_${first[c]!.replace(/^sig_/, '')}_${n}`;
+    ids[c] = id;
+    used.add(id);
+  }
+  return ids as string[];
 }
 
 export interface OpportunityRow {
@@ -127,44 +408,59 @@ export interface OpportunityRow {
   title: string;
   subtitle: string;
   type: string;
+  keywords: string[];
   createdAt: Date;
+  updatedAt: Date;
   evidenceCount: number;
   uniqueCompanyCount: number;
 }
 
-export async function listOpportunities(pool: pg.Pool, workspaceId: string, productId: string, page: { limit: number; offset: number }): Promise<{ items: OpportunityRow[]; total: number }> {
+type OpportunityDbRow = { id: string; product_id: string; title: string; subtitle: string; type: string; keywords: string[] | null; created_at: Date; updated_at: Date; evidence_count: number; unique_company_count: number };
+const toRow = (r: OpportunityDbRow): OpportunityRow => ({
+  id: r.id, title: r.title, subtitle: r.subtitle, type: r.type, keywords: r.keywords ?? [], createdAt: r.created_at, updatedAt: r.updated_at,
+  evidenceCount: r.evidence_count, uniqueCompanyCount: r.unique_company_count,
+});
+
+export async function listOpportunities(
+  pool: pg.Pool,
+  workspaceId: string,
+  productId: string,
+  page: { limit: number; offset: number },
+): Promise<{ items: OpportunityRow[]; total: number; pendingSignals: number }> {
   const [{ rows }, { rows: count }] = await Promise.all([
-    pool.query<{ id: string; title: string; subtitle: string; type: string; created_at: Date; evidence_count: number; unique_company_count: number }>(
-      `SELECT id, title, subtitle, type, created_at, evidence_count, unique_company_count FROM opportunities
+    pool.query<OpportunityDbRow>(
+      `SELECT id, product_id, title, subtitle, type, keywords, created_at, updated_at, evidence_count, unique_company_count FROM opportunities
         WHERE workspace_id = $1 AND product_id = $2 ORDER BY evidence_count DESC, unique_company_count DESC, id LIMIT $3 OFFSET $4`,
       [workspaceId, productId, page.limit, page.offset],
     ),
-    pool.query<{ n: number }>('SELECT count(*)::int AS n FROM opportunities WHERE workspace_id = $1 AND product_id = $2', [workspaceId, productId]),
+    pool.query<{ n: number; pending: number }>(
+      `SELECT (SELECT count(*)::int FROM opportunities WHERE workspace_id = $1 AND product_id = $2) AS n,
+              (SELECT count(*)::int FROM signals WHERE workspace_id = $1 AND product_id = $2 AND cluster_pending) AS pending`,
+      [workspaceId, productId],
+    ),
   ]);
-  return {
-    items: rows.map((r) => ({ id: r.id, title: r.title, subtitle: r.subtitle, type: r.type, createdAt: r.created_at, evidenceCount: r.evidence_count, uniqueCompanyCount: r.unique_company_count })),
-    total: count[0]!.n,
-  };
+  return { items: rows.map(toRow), total: count[0]!.n, pendingSignals: count[0]!.pending };
 }
 
-export async function getOpportunity(pool: pg.Pool, workspaceId: string, id: string): Promise<(OpportunityRow & { productId: string; evidence: SignalView[] }) | undefined> {
-  const { rows } = await pool.query<{ id: string; product_id: string; title: string; subtitle: string; type: string; created_at: Date; evidence_count: number; unique_company_count: number }>(
-    'SELECT * FROM opportunities WHERE workspace_id = $1 AND id = $2',
-    [workspaceId, id],
-  );
+/** One opportunity with a page of its evidence (newest first) and the evidence total. */
+export async function getOpportunity(
+  pool: pg.Pool,
+  workspaceId: string,
+  id: string,
+  page: { limit: number; offset: number } = { limit: 50, offset: 0 },
+): Promise<(OpportunityRow & { productId: string; evidence: SignalView[]; evidenceTotal: number }) | undefined> {
+  const { rows } = await pool.query<OpportunityDbRow>('SELECT * FROM opportunities WHERE workspace_id = $1 AND id = $2', [workspaceId, id]);
   const r = rows[0];
   if (!r) return undefined;
-  const { rows: evidence } = await pool.query<{ id: string }>(
-    `SELECT s.id FROM opportunity_signals os
-       JOIN opportunities o ON o.id = os.opportunity_id AND o.workspace_id = $1
+  const { rows: evidence } = await pool.query<{ id: string; total: number }>(
+    `SELECT s.id, count(*) OVER ()::int AS total FROM opportunity_signals os
        JOIN signals s ON s.id = os.signal_id AND s.workspace_id = $1
-      WHERE os.opportunity_id = $2`,
-    [workspaceId, id],
+      WHERE os.opportunity_id = $2 ORDER BY s.created_at DESC, s.id LIMIT $3 OFFSET $4`,
+    [workspaceId, id, page.limit, page.offset],
   );
-  const wanted = new Set(evidence.map((m) => m.id));
-  const signals = wanted.size ? await listSignalsOfProduct(pool, workspaceId, r.product_id, [...wanted]) : [];
-  return {
-    id: r.id, productId: r.product_id, title: r.title, subtitle: r.subtitle, type: r.type, createdAt: r.created_at,
-    evidenceCount: r.evidence_count, uniqueCompanyCount: r.unique_company_count, evidence: signals,
-  };
+  const wanted = evidence.map((m) => m.id);
+  const signals = wanted.length ? await listSignalsOfProduct(pool, workspaceId, r.product_id, wanted) : [];
+  const order = new Map(wanted.map((w, i) => [w, i]));
+  signals.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+  return { ...toRow(r), productId: r.product_id, evidence: signals, evidenceTotal: evidence[0]?.total ?? r.evidence_count };
 }

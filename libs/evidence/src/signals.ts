@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { newId, withTransaction } from '@loupe/db';
 import type { Clock } from '@loupe/http';
+import { companyOf } from './companies';
 import { SignalNotFoundError, SourceNotFoundError, UnknownSignalTypeError } from './errors';
 import { listSignalTypes, matchType, type SignalType } from './signal-types';
 
@@ -12,6 +13,8 @@ export interface NewSignal {
   whoSaidIt?: string | undefined;
   participantId?: string | undefined;
   createdAt?: Date | undefined;
+  /** A 3–6 word theme the calling model may give; it helps place the signal. */
+  theme?: string | undefined;
 }
 
 export interface SignalView {
@@ -24,6 +27,7 @@ export interface SignalView {
   content: string;
   whoSaidIt: string | null;
   participantId: string | null;
+  theme: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -65,13 +69,14 @@ export async function addSignals(
       const hash = contentHash(type.id, item.content);
       const { rows } = await client.query<{ id: string; inserted: boolean }>(
         `WITH ins AS (
-           INSERT INTO signals (id, workspace_id, product_id, source_id, type_id, title, content, who_said_it, participant_id, content_hash, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+           INSERT INTO signals (id, workspace_id, product_id, source_id, type_id, title, content, who_said_it, participant_id, content_hash, created_at, updated_at, theme, company)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
            ON CONFLICT (workspace_id, source_id, type_id, content_hash) DO NOTHING RETURNING id)
          SELECT id, true AS inserted FROM ins
          UNION ALL SELECT id, false FROM signals WHERE workspace_id = $2 AND source_id = $4 AND type_id = $5 AND content_hash = $10 AND NOT EXISTS (SELECT 1 FROM ins)`,
         [newId('sig', clock.now()), input.workspaceId, source.product_id, input.sourceId, type.id, item.title.trim(), item.content.trim(),
-          item.whoSaidIt?.trim() || null, item.participantId?.trim() || null, hash, item.createdAt ?? source.occurred_at, now],
+          item.whoSaidIt?.trim() || null, item.participantId?.trim() || null, hash, item.createdAt ?? source.occurred_at, now,
+          item.theme?.trim() || null, companyOf(item.participantId, item.whoSaidIt)],
       );
       let row = rows[0];
       if (!row) {
@@ -84,7 +89,7 @@ export async function addSignals(
       }
       results.push({ id: row.id, reused: !row.inserted });
     }
-    return { results, productIds: [source.product_id] };
+    return { results, productIds: results.some((r) => !r.reused) ? [source.product_id] : [] };
   });
 }
 
@@ -98,17 +103,22 @@ export interface SignalUpdate {
   whoSaidIt?: string | null | undefined;
   /** null clears it. */
   participantId?: string | null | undefined;
+  /** null clears it. */
+  theme?: string | null | undefined;
 }
 
-/** Edits signals, all or nothing; omitted fields stay. Returns the products to recompute. */
+/**
+ * Edits signals, all or nothing; omitted fields stay. A change of title, content or theme puts the signal
+ * back in its product's queue to be embedded and placed again. Returns the products to update.
+ */
 export async function updateSignals(pool: pg.Pool, workspaceId: string, updates: SignalUpdate[], clock: Clock): Promise<{ updated: string[]; productIds: string[] }> {
   const types = await listSignalTypes(pool, workspaceId);
   return withTransaction(pool, async (client) => {
     const products = new Set<string>();
     const now = new Date(clock.now());
     for (const u of updates) {
-      const { rows } = await client.query<{ type_id: string; content: string; product_id: string }>(
-        'SELECT type_id, content, product_id FROM signals WHERE workspace_id = $1 AND id = $2 FOR UPDATE',
+      const { rows } = await client.query<{ type_id: string; title: string; content: string; theme: string | null; product_id: string; who_said_it: string | null; participant_id: string | null }>(
+        'SELECT type_id, title, content, theme, product_id, who_said_it, participant_id FROM signals WHERE workspace_id = $1 AND id = $2 FOR UPDATE',
         [workspaceId, u.id],
       );
       const current = rows[0];
@@ -120,29 +130,34 @@ export async function updateSignals(pool: pg.Pool, workspaceId: string, updates:
         typeId = type.id;
       }
       const content = u.content?.trim() ?? current.content;
-      await client.query(
-        `UPDATE signals SET title = COALESCE($3, title), content = $4, type_id = $5, content_hash = $6,
-                created_at = COALESCE($7, created_at),
-                who_said_it = CASE WHEN $8::boolean THEN $9 ELSE who_said_it END,
-                participant_id = CASE WHEN $10::boolean THEN $11 ELSE participant_id END,
-                updated_at = $12
-          WHERE workspace_id = $1 AND id = $2`,
-        [workspaceId, u.id, u.title?.trim() ?? null, content, typeId, contentHash(typeId, content), u.createdAt ?? null,
-          u.whoSaidIt !== undefined, u.whoSaidIt ?? null, u.participantId !== undefined, u.participantId ?? null, now],
+      const title = u.title?.trim() ?? current.title;
+      const theme = u.theme === undefined ? current.theme : u.theme?.trim() || null;
+      const whoSaidIt = u.whoSaidIt === undefined ? current.who_said_it : u.whoSaidIt;
+      const participantId = u.participantId === undefined ? current.participant_id : u.participantId;
+      const replace = title !== current.title || content !== current.content || theme !== current.theme;
+      const { rows: changed } = await client.query<{ id: string }>(
+        `UPDATE signals SET title = $3, content = $4, type_id = $5, content_hash = $6,
+                created_at = COALESCE($7, created_at), who_said_it = $8, participant_id = $9, theme = $10, company = $11,
+                embedding_version = CASE WHEN $12 THEN NULL ELSE embedding_version END,
+                cluster_pending = cluster_pending OR $12 OR type_id <> $5 OR company IS DISTINCT FROM $11,
+                updated_at = $13
+          WHERE workspace_id = $1 AND id = $2 RETURNING id`,
+        [workspaceId, u.id, title, content, typeId, contentHash(typeId, content), u.createdAt ?? null,
+          whoSaidIt, participantId, theme, companyOf(participantId, whoSaidIt), replace, now],
       );
-      products.add(current.product_id);
+      if (changed.length) products.add(current.product_id);
     }
     return { updated: updates.map((u) => u.id), productIds: [...products] };
   });
 }
 
 const SIGNAL_SELECT = `SELECT s.id, s.source_id, s.product_id, t.key AS type, t.name AS type_name, s.title, s.content, s.who_said_it,
-       s.participant_id, s.created_at, s.updated_at FROM signals s JOIN signal_types t ON t.id = s.type_id AND t.workspace_id = s.workspace_id`;
+       s.participant_id, s.theme, s.created_at, s.updated_at FROM signals s JOIN signal_types t ON t.id = s.type_id AND t.workspace_id = s.workspace_id`;
 
-type SignalRow = { id: string; source_id: string; product_id: string; type: string; type_name: string; title: string; content: string; who_said_it: string | null; participant_id: string | null; created_at: Date; updated_at: Date };
+type SignalRow = { id: string; source_id: string; product_id: string; type: string; type_name: string; title: string; content: string; who_said_it: string | null; participant_id: string | null; theme: string | null; created_at: Date; updated_at: Date };
 const toView = (r: SignalRow): SignalView => ({
   id: r.id, sourceId: r.source_id, productId: r.product_id, type: r.type, typeName: r.type_name, title: r.title, content: r.content,
-  whoSaidIt: r.who_said_it, participantId: r.participant_id, createdAt: r.created_at, updatedAt: r.updated_at,
+  whoSaidIt: r.who_said_it, participantId: r.participant_id, theme: r.theme, createdAt: r.created_at, updatedAt: r.updated_at,
 });
 
 export async function getSignal(db: Pick<pg.Pool, 'query'>, workspaceId: string, id: string): Promise<SignalView | undefined> {

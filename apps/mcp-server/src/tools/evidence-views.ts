@@ -1,21 +1,36 @@
 import { getOpportunity, getSignal, type SignalView } from '@loupe/evidence';
-import type { ToolContext } from '../tool-kit';
+import { fitToPage, PAGE_CHARS, type ToolContext } from '../tool-kit';
 
 const signalJson = (s: SignalView) => ({
   id: s.id, source_id: s.sourceId, product_id: s.productId, type: s.type, type_name: s.typeName, title: s.title, content: s.content,
-  who_said_it: s.whoSaidIt, participant_id: s.participantId, created_at: s.createdAt.toISOString(), updated_at: s.updatedAt.toISOString(),
+  who_said_it: s.whoSaidIt, participant_id: s.participantId, theme: s.theme, created_at: s.createdAt.toISOString(), updated_at: s.updatedAt.toISOString(),
 });
+
+/** Evidence rows per page of an opportunity, and the content shown of each (the signal itself has it all). */
+export const EVIDENCE_PAGE = 50;
+const EVIDENCE_CONTENT_CHARS = 1_500;
 
 export async function viewSignal(ctx: ToolContext, id: string) {
   const signal = await getSignal(ctx.pool, ctx.principal.workspaceId, id);
   return signal ? signalJson(signal) : undefined;
 }
 
-export async function viewOpportunity(ctx: ToolContext, id: string) {
-  const o = await getOpportunity(ctx.pool, ctx.principal.workspaceId, id);
+/** An opportunity with one page of its evidence, newest first: at most EVIDENCE_PAGE signals and about PAGE_CHARS of text. */
+export async function viewOpportunity(ctx: ToolContext, id: string, offset = 0) {
+  const o = await getOpportunity(ctx.pool, ctx.principal.workspaceId, id, { limit: EVIDENCE_PAGE, offset });
   if (!o) return undefined;
+  const rows = o.evidence.map((s) => {
+    const json = signalJson(s);
+    if (json.content.length <= EVIDENCE_CONTENT_CHARS) return json;
+    return { ...json, content: `${json.content.slice(0, EVIDENCE_CONTENT_CHARS)}…`, content_truncated: true };
+  });
+  const { kept } = fitToPage(rows, PAGE_CHARS.withGuidance);
+  const next = offset + kept.length < o.evidenceTotal ? offset + kept.length : undefined;
   return {
-    id: o.id, product_id: o.productId, title: o.title, subtitle: o.subtitle, type: o.type, created_at: o.createdAt.toISOString(),
-    evidence_count: o.evidenceCount, unique_company_count: o.uniqueCompanyCount, evidence: o.evidence.map(signalJson),
+    id: o.id, product_id: o.productId, title: o.title, subtitle: o.subtitle, type: o.type, keywords: o.keywords, created_at: o.createdAt.toISOString(),
+    evidence_count: o.evidenceCount, unique_company_count: o.uniqueCompanyCount,
+    evidence: kept, evidence_offset: offset, evidence_returned: kept.length,
+    ...(next !== undefined ? { evidence_next_offset: next, more_evidence: `view_item again with offset ${next} for more evidence` } : {}),
+    ...(kept.some((k) => 'content_truncated' in k) ? { truncated_content: 'long signals are cut: view_item(item_type: "signal") shows one whole' } : {}),
   };
 }

@@ -10,9 +10,10 @@ const signalInput = z.object({
   who_said_it: z.string().max(256).optional().describe('Name or email of the person, as the source shows it.'),
   participant_id: z.string().max(256).optional().describe('The participant id from read_source (usually an email).'),
   created_at: z.iso.datetime({ offset: true }).optional().describe('When it was said (ISO 8601); the source time when omitted.'),
+  theme: z.string().max(80).optional().describe('3–6 words naming the problem or need (e.g. "Slow CSV export"); use the same words for the same problem, as in get_opportunities keywords.'),
 });
 
-/** Opportunities are re-clustered in the background after signals change (worker queue opportunities.recompute). */
+/** New and changed signals are placed in opportunities in the background (worker queue opportunities.recompute); a re-sent one schedules nothing. */
 async function scheduleRecompute(ctx: ToolContext, productIds: string[]) {
   for (const productId of productIds) {
     await ctx.schedule?.(QUEUES.recomputeOpportunities, { workspaceId: ctx.principal.workspaceId, productId }, { singletonKey: `${ctx.principal.workspaceId}:${productId}` });
@@ -43,7 +44,10 @@ export const addSignalsTool = defineTool({
       const out = await addSignals(ctx.pool, {
         workspaceId: ctx.principal.workspaceId,
         sourceId: args.source_id,
-        items: args.signals.map((s) => ({ type: s.type, title: s.title, content: s.content, whoSaidIt: s.who_said_it, participantId: s.participant_id, createdAt: s.created_at ? new Date(s.created_at) : undefined })),
+        items: args.signals.map((s) => ({
+          type: s.type, title: s.title, content: s.content, whoSaidIt: s.who_said_it, participantId: s.participant_id,
+          createdAt: s.created_at ? new Date(s.created_at) : undefined, theme: s.theme,
+        })),
       }, ctx.clock);
       await scheduleRecompute(ctx, out.productIds);
       const signals = out.results.map((r) => ({ id: r.id, reused: r.reused }));
@@ -62,6 +66,7 @@ const updateInput = z.object({
   created_at: z.iso.datetime({ offset: true }).optional(),
   who_said_it: z.string().max(256).nullable().optional().describe('null clears it.'),
   participant_id: z.string().max(256).nullable().optional().describe('null clears it.'),
+  theme: z.string().max(80).nullable().optional().describe('3–6 words naming the problem; null clears it.'),
 });
 
 export const updateSignalsTool = defineTool({
@@ -78,7 +83,7 @@ export const updateSignalsTool = defineTool({
     try {
       const out = await updateSignals(ctx.pool, ctx.principal.workspaceId, args.updates.map((u) => ({
         id: u.id, title: u.title, content: u.content, type: u.type, createdAt: u.created_at ? new Date(u.created_at) : undefined,
-        whoSaidIt: u.who_said_it, participantId: u.participant_id,
+        whoSaidIt: u.who_said_it, participantId: u.participant_id, theme: u.theme,
       })), ctx.clock);
       await scheduleRecompute(ctx, out.productIds);
       return { updated: out.updated };

@@ -32,11 +32,12 @@ export const viewItem = defineTool({
   name: 'view_item',
   title: 'View one item',
   description:
-    'Show one item in full: a signal, an opportunity (with the signals that are its evidence), a source (its details and the first segments), ' +
+    'Show one item in full: a signal, an opportunity (with the signals that are its evidence, a page at a time), a source (its details and the first segments), ' +
     'or a shaping note (with its version history). Pass the id and its item_type.',
   inputSchema: {
     item_id: z.string().min(1).max(128),
     item_type: z.enum(ITEM_TYPES).describe('signal, opportunity, source or shaping_note'),
+    offset: z.number().int().min(0).optional().describe("Opportunity only: where its evidence list starts (the previous answer's evidence_next_offset)."),
   },
   outputSchema: { item_type: z.enum(ITEM_TYPES), item: z.record(z.string(), z.unknown()) },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -46,7 +47,7 @@ export const viewItem = defineTool({
       source: viewSource,
       shaping_note: viewNote,
       signal: viewSignal,
-      opportunity: viewOpportunity,
+      opportunity: (c, id) => viewOpportunity(c, id, args.offset ?? 0),
     };
     const item = await loaders[args.item_type](ctx, args.item_id);
     if (!item) throw notFound(args.item_type, args.item_id);

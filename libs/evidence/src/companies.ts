@@ -1,0 +1,10 @@
+const FREE_MAIL = new Set(['gmail.com', 'googlemail.com', 'outlook.com', 'hotmail.com', 'live.com', 'yahoo.com', 'icloud.com', 'me.com', 'aol.com', 'proton.me', 'protonmail.com', 'gmx.com', 'gmx.de', 'web.de']);
+
+/** The company a signal comes from: the email domain of its participant or speaker, free-mail domains left out. */
+export function companyOf(participantId: string | null | undefined, whoSaidIt: string | null | undefined): string | null {
+  for (const who of [participantId, whoSaidIt]) {
+    const m = who ? /@([a-z0-9.-]+\.[a-z]{2,})\s*>?$/i.exec(who.trim()) : null;
+    if (m && !FREE_MAIL.has(m[1]!.toLowerCase())) return m[1]!.toLowerCase();
+  }
+  return null;
+}

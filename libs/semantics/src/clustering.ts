@@ -1,0 +1,361 @@
+/**
+ * Average-link agglomerative clustering of unit vectors, cut at a similarity threshold.
+ *
+ * With dot-product similarity the average link of two clusters is exactly the dot product of their
+ * mean vectors: avg(a·b) = (ΣA/|A|)·(ΣB/|B|). A cluster is therefore fully described by its sum and
+ * size, which is what lets a new vector join a stored cluster later (`nearestCluster`) by the same
+ * rule that formed it, and what lets the large-set path below merge clusters of different cells.
+ *
+ * - Up to EXACT_LIMIT vectors: exact average link (nearest-neighbour chain, O(n²) time and memory).
+ * - Beyond: the vectors are split into cells of at most EXACT_LIMIT by k-means on their directions,
+ *   each cell is clustered exactly, and clusters of neighbouring cells are merged by average link
+ *   (max-first, with the pair's similarity recomputed from sums when it comes up). Cost grows as
+ *   n × cell size, not n².
+ * Unlike single link, average link does not chain: two themes merge only when their members are
+ * alike on average, not when one pair of them bridges.
+ * Deterministic: the same vectors in the same order give the same labels; ties go to the lower index.
+ */
+
+export const EXACT_LIMIT = 2_000;
+
+export interface Clusters {
+  /** Cluster number of each input vector, numbered by first appearance. */
+  labels: Int32Array;
+  /** Per cluster: sum of its member vectors (dims each), and its size. */
+  sums: Float32Array;
+  sizes: Int32Array;
+}
+
+export interface ClusterOptions {
+  /** Average similarity at or above which clusters merge. */
+  threshold: number;
+  /** Largest set clustered exactly (tests lower it to exercise the cell path). */
+  exactLimit?: number;
+}
+
+function dotAt(v: Float32Array, i: number, w: Float32Array, j: number, dims: number): number {
+  let s = 0;
+  const a = i * dims;
+  const b = j * dims;
+  for (let d = 0; d < dims; d++) s += v[a + d]! * w[b + d]!;
+  return s;
+}
+
+/** Exact average link over the vectors at `idx`: returns the group (index into idx) of each. */
+function exactAverageLink(vectors: Float32Array, dims: number, idx: Int32Array, threshold: number): Int32Array {
+  const n = idx.length;
+  const parent = new Int32Array(n).map((_, i) => i);
+  if (n < 2) return parent;
+  const S = new Float32Array(n * n);
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) {
+      const s = dotAt(vectors, idx[i]!, vectors, idx[j]!, dims);
+      S[i * n + j] = s;
+      S[j * n + i] = s;
+    }
+  }
+  const size = new Int32Array(n).fill(1);
+  const active = new Uint8Array(n).fill(1);
+  const merges: Array<[number, number, number]> = [];
+  const chain: number[] = [];
+  let remaining = n;
+  let nextStart = 0;
+  while (remaining > 1) {
+    if (chain.length === 0) {
+      while (!active[nextStart]) nextStart++;
+      chain.push(nextStart);
+    }
+    const a = chain[chain.length - 1]!;
+    let best = -1;
+    let bestSim = -Infinity;
+    const row = a * n;
+    for (let j = 0; j < n; j++) {
+      if (j !== a && active[j] && S[row + j]! > bestSim) {
+        bestSim = S[row + j]!;
+        best = j;
+      }
+    }
+    // Prefer the chain's previous element on a tie, or the chain could cycle.
+    const previous = chain.length > 1 ? chain[chain.length - 2]! : -1;
+    if (previous >= 0 && S[row + previous]! >= bestSim) best = previous;
+    if (best === previous) {
+      chain.pop();
+      chain.pop();
+      const [x, y] = a < best ? [a, best] : [best, a];
+      merges.push([x, y, S[row + best]!]);
+      const sx = size[x]!;
+      const sy = size[y]!;
+      for (let j = 0; j < n; j++) {
+        if (!active[j] || j === x || j === y) continue;
+        const v = (S[x * n + j]! * sx + S[y * n + j]! * sy) / (sx + sy);
+        S[x * n + j] = v;
+        S[j * n + x] = v;
+      }
+      size[x] = sx + sy;
+      active[y] = 0;
+      remaining--;
+    } else {
+      chain.push(best);
+    }
+  }
+  // Average link has no inversions: the merges at or above the threshold form the cut.
+  const find = (i: number): number => {
+    while (parent[i] !== i) i = parent[i] = parent[parent[i]!]!;
+    return i;
+  };
+  merges.sort((p, q) => q[2] - p[2] || p[0] - q[0] || p[1] - q[1]);
+  for (const [x, y, s] of merges) {
+    if (s < threshold) break;
+    const [rx, ry] = [find(x), find(y)];
+    parent[Math.max(rx, ry)] = Math.min(rx, ry);
+  }
+  for (let i = 0; i < n; i++) parent[i] = find(i);
+  return parent;
+}
+
+/** Splits `idx` into cells of at most `limit` vectors by k-means on directions (deterministic seeds). */
+function partition(vectors: Float32Array, dims: number, idx: Int32Array, limit: number): Int32Array[] {
+  if (idx.length <= limit) return [idx];
+  const k = Math.min(idx.length, Math.ceil((idx.length / limit) * 2));
+  const centroids = new Float32Array(k * dims);
+  for (let c = 0; c < k; c++) centroids.set(vectors.subarray(idx[Math.floor((c * idx.length) / k)]! * dims, idx[Math.floor((c * idx.length) / k)]! * dims + dims), c * dims);
+  const assign = new Int32Array(idx.length);
+  for (let iteration = 0; iteration < 5; iteration++) {
+    for (let p = 0; p < idx.length; p++) {
+      let best = 0;
+      let bestSim = -Infinity;
+      for (let c = 0; c < k; c++) {
+        const s = dotAt(vectors, idx[p]!, centroids, c, dims);
+        if (s > bestSim) {
+          bestSim = s;
+          best = c;
+        }
+      }
+      assign[p] = best;
+    }
+    const sums = new Float32Array(k * dims);
+    for (let p = 0; p < idx.length; p++) {
+      const base = idx[p]! * dims;
+      const to = assign[p]! * dims;
+      for (let d = 0; d < dims; d++) sums[to + d]! += vectors[base + d]!;
+    }
+    for (let c = 0; c < k; c++) {
+      let norm = 0;
+      for (let d = 0; d < dims; d++) norm += sums[c * dims + d]! ** 2;
+      if (norm === 0) continue; // an empty cell keeps its seed
+      norm = Math.sqrt(norm);
+      for (let d = 0; d < dims; d++) centroids[c * dims + d] = sums[c * dims + d]! / norm;
+    }
+  }
+  const cells: number[][] = Array.from({ length: k }, () => []);
+  for (let p = 0; p < idx.length; p++) cells[assign[p]!]!.push(idx[p]!);
+  const out: Int32Array[] = [];
+  for (const cell of cells) {
+    if (cell.length === 0) continue;
+    if (cell.length === idx.length) {
+      // k-means could not split (identical vectors): cut in order.
+      for (let at = 0; at < cell.length; at += limit) out.push(Int32Array.from(cell.slice(at, at + limit)));
+    } else {
+      out.push(...partition(vectors, dims, Int32Array.from(cell), limit));
+    }
+  }
+  return out;
+}
+
+/** A max-heap of candidate merges; entries go stale when a member cluster changes. */
+class MergeHeap {
+  private items: Array<{ sim: number; a: number; b: number; va: number; vb: number }> = [];
+  push(item: { sim: number; a: number; b: number; va: number; vb: number }) {
+    const h = this.items;
+    h.push(item);
+    let i = h.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!this.before(h[i]!, h[p]!)) break;
+      [h[i], h[p]] = [h[p]!, h[i]!];
+      i = p;
+    }
+  }
+  pop() {
+    const h = this.items;
+    const top = h[0];
+    const last = h.pop();
+    if (h.length && last) {
+      h[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < h.length && this.before(h[l]!, h[m]!)) m = l;
+        if (r < h.length && this.before(h[r]!, h[m]!)) m = r;
+        if (m === i) break;
+        [h[i], h[m]] = [h[m]!, h[i]!];
+        i = m;
+      }
+    }
+    return top;
+  }
+  private before(x: { sim: number; a: number; b: number }, y: { sim: number; a: number; b: number }) {
+    return x.sim > y.sim || (x.sim === y.sim && (x.a < y.a || (x.a === y.a && x.b < y.b)));
+  }
+}
+
+export function clusterVectors(vectors: Float32Array, dims: number, options: ClusterOptions): Clusters {
+  const n = vectors.length / dims;
+  const limit = options.exactLimit ?? EXACT_LIMIT;
+  const all = new Int32Array(n).map((_, i) => i);
+  const cells = partition(vectors, dims, all, limit);
+  // Clusters of every cell: members, sum, size.
+  const members: number[][] = [];
+  const cellOf: number[] = [];
+  for (const [c, cell] of cells.entries()) {
+    const groups = exactAverageLink(vectors, dims, cell, options.threshold);
+    const byRoot = new Map<number, number[]>();
+    for (let i = 0; i < cell.length; i++) {
+      const list = byRoot.get(groups[i]!) ?? [];
+      list.push(cell[i]!);
+      byRoot.set(groups[i]!, list);
+    }
+    for (const list of byRoot.values()) {
+      members.push(list);
+      cellOf.push(c);
+    }
+  }
+  const sums = new Float32Array(members.length * dims);
+  const sizes = new Int32Array(members.length);
+  members.forEach((list, g) => {
+    sizes[g] = list.length;
+    for (const i of list) for (let d = 0; d < dims; d++) sums[g * dims + d]! += vectors[i * dims + d]!;
+  });
+  if (cells.length > 1) mergeAcrossCells(members, sums, sizes, cellOf, cells.length, dims, options.threshold);
+  // Number the surviving clusters by first appearance in the input.
+  const labels = new Int32Array(n).fill(-1);
+  const order: number[] = [];
+  members.forEach((list, g) => {
+    if (sizes[g]! > 0) for (const i of list) labels[i] = g;
+  });
+  const renumber = new Map<number, number>();
+  for (let i = 0; i < n; i++) {
+    const g = labels[i]!;
+    if (!renumber.has(g)) {
+      renumber.set(g, renumber.size);
+      order.push(g);
+    }
+    labels[i] = renumber.get(g)!;
+  }
+  const outSums = new Float32Array(order.length * dims);
+  const outSizes = new Int32Array(order.length);
+  order.forEach((g, k) => {
+    outSums.set(sums.subarray(g * dims, g * dims + dims), k * dims);
+    outSizes[k] = sizes[g]!;
+  });
+  return { labels, sums: outSums, sizes: outSizes };
+}
+
+function mergeAcrossCells(members: number[][], sums: Float32Array, sizes: Int32Array, cellOf: number[], cellCount: number, dims: number, threshold: number) {
+  const g = members.length;
+  const version = new Int32Array(g);
+  // Cell centroids, and each cluster's nearest cells: candidates are the clusters of those cells.
+  const cellSums = new Float32Array(cellCount * dims);
+  for (let c = 0; c < g; c++) for (let d = 0; d < dims; d++) cellSums[cellOf[c]! * dims + d]! += sums[c * dims + d]!;
+  const clustersOfCell: number[][] = Array.from({ length: cellCount }, () => []);
+  cellOf.forEach((cell, c) => clustersOfCell[cell]!.push(c));
+  const probes = Math.min(cellCount, 4);
+  const neighbours: Array<Set<number>> = Array.from({ length: g }, () => new Set());
+  const avg = (a: number, b: number) => dotAt(sums, a, sums, b, dims) / (sizes[a]! * sizes[b]!);
+  const heap = new MergeHeap();
+  for (let a = 0; a < g; a++) {
+    const ranked: Array<[number, number]> = [];
+    for (let c = 0; c < cellCount; c++) ranked.push([dotAt(sums, a, cellSums, c, dims), c]);
+    ranked.sort((x, y) => y[0] - x[0] || x[1] - y[1]);
+    for (const [, cell] of ranked.slice(0, probes)) {
+      if (cell === cellOf[a]) continue;
+      for (const b of clustersOfCell[cell]!) {
+        const sim = avg(a, b);
+        if (sim >= threshold) {
+          neighbours[a]!.add(b);
+          neighbours[b]!.add(a);
+        }
+      }
+    }
+  }
+  for (let a = 0; a < g; a++) for (const b of neighbours[a]!) if (a < b) heap.push({ sim: avg(a, b), a, b, va: 0, vb: 0 });
+  for (let top = heap.pop(); top; top = heap.pop()) {
+    const { a, b } = top;
+    if (sizes[a] === 0 || sizes[b] === 0 || version[a] !== top.va || version[b] !== top.vb) continue;
+    // Merge b into a.
+    for (let d = 0; d < dims; d++) sums[a * dims + d]! += sums[b * dims + d]!;
+    sizes[a]! += sizes[b]!;
+    sizes[b] = 0;
+    members[a]!.push(...members[b]!);
+    members[b] = [];
+    version[a]!++;
+    for (const c of neighbours[b]!) {
+      neighbours[c]!.delete(b);
+      if (c !== a) neighbours[a]!.add(c);
+    }
+    neighbours[a]!.delete(b);
+    neighbours[b]!.clear();
+    for (const c of neighbours[a]!) {
+      if (sizes[c] === 0) continue;
+      const sim = avg(a, c);
+      if (sim >= threshold) {
+        const [x, y] = a < c ? [a, c] : [c, a];
+        heap.push({ sim, a: x, b: y, va: version[x]!, vb: version[y]! });
+      }
+    }
+  }
+}
+
+/** The stored cluster whose members the vector is most like on average, if that reaches the threshold. */
+export function nearestCluster(vector: Float32Array, sums: Float32Array, sizes: Int32Array | number[], threshold: number): number {
+  const dims = vector.length;
+  let best = -1;
+  let bestSim = threshold;
+  for (let c = 0; c < sizes.length; c++) {
+    const size = sizes[c]!;
+    if (size <= 0) continue;
+    let s = 0;
+    for (let d = 0; d < dims; d++) s += vector[d]! * sums[c * dims + d]!;
+    s /= size;
+    if (s >= bestSim && (best < 0 || s > bestSim)) {
+      bestSim = s;
+      best = c;
+    }
+  }
+  return best;
+}
+
+export interface Assignment {
+  /** Per vector: the cluster it joined; indexes at or past the number of given clusters are new ones. */
+  clusters: Int32Array;
+  /** Sums and sizes of every cluster after the assignment (the given ones first). */
+  sums: Float32Array;
+  sizes: Int32Array;
+}
+
+/**
+ * Adds vectors one by one to existing clusters (given by sums and sizes): each joins the cluster it is
+ * most like on average when that reaches the threshold, else starts one; later vectors see earlier
+ * ones. Cost: vectors × clusters, whatever the size of the clusters.
+ */
+export function assignToClusters(vectors: Float32Array, dims: number, sums: Float32Array, sizes: Int32Array, threshold: number): Assignment {
+  const n = vectors.length / dims;
+  let allSums = new Float32Array(Math.max(sums.length + n * dims, dims));
+  allSums.set(sums);
+  const allSizes = new Int32Array(sizes.length + n);
+  allSizes.set(sizes);
+  let count = sizes.length;
+  const clusters = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const v = vectors.subarray(i * dims, i * dims + dims);
+    let c = nearestCluster(v, allSums.subarray(0, count * dims), allSizes.subarray(0, count), threshold);
+    if (c < 0) c = count++;
+    for (let d = 0; d < dims; d++) allSums[c * dims + d]! += v[d]!;
+    allSizes[c]!++;
+    clusters[i] = c;
+  }
+  allSums = allSums.slice(0, count * dims);
+  return { clusters, sums: allSums, sizes: allSizes.slice(0, count) };
+}

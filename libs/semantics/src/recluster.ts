@@ -1,0 +1,76 @@
+import { clusterVectors } from './clustering';
+import { commonComponent, withoutCommon, type CommonComponent } from './common';
+
+/**
+ * One full clustering of a set of texts given their raw vectors and distinctive words: the common
+ * component removed, average-link clusters, each cluster's most central member and its distinctive
+ * terms (class-based TF-IDF, as BERTopic names topics: a term weighs its frequency in the cluster times
+ * log(1 + average words per cluster / its frequency overall)).
+ */
+export interface ReclusterInput {
+  vectors: Float32Array;
+  dims: number;
+  denseDims: number;
+  keywords: string[][];
+  threshold: number;
+  exactLimit?: number | undefined;
+  /** Terms per cluster. */
+  terms?: number | undefined;
+}
+
+export interface ReclusterOutput {
+  common: CommonComponent;
+  labels: Int32Array;
+  /** Per cluster: sum of its centred member vectors (dims each), size, most central member. */
+  sums: Float32Array;
+  sizes: Int32Array;
+  central: Int32Array;
+  terms: string[][];
+}
+
+export function recluster(input: ReclusterInput): ReclusterOutput {
+  const { dims } = input;
+  const n = input.vectors.length / dims;
+  const common = commonComponent(input.vectors, dims, input.denseDims);
+  const centred = new Float32Array(input.vectors.length);
+  for (let i = 0; i < n; i++) centred.set(withoutCommon(input.vectors.subarray(i * dims, i * dims + dims), common), i * dims);
+  const clusters = clusterVectors(centred, dims, { threshold: input.threshold, exactLimit: input.exactLimit });
+  const k = clusters.sizes.length;
+  const central = new Int32Array(k).fill(-1);
+  const best = new Float64Array(k).fill(-Infinity);
+  for (let i = 0; i < n; i++) {
+    const c = clusters.labels[i]!;
+    let s = 0;
+    for (let d = 0; d < dims; d++) s += centred[i * dims + d]! * clusters.sums[c * dims + d]!;
+    if (s > best[c]!) {
+      best[c] = s;
+      central[c] = i;
+    }
+  }
+  return { common, ...clusters, central, terms: classTerms(input.keywords, clusters.labels, k, input.terms ?? 5) };
+}
+
+export function classTerms(keywords: string[][], labels: Int32Array, k: number, top: number): string[][] {
+  const perClass: Array<Map<string, number>> = Array.from({ length: k }, () => new Map());
+  const overall = new Map<string, number>();
+  const words = new Float64Array(k);
+  keywords.forEach((list, i) => {
+    const c = labels[i]!;
+    for (const w of list) {
+      perClass[c]!.set(w, (perClass[c]!.get(w) ?? 0) + 1);
+      overall.set(w, (overall.get(w) ?? 0) + 1);
+      words[c]!++;
+    }
+  });
+  const average = words.reduce((a, b) => a + b, 0) / Math.max(1, k);
+  return perClass.map((counts, c) => {
+    const size = counts.size;
+    return [...counts]
+      // In a cluster of several signals, a word only one of them uses does not name it.
+      .filter(([, count]) => count >= 2 || words[c]! <= size)
+      .map(([w, count]) => [w, (count / Math.max(1, words[c]!)) * Math.log(1 + average / overall.get(w)!)] as const)
+      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+      .slice(0, top)
+      .map(([w]) => w);
+  });
+}

@@ -1,0 +1,102 @@
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { SemanticsRequest, SemanticsResponse, SemanticsResults } from './thread-protocol';
+
+type Op = keyof SemanticsResults;
+type Args<O extends Op> = Omit<Extract<SemanticsRequest, { op: O }>, 'id' | 'op'>;
+
+/**
+ * Embedding and clustering run in one worker thread, so a long text or a large product never holds the
+ * event loop that answers requests. Requests are answered in order; a crashed thread (out of memory)
+ * fails what it held and is started again on the next request.
+ */
+export interface SemanticsThread {
+  run<O extends Op>(op: O, args: Args<O>, transfer?: ArrayBuffer[]): Promise<SemanticsResults[O]>;
+  /** The thread's embedding: its version (stored beside every vector, so a change re-embeds) and its dims. */
+  describe(): Promise<EmbeddingInfo>;
+  close(): Promise<void>;
+}
+
+export interface EmbeddingInfo {
+  version: string;
+  dims: number;
+  denseDims: number;
+}
+
+export interface SemanticsThreadOptions {
+  /** Heap limit of the thread. */
+  maxHeapMb?: number;
+}
+
+const require = createRequire(import.meta.url);
+
+export function startSemanticsThread(options: SemanticsThreadOptions = {}): SemanticsThread {
+  let worker: Worker | undefined;
+  let info: Promise<EmbeddingInfo> | undefined;
+  let nextId = 1;
+  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+
+  function failAll(error: Error) {
+    for (const p of pending.values()) p.reject(error);
+    pending.clear();
+  }
+
+  function ensure(): Worker {
+    if (worker) return worker;
+    // The thread runs TypeScript like the rest of the service: through tsx's loader.
+    const w = new Worker(new URL('./thread-main.ts', import.meta.url), {
+      execArgv: ['--import', pathToFileURL(require.resolve('tsx')).href],
+      resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 1_024 },
+    });
+    w.unref();
+    w.on('message', (response: SemanticsResponse) => {
+      const p = pending.get(response.id);
+      if (!p) return;
+      pending.delete(response.id);
+      if (response.ok) p.resolve(response.result);
+      else p.reject(new Error(`semantics thread: ${response.error}`));
+    });
+    w.on('error', (error) => {
+      if (worker === w) worker = undefined;
+      failAll(error);
+    });
+    w.on('exit', (code) => {
+      if (worker === w) worker = undefined;
+      failAll(new Error(`semantics thread exited (code ${code})`));
+    });
+    worker = w;
+    return w;
+  }
+
+  const thread: SemanticsThread = {
+    describe() {
+      info ??= thread.run('embed', { texts: [] }).then(
+        (out) => ({ version: out.version, dims: out.dims, denseDims: out.denseDims }),
+        (error: unknown) => {
+          info = undefined;
+          throw error;
+        },
+      );
+      return info;
+    },
+    run(op, args, transfer = []) {
+      const id = nextId++;
+      const w = ensure();
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+        w.ref();
+        w.postMessage({ id, op, ...args }, transfer);
+      }).finally(() => {
+        if (pending.size === 0) worker?.unref();
+      }) as Promise<SemanticsResults[typeof op]>;
+    },
+    async close() {
+      const w = worker;
+      worker = undefined;
+      if (w) await w.terminate();
+      failAll(new Error('semantics thread closed'));
+    },
+  };
+  return thread;
+}
