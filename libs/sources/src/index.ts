@@ -5,7 +5,7 @@ export { MAX_SEGMENT_CHARS, splitText } from './text';
 export type { Segment, SegmentKind, SourceDraft, SourceRecord } from './types';
 export { fuseRankings, RRF_K, type FusedSource, type RankedHit } from './fuse';
 export {
-  HIGHLIGHT, lexicalSearch, parseQuery, rankSources, SEARCH_LIMITS, SearchQueryError, searchSources, TITLE_WEIGHT,
+  HIGHLIGHT, lexicalSearch, parseQuery, rankSources, refreshSearchDocuments, SEARCH_LIMITS, SearchQueryError, searchSources, TITLE_WEIGHT, withSearchSession,
   type FoundSource, type LexicalHit, type LexicalResult, type RankedSource, type SearchExcerpt, type SearchFilters, type SearchPage, type SearchRequest,
 } from './search';
 export { queryShape, type QueryShape } from './search-query';

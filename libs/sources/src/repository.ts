@@ -1,6 +1,7 @@
 import { newId } from '@loupe/db';
 import type pg from 'pg';
 import { buildSource } from './build';
+import { SEARCH_DOCUMENT_SQL } from './search';
 import type { SourceDraft, SourceRecord } from './types';
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
@@ -13,14 +14,16 @@ export interface CreatedSource {
   segmentCount: number;
 }
 
+// search_doc: what find_sources matches (libs/sources/src/search.ts), written with the source so it is
+// searchable as soon as this transaction commits.
 const INSERT_SOURCES = `
   INSERT INTO sources (id, workspace_id, product_id, project_ids, record_id, type, nature, title, occurred_at,
-                       participants, tags, thread_id, status, segment_count, created_at)
+                       participants, tags, thread_id, status, segment_count, created_at, search_doc)
   SELECT s.id, s.workspace_id, s.product_id, s.project_ids, s.record_id, s.type, s.nature, s.title, s.occurred_at,
-         s.participants, s.tags, s.thread_id, 'ready', s.segment_count, $2
+         s.participants, s.tags, s.thread_id, 'ready', s.segment_count, $2, ${SEARCH_DOCUMENT_SQL('s.title', 's.body')}
     FROM json_to_recordset($1::json) AS s(id text, workspace_id text, product_id text, project_ids text[],
          record_id text, type text, nature text, title text, occurred_at timestamptz, participants jsonb,
-         tags text[], thread_id text, segment_count int)
+         tags text[], thread_id text, segment_count int, body text)
   ON CONFLICT (record_id) DO NOTHING
   RETURNING id, record_id`;
 
@@ -51,6 +54,7 @@ export async function insertSources(client: Queryable, drafts: readonly SourceDr
     tags: d.tags,
     thread_id: d.threadId,
     segment_count: d.segments.length,
+    body: d.segments.map((g) => (g.heading ? `${g.heading}\n${g.text}` : g.text)).join('\n'),
   }));
   const { rows: inserted } = await client.query<{ id: string; record_id: string }>(INSERT_SOURCES, [JSON.stringify(rows), now]);
   const createdFor = new Set(inserted.map((r) => r.record_id));

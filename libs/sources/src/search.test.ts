@@ -1,7 +1,7 @@
 import { newId } from '@loupe/db';
 import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fuseRankings, lexicalSearch, queryShape, readSource, searchSources, SearchQueryError } from './index';
+import { fuseRankings, lexicalSearch, queryShape, readSource, refreshSearchDocuments, searchSources, SearchQueryError } from './index';
 
 describe('lexical search of sources', () => {
   let t: TestDatabase;
@@ -21,6 +21,7 @@ describe('lexical search of sources', () => {
        SELECT $1, x.position, 'turn', x.speaker, x.text FROM json_to_recordset($2::json) AS x(position int, speaker text, text text)`,
       [id, JSON.stringify(turns.map(([speaker, text], position) => ({ position, speaker, text })))],
     );
+    await refreshSearchDocuments(t.pool, [id]); // what insertSources writes with the source
     return id;
   }
 
@@ -122,7 +123,7 @@ describe('lexical search of sources', () => {
   it('returns ranked (source, position, score) candidates for fusion', async () => {
     const lexical = await lexicalSearch(t.pool, ws, 'onboarding');
     expect(lexical.hits.length).toBeGreaterThanOrEqual(2);
-    for (const h of lexical.hits) expect(h).toEqual({ sourceId: expect.any(String), position: expect.anything(), score: expect.any(Number), strict: true });
+    for (const h of lexical.hits) expect(h).toEqual({ sourceId: expect.any(String), position: expect.any(Number), score: expect.any(Number), strict: true, titleMatched: expect.any(Boolean) });
     const scores = lexical.hits.map((h) => h.score);
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
   });

@@ -55,13 +55,18 @@ export interface SearchFilters {
 
 /** One lexical candidate: a segment (or the title, position null) of a source, with its score. */
 export interface LexicalHit extends RankedHit {
+  /** The source's score (every hit of a source carries it; its segments follow each other, best first). */
   score: number;
+  titleMatched: boolean;
   /** Found by the strict pass (every word); loose hits (some words) always rank below strict ones. */
   strict: boolean;
 }
 
 export interface LexicalResult {
-  /** Segment and title hits, best first (the ranked list to fuse with another one). */
+  /**
+   * Ranked hits, best source first, each source's matching segments in a row (position null: the
+   * source matched, its segments were not looked up or none holds the words alone): the list to fuse.
+   */
   hits: LexicalHit[];
   /** all_words: the strict pass; some_words: the loose pass added hits; none: no hit at all. */
   matched: 'all_words' | 'some_words' | 'none';
@@ -77,9 +82,11 @@ export interface LexicalResult {
 
 /** Candidate caps: segments and titles ranked per pass, at most. */
 export const SEARCH_LIMITS = {
-  segmentCandidates: 1000,
-  titleCandidates: 500,
-  /** A word in more than this share of segments does not generate loose candidates (it still scores). */
+  /** Sources ranked per pass, at most (the newest matching ones when more match). */
+  sourceCandidates: 500,
+  /** Sources whose matching segments are looked up (at least the page asked for). */
+  positionsFor: 100,
+  /** A word in more than this share of sources does not generate loose candidates (it still scores). */
   commonWordShare: 0.05,
   /** Sources counted exactly when listing without a query; beyond, the total is a lower bound. */
   listCount: 10_000,
@@ -91,6 +98,10 @@ export const SEARCH_LIMITS = {
 
 /** A title hit counts this many times a body hit of the same strength. */
 export const TITLE_WEIGHT = 2;
+
+/** A source's document vector: its title (weight A) and the heading and text of every segment. */
+export const SEARCH_DOCUMENT_SQL = (title: string, body: string) =>
+  `setweight(to_tsvector('english'::regconfig, ${title}), 'A') || to_tsvector('english'::regconfig, ${body})`;
 
 export class SearchQueryError extends Error {
   override name = 'SearchQueryError';
@@ -118,7 +129,7 @@ function filterSql(workspaceId: string, f: SearchFilters, first: number): Filter
   return { clause: where.join(' AND '), params };
 }
 
-// --- word rarity, from the planner's statistics of the segment vectors --------------------------------
+// --- word rarity, from the planner's statistics of the document vectors --------------------------------
 
 interface WordStats {
   freq: Map<string, number>;
@@ -137,7 +148,7 @@ async function wordStats(db: Queryable): Promise<WordStats> {
   if (cached && Date.now() - cached.at < STATS_TTL_MS) return cached;
   const { rows } = await db.query<{ elems: string[] | null; freqs: number[] | null }>(
     `SELECT most_common_elems::text::text[] AS elems, most_common_elem_freqs AS freqs
-       FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'source_segments' AND attname = 'search_text'`,
+       FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'sources' AND attname = 'search_doc'`,
   );
   const freq = new Map<string, number>();
   let rare = 1e-4;
@@ -153,7 +164,7 @@ async function wordStats(db: Queryable): Promise<WordStats> {
   return stats;
 }
 
-/** Share of segments holding an operand: its rarest word (a phrase or AND), or the sum (an OR group). */
+/** Share of sources holding an operand: its rarest word (a phrase or AND), or the sum (an OR group). */
 function operandShare(operand: string, stats: WordStats): number {
   const shares = lexemesOf(operand).map((w) => stats.freq.get(w) ?? stats.rare);
   if (!shares.length) return stats.rare;
@@ -164,74 +175,89 @@ function operandShare(operand: string, stats: WordStats): number {
 
 interface PassRow {
   source_id: string;
-  position: number | null;
-  rank: number;
-  coverage: number;
   occurred_at: Date;
+  /** ts_rank_cd of the source's document vector (title A + every segment), normalised to [0, 1). */
+  rank: number;
+  /** ts_rank_cd of the title alone, or null when the title does not match. */
+  title_rank: number | null;
+  /** Share of the query's weight the document covers (1 in the strict pass), and the title. */
+  coverage: number;
+  title_coverage: number;
 }
 
 type Weights = { operands: string[]; weights: number[] };
 
-/**
- * The SQL of a hit's coverage: the summed weights of the operands `vector` matches (1 in the strict
- * pass), against the operands parsed once in the `ops` CTE that `opsCte` declares.
- */
+/** The operands of the loose pass, parsed once (`ops`), with the weight of each (its rarity). */
 function opsCte(weights: Weights | undefined, params: unknown[]): string {
   if (!weights) return '';
   params.push(weights.operands, weights.weights);
   return `WITH ops AS MATERIALIZED (SELECT o.q::tsquery AS q, o.w FROM unnest($${params.length - 1}::text[], $${params.length}::float8[]) AS o(q, w)) `;
 }
 const coverageSql = (vector: string, weights: Weights | undefined) =>
-  weights ? `(SELECT coalesce(sum(ops.w), 0) FROM ops WHERE ${vector} @@ ops.q)` : '1';
+  weights ? `(SELECT coalesce(sum(ops.w), 0) FROM ops WHERE ${vector} @@ ops.q)` : `(${vector} @@ $1::tsquery)::int`;
 
 /**
- * Segments matching `match` through the GIN index, each joined to its source for the workspace and the
- * filters by a lateral lookup on the primary key (OFFSET 0 keeps it a nested loop: a hash join would
- * read every source of the workspace), cut at the cap, then ranked. With several `match` queries (the
- * loose pass: one per word), each brings its share of the cap, so a rare word's segments are all there
- * however common the other words are.
+ * Candidate sources: the sources whose document vector matches each `match` query (one per word in the
+ * loose pass, each with its share of the cap, so a rare word's sources are never crowded out by a
+ * common one's), within the workspace and the filters, the newest first when more match than the cap,
+ * then ranked by `rankBy`. The planner goes in through the document GIN index (a rare word: a small
+ * bitmap, then sorted) or walks the (workspace, occurred_at) index backwards checking each source
+ * (a common word, or a date filter: it stops at the cap); sequential scans are off in the session.
  */
-async function segmentPass(db: Queryable, workspaceId: string, filters: SearchFilters, match: string[], rankBy: string, weights?: Weights): Promise<{ rows: PassRow[]; capped: boolean }> {
+async function sourcePass(db: Queryable, workspaceId: string, filters: SearchFilters, match: string[], rankBy: string, weights?: Weights): Promise<{ rows: PassRow[]; capped: boolean }> {
   const params: unknown[] = [rankBy];
   const cte = opsCte(weights, params);
-  const f = filterSql(workspaceId, filters, params.length + match.length + 1);
-  const each = Math.ceil(SEARCH_LIMITS.segmentCandidates / match.length);
   const first = params.length + 1;
-  const arms = match.map((_, i) => `(SELECT g.source_id, g.position, g.search_text, s.occurred_at
-               FROM source_segments g
-              CROSS JOIN LATERAL (SELECT s.occurred_at FROM sources s WHERE s.id = g.source_id AND ${f.clause} OFFSET 0) s
-              WHERE g.search_text @@ $${first + i}::tsquery
-              LIMIT ${each})`);
-  const { rows } = await db.query<PassRow & { arm?: number }>(
-    `${cte}SELECT c.source_id, c.position, c.occurred_at, ts_rank_cd(c.search_text, $1::tsquery, 1|32) AS rank,
-            ${coverageSql('c.search_text', weights)}::float8 AS coverage
+  const f = filterSql(workspaceId, filters, first + match.length);
+  const each = Math.ceil(SEARCH_LIMITS.sourceCandidates / match.length);
+  const arms = match.map((_, i) => `(SELECT s.id, s.occurred_at, s.search_doc, s.search_title FROM sources s
+       WHERE s.search_doc @@ $${first + i}::tsquery AND ${f.clause}
+       ORDER BY s.occurred_at DESC, s.id DESC LIMIT ${each})`);
+  const { rows } = await db.query<PassRow>(
+    `${cte}SELECT c.id AS source_id, c.occurred_at, ts_rank_cd(c.search_doc, $1::tsquery, 1|32) AS rank,
+            CASE WHEN c.search_title @@ $1::tsquery THEN ts_rank_cd(c.search_title, $1::tsquery, 32) END AS title_rank,
+            ${weights ? coverageSql('c.search_doc', weights) : '1'}::float8 AS coverage,
+            ${coverageSql('c.search_title', weights)}::float8 AS title_coverage
        FROM (${arms.join(' UNION ALL ')}) c`,
     [...params, ...match, ...f.params],
   );
-  // The same segment brought by two words: once.
+  // The same source brought by two words: once.
   const seen = new Set<string>();
-  const unique = rows.filter((r) => {
-    const key = `${r.source_id}:${r.position}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+  const unique = rows.filter((r) => !seen.has(r.source_id) && !!seen.add(r.source_id));
   return { rows: unique, capped: rows.length >= each };
 }
 
-async function titlePass(db: Queryable, workspaceId: string, filters: SearchFilters, match: string, weights?: Weights): Promise<PassRow[]> {
-  const params: unknown[] = [match];
-  const cte = opsCte(weights, params);
-  const f = filterSql(workspaceId, filters, params.length + 1);
-  const { rows } = await db.query<PassRow>(
-    `${cte}SELECT s.id AS source_id, NULL::int AS position, s.occurred_at, ts_rank_cd(s.search_title, $1::tsquery, 32) AS rank,
-            ${coverageSql('s.search_title', weights)}::float8 AS coverage
-       FROM sources s
-      WHERE s.search_title @@ $1::tsquery AND ${f.clause}
-      LIMIT ${SEARCH_LIMITS.titleCandidates}`,
-    [...params, ...f.params],
+/**
+ * The matching segments of the given sources, best first within each source: where the excerpts come
+ * from, and the positions a fused ranking carries. Read through the segments' primary key.
+ */
+async function matchingSegments(db: Queryable, sourceIds: string[], query: string): Promise<Map<string, number[]>> {
+  const bySource = new Map<string, number[]>();
+  if (!sourceIds.length) return bySource;
+  const { rows } = await db.query<{ source_id: string; position: number }>(
+    `SELECT g.source_id, g.position FROM source_segments g
+      WHERE g.source_id = ANY($1::text[]) AND g.search_text @@ $2::tsquery
+      ORDER BY g.source_id, ts_rank_cd(g.search_text, $2::tsquery, 1|32) DESC, g.position`,
+    [sourceIds, query],
   );
-  return rows;
+  for (const r of rows) {
+    const list = bySource.get(r.source_id) ?? [];
+    list.push(r.position);
+    bySource.set(r.source_id, list);
+  }
+  return bySource;
+}
+
+/** Writes the document vector of sources whose segments were written by other means than insertSources (tests, repairs). */
+export async function refreshSearchDocuments(db: Queryable, sourceIds: string[]): Promise<void> {
+  await db.query(
+    `UPDATE sources s SET search_doc = ${SEARCH_DOCUMENT_SQL('s.title', "coalesce(d.body, '')")}
+       FROM (SELECT x.id, (SELECT string_agg(concat_ws(E'\n', g.heading, g.text), E'\n' ORDER BY g.position)
+                             FROM source_segments g WHERE g.source_id = x.id) AS body
+               FROM unnest($1::text[]) AS x(id)) d
+      WHERE s.id = d.id`,
+    [sourceIds],
+  );
 }
 
 /** Parses the query with websearch_to_tsquery: its text form, or undefined when it holds no word to look for. */
@@ -263,45 +289,49 @@ async function lexicalIn(db: Queryable, workspaceId: string, query: string, filt
     throw new SearchQueryError('The query has no word to search for: it holds only common words such as "a" or "the", or only excluded words. Add a meaningful word.');
   }
   const { tsquery, shape } = parsed;
-  const rows: Array<PassRow & { strict: boolean }> = [];
-  const segments = await segmentPass(db, workspaceId, filters, [tsquery], tsquery);
-  const titles = await titlePass(db, workspaceId, filters, tsquery);
-  let capped = segments.capped || titles.length >= SEARCH_LIMITS.titleCandidates;
-  rows.push(...segments.rows.map((r) => ({ ...r, strict: true })), ...titles.map((r) => ({ ...r, strict: true })));
+  const wanted = options.wanted ?? SEARCH_LIMITS.maxLimit;
+  const strict = await sourcePass(db, workspaceId, filters, [tsquery], tsquery);
+  const rows: Array<PassRow & { strict: boolean }> = strict.rows.map((r) => ({ ...r, strict: true }));
+  let capped = strict.capped;
   let matched: LexicalResult['matched'] = rows.length ? 'all_words' : 'none';
-  let highlightQuery = tsquery;
-  const strictSources = new Set(rows.map((r) => r.source_id));
+  // Excerpts mark every word of the query, wherever they are.
+  const highlightQuery = shape.topLevelOr ? tsquery : anyOf(shape);
   // Loose pass: any of the words, when the strict one cannot fill the page asked for.
-  if (!shape.topLevelOr && shape.positives.length > 1 && strictSources.size < (options.wanted ?? SEARCH_LIMITS.maxLimit)) {
+  if (!shape.topLevelOr && shape.positives.length > 1 && rows.length < wanted) {
     const stats = await wordStats(db);
     const shares = shape.positives.map((p) => operandShare(p, stats));
     const idf = shares.map((s) => Math.log(1 + 1 / s));
     const total = idf.reduce((a, b) => a + b, 0);
     const single = shape.positives.map((p) => anyOf(shape, [p]));
-    const weights = { operands: single, weights: idf.map((w) => w / total) };
-    // One candidate query per word, each with its share of the cap; very common words bring none
-    // (they would crowd out the rest, and score little), unless every word is common: then the rarest.
+    // Very common words bring no candidates of their own (they would crowd out the rest, and weigh
+    // little), unless every word is common: then the rarest does.
     const rarest = shares.indexOf(Math.min(...shares));
     const generators = single.filter((_, i) => shares[i]! <= SEARCH_LIMITS.commonWordShare);
-    highlightQuery = anyOf(shape);
-    const looseSegments = await segmentPass(db, workspaceId, filters, generators.length ? generators : [single[rarest]!], highlightQuery, weights);
-    const looseTitles = await titlePass(db, workspaceId, filters, highlightQuery, weights);
-    capped ||= looseSegments.capped || looseTitles.length >= SEARCH_LIMITS.titleCandidates;
-    const have = new Set(rows.map((r) => `${r.source_id}:${r.position}`));
-    for (const r of [...looseSegments.rows, ...looseTitles]) {
-      if (!have.has(`${r.source_id}:${r.position}`)) rows.push({ ...r, strict: false });
-    }
-    if (!strictSources.size && rows.length) matched = 'some_words';
+    const loose = await sourcePass(db, workspaceId, filters, generators.length ? generators : [single[rarest]!], highlightQuery,
+      { operands: single, weights: idf.map((w) => w / total) });
+    capped ||= loose.capped;
+    const have = new Set(rows.map((r) => r.source_id));
+    for (const r of loose.rows) if (!have.has(r.source_id)) rows.push({ ...r, strict: false });
+    if (matched === 'none' && rows.length) matched = 'some_words';
   }
   const occurredAt = new Map(rows.map((r) => [r.source_id, r.occurred_at]));
-  // A hit's score: its cover density in [0, 1) (ts_rank_cd, normalised), times the share of the
-  // query's weight it covers in the loose pass (1 in the strict one); titles count TITLE_WEIGHT times.
-  const hits: LexicalHit[] = rows.map((r) => {
-    const base = (r.strict ? 1 : Math.min(1, r.coverage)) * (1 + r.rank);
-    return { sourceId: r.source_id, position: r.position, score: r.position === null ? TITLE_WEIGHT * base : base, strict: r.strict };
+  // A source's score: its cover density in [0, 1) (ts_rank_cd over title A + segments D, normalised),
+  // times the share of the query's weight it covers (1 in the strict pass); plus TITLE_WEIGHT times the
+  // same for its title. Sources with every word come first whatever their score.
+  const scored = rows.map((r) => ({
+    ...r,
+    score: Math.min(1, r.coverage) * (1 + r.rank) + (r.title_rank === null && r.title_coverage === 0 ? 0 : TITLE_WEIGHT * Math.min(1, r.title_coverage) * (1 + (r.title_rank ?? 0))),
+  }));
+  scored.sort((a, b) => Number(b.strict) - Number(a.strict) || b.score - a.score || compareNewest(occurredAt, a.source_id, b.source_id));
+  // Segment positions for the sources a page can reach (the rest keep a source-level hit).
+  const reach = Math.max(wanted, SEARCH_LIMITS.positionsFor);
+  const positions = await matchingSegments(db, scored.slice(0, reach).map((r) => r.source_id), highlightQuery);
+  const hits: LexicalHit[] = scored.flatMap((r): LexicalHit[] => {
+    const at = positions.get(r.source_id);
+    const base = { sourceId: r.source_id, score: r.score, strict: r.strict, titleMatched: r.title_rank !== null || r.title_coverage > 0 };
+    return at?.length ? at.map((position) => ({ ...base, position })) : [{ ...base, position: null }];
   });
-  hits.sort((a, b) => Number(b.strict) - Number(a.strict) || b.score - a.score || compareNewest(occurredAt, a.sourceId, b.sourceId) || (a.position ?? -1) - (b.position ?? -1));
-  return { hits, matched, capped, highlightQuery, occurredAt, withAllWords: strictSources.size };
+  return { hits, matched, capped, highlightQuery, occurredAt, withAllWords: strict.rows.length };
 }
 
 function compareNewest(occurredAt: Map<string, Date>, a: string, b: string): number {
@@ -310,7 +340,7 @@ function compareNewest(occurredAt: Map<string, Date>, a: string, b: string): num
   return tb - ta || (a < b ? 1 : a > b ? -1 : 0);
 }
 
-/** A source ranked from its hits: its best segment, plus its title when that matched. */
+/** A source ranked from its hits. */
 export interface RankedSource {
   sourceId: string;
   score: number;
@@ -319,28 +349,18 @@ export interface RankedSource {
   titleMatched: boolean;
 }
 
-export function rankSources(hits: readonly LexicalHit[], occurredAt: Map<string, Date>): RankedSource[] {
-  const by = new Map<string, RankedSource & { body: number; title: number; strict: boolean }>();
+/** The hits grouped by source, in the order of the hits (already ranked). */
+export function rankSources(hits: readonly LexicalHit[]): RankedSource[] {
+  const by = new Map<string, RankedSource>();
   for (const h of hits) {
     let s = by.get(h.sourceId);
     if (!s) {
-      s = { sourceId: h.sourceId, score: 0, positions: [], titleMatched: false, body: 0, title: 0, strict: false };
+      s = { sourceId: h.sourceId, score: h.score, positions: [], titleMatched: h.titleMatched };
       by.set(h.sourceId, s);
     }
-    s.strict ||= h.strict;
-    if (h.position === null) {
-      s.titleMatched = true;
-      s.title = Math.max(s.title, h.score);
-    } else {
-      s.body = Math.max(s.body, h.score);
-      s.positions.push(h.position); // hits come best first
-    }
+    if (h.position !== null && !s.positions.includes(h.position)) s.positions.push(h.position);
   }
-  // Sources with every word in one segment or in the title first, then those with some of the words.
-  return [...by.values()]
-    .map(({ body, title, ...s }) => ({ ...s, score: body + title }))
-    .sort((a, b) => Number(b.strict) - Number(a.strict) || b.score - a.score || compareNewest(occurredAt, a.sourceId, b.sourceId))
-    .map(({ strict: _strict, ...s }) => s);
+  return [...by.values()];
 }
 
 // --- the page a client reads ------------------------------------------------------------------------------
@@ -458,7 +478,7 @@ async function searchIn(db: Queryable, workspaceId: string, request: SearchReque
 
   const lexical = await lexicalIn(db, workspaceId, query, filters, { wanted: offset + limit });
   const sort = request.sort ?? 'relevance';
-  let ranked: { sourceId: string; score: number; positions: number[]; titleMatched: boolean }[] = rankSources(lexical.hits, lexical.occurredAt);
+  let ranked: { sourceId: string; score: number; positions: number[]; titleMatched: boolean }[] = rankSources(lexical.hits);
   if (request.extraRankings?.length) {
     const titled = new Set(ranked.filter((r) => r.titleMatched).map((r) => r.sourceId));
     ranked = fuseRankings([lexical.hits, ...request.extraRankings]).map((f) => ({ ...f, titleMatched: titled.has(f.sourceId) }));

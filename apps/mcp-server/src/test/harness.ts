@@ -10,6 +10,7 @@ import { createAccessTokenVerifier } from '@loupe/oauth';
 import { createBoss, ensureQueues } from '@loupe/jobs';
 import { createSafeFetch } from '@loupe/safe-fetch';
 import { createThirdPartyGateway } from '@loupe/third-party-mcp';
+import { refreshSearchDocuments } from '@loupe/sources';
 import { createMcpApp, MCP_PATH } from '../app';
 
 export interface McpHarness {
@@ -111,6 +112,7 @@ export async function seedSource(h: McpHarness, w: Workspace, options: { title?:
   for (const [i, text] of segments.entries()) {
     await h.pool.query(`INSERT INTO source_segments (source_id, position, kind, speaker, text) VALUES ($1, $2, 'turn', 'Ana', $3)`, [id, i, text]);
   }
+  await refreshSearchDocuments(h.pool, [id]); // the search vector the worker writes with a source
   return id;
 }
 
