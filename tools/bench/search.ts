@@ -37,7 +37,8 @@ export interface SearchScaleFigures {
   /** Records per second from the first request to the last source written, for this step. */
   loadRecordsPerSecond: number;
   shapes: SearchShapeFigures[];
-  indexBytes: { segments: number; titles: number };
+  /** The GIN index of the sources' document vectors. */
+  indexBytes: number;
   tableBytes: { sources: number; segments: number };
   /** From a record's 202 to find_sources returning its source, ms. */
   searchableAfterMs: number;
@@ -275,8 +276,8 @@ export async function runSearchBench(options: { scales?: number[]; calls?: numbe
       const searchableAfterMs = await searchableAfter(service, t, projects, keys);
       loaded++;
       const shapes = await measureShapes(service, keys, t, projects, scale, calls);
-      const { rows: [size] } = await service.pool.query<{ seg_idx: string; title_idx: string; sources: string; segments: string; n: number; segs: number }>(
-        `SELECT pg_relation_size('source_segments_search_text_idx') AS seg_idx, pg_relation_size('sources_search_title_idx') AS title_idx,
+      const { rows: [size] } = await service.pool.query<{ doc_idx: string; sources: string; segments: string; n: number; segs: number }>(
+        `SELECT pg_relation_size('sources_search_doc_idx') AS doc_idx,
                 pg_table_size('sources') AS sources, pg_table_size('source_segments') AS segments,
                 (SELECT count(*) FROM sources WHERE workspace_id = $1)::int AS n,
                 (SELECT count(*) FROM source_segments g JOIN sources s ON s.id = g.source_id WHERE s.workspace_id = $1)::int AS segs`,
@@ -284,7 +285,7 @@ export async function runSearchBench(options: { scales?: number[]; calls?: numbe
       );
       const f: SearchScaleFigures = {
         sources: size!.n, segments: size!.segs, loadSeconds: round(load.seconds, 1), loadRecordsPerSecond: round(load.recordsPerSecond),
-        shapes, indexBytes: { segments: Number(size!.seg_idx), titles: Number(size!.title_idx) },
+        shapes, indexBytes: Number(size!.doc_idx),
         tableBytes: { sources: Number(size!.sources), segments: Number(size!.segments) }, searchableAfterMs: round(searchableAfterMs),
       };
       printScale(f);
@@ -318,7 +319,7 @@ const mb = (bytes: number) => `${round(bytes / 2 ** 20, 1)} MB`;
 
 function printScale(f: SearchScaleFigures) {
   console.log(`\n${f.sources.toLocaleString('en')} sources, ${f.segments.toLocaleString('en')} segments (loaded at ${f.loadRecordsPerSecond} records/s end to end)`);
-  console.log(`  index size: segments GIN ${mb(f.indexBytes.segments)}, titles GIN ${mb(f.indexBytes.titles)} (tables: sources ${mb(f.tableBytes.sources)}, segments ${mb(f.tableBytes.segments)})`);
+  console.log(`  index size: sources_search_doc_idx (GIN) ${mb(f.indexBytes)} (tables with their vectors: sources ${mb(f.tableBytes.sources)}, segments ${mb(f.tableBytes.segments)})`);
   console.log(`  ingest → searchable: ${f.searchableAfterMs} ms`);
   for (const s of f.shapes) {
     console.log(`  ${(s.shape + (s.filtered ? ' + filters' : '')).padEnd(20)} p50 ${String(s.p50).padStart(6)} ms   p99 ${String(s.p99).padStart(6)} ms   max ${String(s.max).padStart(6)} ms   mean total ${s.meanTotal}${s.errors ? `   errors ${s.errors}` : ''}`);
