@@ -26,15 +26,18 @@ export async function startCallbackServer() {
   };
 }
 
-/** The newest sign-in code the service logged for `email` (the local outbox prints every mail). */
+/**
+ * The newest sign-in code the service logged for `email`: without SMTP_URL the local outbox's log line
+ * of a sign-in mail carries its code (`signInCode`), and nothing else of any mail.
+ */
 export function latestCodeFor(log: string, email: string): string | undefined {
   let code: string | undefined;
   for (const line of log.split('\n')) {
     if (!line.includes('local outbox') || !line.includes(email)) continue;
     try {
-      const entry = JSON.parse(line) as { to?: string; text?: string; kind?: string };
-      if (entry.to !== email) continue;
-      const m = /\b(\d{3})[ -]?(\d{3})\b/.exec(entry.text ?? '');
+      const entry = JSON.parse(line) as { to?: string; signInCode?: string; kind?: string };
+      if (entry.to !== email || entry.kind !== 'sign-in-code') continue;
+      const m = /\b(\d{3})[ -]?(\d{3})\b/.exec(entry.signInCode ?? '');
       if (m) code = `${m[1]}${m[2]}`;
     } catch {
       // not a JSON log line

@@ -192,6 +192,7 @@ export async function runAdmin(
       if (!messages.length) return [...lines, to ? `The local outbox has no mail to ${to}` : 'The local outbox is empty'];
       for (const m of messages) {
         lines.push(`${m.createdAt.toISOString()}  to ${m.to}  ${m.subject}  [${m.kind}]`);
+        if (m.replyTo) lines.push(`    Reply-To: ${m.replyTo}`);
         lines.push(...m.text.split(/\r?\n/).map((line) => (line ? `    ${line}` : '')), '');
       }
       return lines;

@@ -49,7 +49,7 @@ describe('revoke by replying to the confirmation mail', () => {
     expect((await refresh(h, client, tokens.refresh_token)).body.error).toBe('invalid_grant');
     const answer = h.mail.filter((m) => m.to === 'ada@replies.test' && m.kind === 'revocation-confirmation');
     expect(answer).toHaveLength(1);
-    expect(answer[0]!.subject).toBe('Reply Tests was disconnected from Team of ada@replies.test');
+    expect(answer[0]!.subject).toBe('An application was disconnected from your Loupe workspace');
   });
 
   it('refuses forged replies: another address, a replay, another person with the right token, and relaying', async () => {

@@ -17,7 +17,8 @@ export interface ConnectionFacts {
 /** The confirmation sent the first time an application is connected to a workspace (spec 5.2 rule 5, 5.7 rule 4). */
 export function connectionConfirmation(f: ConnectionFacts) {
   const when = f.at.toUTCString();
-  const subject = `${f.applicationName} was connected to your Loupe workspace ${f.workspaceName}`;
+  // Fixed text: application and workspace names are free text chosen by others (issue 23 item 5).
+  const subject = 'An application was connected to your Loupe workspace';
   const text = [
     `${f.applicationName} now has access to the Loupe workspace "${f.workspaceName}" as you.`,
     '',
@@ -56,7 +57,7 @@ ${f.reply
 
 /** The answer to a reply that revoked a connection. */
 export function revocationConfirmation(f: { to: string; applicationName: string; workspaceName: string; at: Date }) {
-  const subject = `${f.applicationName} was disconnected from ${f.workspaceName}`;
+  const subject = 'An application was disconnected from your Loupe workspace';
   const text = [
     `We disconnected ${f.applicationName} from the Loupe workspace "${f.workspaceName}", as you asked by replying to its confirmation email.`,
     `Every token it held stopped working at ${f.at.toUTCString()}. To use it again, connect it again from the application.`,

@@ -110,7 +110,7 @@ describe('consent page (spec 5.2)', () => {
     await connect(person, client);
     const mails = h.mail.filter((m) => m.to === 'confirm@acme.test' && m.kind === 'connection-confirmation');
     expect(mails).toHaveLength(1);
-    expect(mails[0]!.subject).toBe('Pages Tests was connected to your Loupe workspace Confirmed');
+    expect(mails[0]!.subject).toBe('An application was connected to your Loupe workspace');
     expect(mails[0]!.text).toContain('Permissions:');
     expect(mails[0]!.text).toContain('Workspace:    Confirmed');
     expect(mails[0]!.text).toMatch(/Connected applications in your account/); // no reply domain configured here

@@ -17,7 +17,7 @@ afterAll(() => t.close());
 
 const lastCode = (email: string) => {
   const mail = [...sent].reverse().find((m) => m.to === email)!;
-  const m = /(\d{3}) (\d{3})/.exec(mail.subject)!;
+  const m = /(\d{3}) (\d{3})/.exec(mail.text)!;
   return `${m[1]}${m[2]}`;
 };
 
@@ -25,7 +25,7 @@ describe('email sign-in codes', () => {
   it('mails a 6-digit code that signs in once and creates the account the first time', async () => {
     expect(await accounts.requestSignInCode({ email: ' Ada@Acme.TEST ', ip: '10.0.0.1' })).toEqual({ ok: true, expiresInSeconds: 600 });
     const mail = sent.at(-1)!;
-    expect(mail).toMatchObject({ to: 'ada@acme.test', kind: 'sign-in-code', subject: expect.stringMatching(/^Your Loupe sign-in code: \d{3} \d{3}$/) });
+    expect(mail).toMatchObject({ to: 'ada@acme.test', kind: 'sign-in-code', subject: 'Your Loupe sign-in code' });
     expect(mail.text).toContain('expires in 10 minutes');
     const code = lastCode('ada@acme.test');
     const first = await accounts.verifySignInCode({ email: 'ada@acme.test', code: `${code.slice(0, 3)}-${code.slice(3)}` });

@@ -17,6 +17,7 @@ const signInCode = (to: string, code: string): MailMessage => ({
   text: `Your sign-in code is ${code}.\n\nIt expires in 10 minutes.`,
   html: `<p>Your sign-in code is <strong>${code}</strong>.</p>`,
   kind: 'sign-in-code',
+  localOnly: { signInCode: code },
 });
 
 async function outboxCount(t: TestDatabase): Promise<number> {
@@ -66,11 +67,35 @@ describe('mail', () => {
       );
       expect(rows[0]!.html_body).toBe('<p>Your sign-in code is <strong>222222</strong>.</p>');
 
+      // Issue 23 item 4: the log line is recipient, kind and id; only the code, and it says why.
       expect(entries).toHaveLength(3);
       expect(entries[0]).toEqual({
-        msg: 'mail written to the local outbox',
-        obj: { to: 'ada@acme.test', subject: 'Your Loupe sign-in code', kind: 'sign-in-code', text: 'Your sign-in code is 111111.\n\nIt expires in 10 minutes.' },
+        msg: 'mail written to the local outbox; no SMTP_URL is set, so this line shows its signInCode for signing in on this machine (with SMTP_URL it is mailed and never logged)',
+        obj: { to: 'ada@acme.test', kind: 'sign-in-code', id: expect.stringMatching(/^mail_/), signInCode: '111111' },
       });
+      expect(entries[2]).toEqual({
+        msg: 'mail written to the local outbox (read it with npm run admin -- mail list)',
+        obj: { to: 'ada@acme.test', kind: 'connection-confirmation', id: all[0]!.id },
+      });
+    });
+
+    it('never logs a link, a token or a reply address of a message', async () => {
+      const { log, entries } = recordingLog();
+      const mailer = createMailer({ from: FROM, pool: t.pool, log });
+      const token = 'tok_' + 'x'.repeat(40);
+      await mailer.send({
+        to: 'bo@acme.test', subject: 'Invitation to a Loupe workspace', kind: 'invitation',
+        text: `Accept: http://localhost:8080/account/invitations/${token}`, html: `<a href="http://localhost/account/invitations/${token}">Accept</a>`,
+      });
+      await mailer.send({
+        to: 'ada@acme.test', subject: 'An application was connected', text: 'Connected.', kind: 'connection-confirmation',
+        replyTo: `revoke+${token}@replies.loupe.test`, messageId: '<m1@replies.loupe.test>',
+      });
+      expect(entries).toHaveLength(2);
+      expect(JSON.stringify(entries)).not.toContain(token);
+      expect(entries.map((e) => Object.keys(e.obj).sort())).toEqual([['id', 'kind', 'to'], ['id', 'kind', 'to']]);
+      // The outbox keeps the reply address for `npm run admin -- mail list` on this machine.
+      expect((await listOutbox(t.pool, { to: 'ada@acme.test', limit: 1 }))[0]!.replyTo).toBe(`revoke+${token}@replies.loupe.test`);
     });
 
     it('refuses a message without a valid recipient, and stores nothing', async () => {
@@ -114,8 +139,9 @@ describe('mail', () => {
       expect(await outboxCount(t)).toBe(before);
       expect(entries).toHaveLength(1);
       expect(entries[0]!.msg).toBe('mail sent');
-      expect(entries[0]!.obj).toMatchObject({ to: 'ada@acme.test', subject: 'Your Loupe sign-in code', kind: 'sign-in-code' });
+      expect(entries[0]!.obj).toEqual({ to: 'ada@acme.test', kind: 'sign-in-code', messageId: expect.stringMatching(/^<.+>$/), server: `smtp://127.0.0.1:${sink.port}` });
       expect(JSON.stringify(entries)).not.toContain('424242');
+      expect(mail.data).not.toMatch(/^Subject: .*424/m);
     });
 
     it('rejects naming the server and its answer when the recipient is refused', async () => {

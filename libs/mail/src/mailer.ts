@@ -12,6 +12,12 @@ export interface MailMessage {
   /** Where replies go (a per-connection revocation address), and the Message-ID to give the mail. */
   replyTo?: string;
   messageId?: string;
+  /**
+   * What a person needs from this mail when no mail server is configured (the sign-in code): logged by
+   * the local outbox only, so that someone on this machine can sign in; never logged when the mail goes
+   * through SMTP. Nothing else of a message (subject, body, links, reply address) is ever logged.
+   */
+  localOnly?: Record<string, string>;
 }
 
 export interface Mailer {
@@ -45,10 +51,12 @@ const SMTP_TIMEOUTS = { connectionTimeout: 15_000, greetingTimeout: 15_000, sock
 
 /**
  * The mailer of the service. With `smtpUrl`, messages go through nodemailer's SMTP transport and
- * only their recipient and subject are logged. Without it (the embedded default, no mail server),
- * nodemailer renders each message and it is stored in the `mail_outbox` table, where the admin CLI
- * reads it (`npm run admin -- mail list`), and logged with its text so a sign-in code can be read
- * from the service's log on a fresh machine.
+ * only their recipient, kind and message id are logged. Without it (the embedded default, no mail
+ * server), nodemailer renders each message and it is stored in the `mail_outbox` table, where the
+ * admin CLI reads it (`npm run admin -- mail list`); the log line names recipient, kind and outbox id,
+ * plus the message's `localOnly` facts (the sign-in code, so that a person on a fresh machine can sign
+ * in from the log), and says so. Subjects, bodies, links and reply addresses are never logged: they
+ * carry free text and secrets (invitation links, revoke+<token> addresses).
  */
 export function createMailer(options: MailerOptions): Mailer {
   return options.smtpUrl ? smtpMailer(options.smtpUrl, options) : outboxMailer(options);
@@ -94,8 +102,8 @@ function smtpMailer(smtpUrl: string, { from, log }: MailerOptions): Mailer {
           { cause: error },
         );
       }
-      // Never the body: it may hold a sign-in code.
-      log.info({ to: message.to, subject: message.subject, kind: message.kind, messageId: info.messageId, server }, 'mail sent');
+      // Never the subject, the body or the reply address: they may hold a code, a link or a token.
+      log.info({ to: message.to, kind: message.kind, messageId: info.messageId, server }, 'mail sent');
     },
   };
 }
@@ -126,11 +134,18 @@ function outboxMailer({ from, pool, log, clock = { now: Date.now } }: MailerOpti
       const subject = rendered.subject ?? message.subject;
       const text = rendered.text ?? message.text;
       const now = clock.now();
+      const id = newId('mail', now);
       await pool.query(
-        'INSERT INTO mail_outbox (id, to_address, subject, kind, text_body, html_body, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-        [newId('mail', now), to, subject, message.kind, text, rendered.html ?? null, new Date(now)],
+        'INSERT INTO mail_outbox (id, to_address, subject, kind, text_body, html_body, reply_to, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
+        [id, to, subject, message.kind, text, rendered.html ?? null, message.replyTo ?? null, new Date(now)],
       );
-      log.info({ to, subject, kind: message.kind, text, ...(message.replyTo ? { replyTo: message.replyTo } : {}) }, 'mail written to the local outbox');
+      const local = message.localOnly && Object.keys(message.localOnly).length ? message.localOnly : undefined;
+      log.info(
+        { to, kind: message.kind, id, ...local },
+        local
+          ? `mail written to the local outbox; no SMTP_URL is set, so this line shows its ${Object.keys(local).join(', ')} for signing in on this machine (with SMTP_URL it is mailed and never logged)`
+          : 'mail written to the local outbox (read it with npm run admin -- mail list)',
+      );
     },
   };
 }

@@ -1,8 +1,12 @@
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** The invitation to join a workspace: who invites, to what, with which role, and the link (valid 7 days). */
+/**
+ * The invitation to join a workspace: who invites, to what, with which role, and the link (valid 7
+ * days). The subject is fixed text: a workspace name is whatever its creator typed, and a subject is
+ * what a spam filter and a reader trust most (issue 23 item 5).
+ */
 export function invitationMail(f: { to: string; workspaceName: string; invitedBy: string; role: string; link: string; expiresAt: Date }) {
-  const subject = `${f.invitedBy} invited you to the Loupe workspace ${f.workspaceName}`;
+  const subject = 'You are invited to a Loupe workspace';
   const text = [
     `${f.invitedBy} invited you to join the Loupe workspace "${f.workspaceName}" as ${f.role === 'admin' ? 'an admin' : f.role === 'owner' ? 'an owner' : 'a member'}.`,
     '',

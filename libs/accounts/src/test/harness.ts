@@ -35,7 +35,7 @@ export function harness(t: TestDatabase, start = START) {
     lastCode(email: string): string {
       const mail = sent.filter((m) => m.to === email).at(-1);
       if (!mail) throw new Error(`no mail was sent to ${email}`);
-      const match = /(\d{3}) (\d{3})/.exec(mail.subject);
+      const match = /(\d{3}) (\d{3})/.exec(mail.text);
       if (!match) throw new Error(`no code in "${mail.subject}"`);
       return `${match[1]}${match[2]}`;
     },
