@@ -220,9 +220,9 @@ export async function runAdmin(
       const accounts = accountsOf(database);
       const user = await accounts.userByEmail(need(values, 'email'));
       if (!user) throw new MembershipError(`No account with the email ${need(values, 'email')}`);
-      const { keysRevoked } = await accounts.removeMember(workspaceId, null, user.id);
+      const { keysRevoked, invitationsCancelled } = await accounts.removeMember(workspaceId, null, user.id);
       const grants = await revokeUserGrants(database.pool, user.id, systemClock, workspaceId);
-      return [`Removed ${user.email} from ${workspaceId}: ${keysRevoked} API key(s) revoked, ${grants} application(s) disconnected`];
+      return [`Removed ${user.email} from ${workspaceId}: ${keysRevoked} API key(s) revoked, ${invitationsCancelled} pending invitation(s) cancelled, ${grants} application(s) disconnected`];
     }
     case 'credits grant': {
       const workspaceId = need(values, 'workspace');

@@ -2,6 +2,7 @@ import express, { Router, type NextFunction, type Request, type Response } from 
 import { doubleCsrf } from 'csrf-csrf';
 import { randomUUID } from 'node:crypto';
 import { bindGrantToWorkspace, createReplyAddress, hasThirdPartyServers, SCOPE_DESCRIPTIONS, SCOPES, type Scope } from '@loupe/oauth';
+import { WorkspaceLimitError } from '@loupe/accounts';
 import type { IdentityProviderConfig } from '@loupe/config';
 import type { Logger } from '@loupe/http';
 import { clientView } from './client-view';
@@ -126,7 +127,14 @@ export function interactionPages(runtime: Runtime, deps: { mailer: Mailer; log: 
     if (name.length < 1 || name.length > 80) {
       return show(rt, req, res, { name, error: 'Give the workspace a name of 1 to 80 characters.' }, 400);
     }
-    const workspace = await rt.accounts.createWorkspaceFor(user.id, name);
+    let workspace;
+    try {
+      workspace = await rt.accounts.createWorkspaceFor(user.id, name);
+    } catch (error) {
+      if (!(error instanceof WorkspaceLimitError)) throw error;
+      if (error.retryAfterSeconds) res.setHeader('retry-after', String(error.retryAfterSeconds));
+      return renderErrorPage(res, 429, 'No new workspace now', `${error.message} Go back to the application and connect again, choosing one of your workspaces.`, 'workspace_limit');
+    }
     res.redirect(303, `/oauth/interaction/${details.uid}?workspace=${encodeURIComponent(workspace.id)}`);
   }));
 

@@ -74,7 +74,7 @@ describe('members and invitations', () => {
       [newId('key'), ws.id, member.id, newId('hash')],
     );
     await expect(accounts.removeMember(ws.id, admin.id, owner.id)).rejects.toThrow(/Only an owner/);
-    expect(await accounts.removeMember(ws.id, admin.id, member.id)).toEqual({ keysRevoked: 1 });
+    expect(await accounts.removeMember(ws.id, admin.id, member.id)).toEqual({ keysRevoked: 1, invitationsCancelled: 0 });
     expect(await accounts.membership(member.id, ws.id)).toBeUndefined();
     await expect(accounts.removeMember(ws.id, owner.id, owner.id)).rejects.toThrow(/needs an owner/);
   });

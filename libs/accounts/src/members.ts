@@ -1,16 +1,30 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { newId, withTransaction } from '@loupe/db';
-import type { Clock } from '@loupe/http';
+import type { Clock, RateLimiter } from '@loupe/http';
 import { normaliseEmail } from './sign-in-codes';
 import type { Role } from './workspaces';
 
 export const ROLES: readonly Role[] = ['owner', 'admin', 'member'];
 export const INVITATION_TTL_MS = 7 * 24 * 3600_000;
 
+/**
+ * Invitations are mail sent under our name to any address (issue 23 item 5): at most 20 an hour per
+ * person, 50 a day per workspace, and 50 pending (unaccepted, unexpired) per workspace.
+ */
+export const INVITATION_LIMITS = { perPersonPerHour: 20, perWorkspacePerDay: 50, pendingPerWorkspace: 50 } as const;
+
 /** A change the rules do not allow; the message says why, for the page to show. */
 export class MembershipError extends Error {
   override name = 'MembershipError';
+}
+
+/** No more invitations for now; `retryAfterSeconds` when a rate limit says when (absent for the pending cap). */
+export class InvitationLimitError extends MembershipError {
+  override name = 'InvitationLimitError';
+  constructor(message: string, readonly retryAfterSeconds?: number) {
+    super(message);
+  }
 }
 
 export interface Member {
@@ -46,7 +60,9 @@ export function canManage(role: Role | undefined): boolean {
  * the workspace (a key acts as its creator); their OAuth grants are the caller's to revoke
  * (libs/oauth), and both are refused at once anyway because every check asks for the membership.
  */
-export function createMembers({ pool, clock }: { pool: pg.Pool; clock: Clock }) {
+export function createMembers({ pool, clock, invitationsPerPerson, invitationsPerWorkspace }: {
+  pool: pg.Pool; clock: Clock; invitationsPerPerson: RateLimiter; invitationsPerWorkspace: RateLimiter;
+}) {
   async function roleOf(client: pg.PoolClient | pg.Pool, workspaceId: string, userId: string): Promise<Role | undefined> {
     const { rows } = await client.query<{ role: Role }>('SELECT role FROM memberships WHERE workspace_id = $1 AND user_id = $2', [workspaceId, userId]);
     return rows[0]?.role;
@@ -88,9 +104,10 @@ export function createMembers({ pool, clock }: { pool: pg.Pool; clock: Clock }) 
 
     /**
      * Removes `targetId` (an admin removing someone, anyone leaving, or with a null actor the
-     * operator's CLI); returns how many of their keys were revoked.
+     * operator's CLI); returns how many of their keys were revoked and of their pending invitations
+     * there cancelled (an invitation speaks for the person who sent it).
      */
-    async removeMember(workspaceId: string, actorId: string | null, targetId: string): Promise<{ keysRevoked: number }> {
+    async removeMember(workspaceId: string, actorId: string | null, targetId: string): Promise<{ keysRevoked: number; invitationsCancelled: number }> {
       return withTransaction(pool, async (client) => {
         const actor = actorId === null ? 'owner' : await roleOf(client, workspaceId, actorId);
         const target = await roleOf(client, workspaceId, targetId);
@@ -105,7 +122,11 @@ export function createMembers({ pool, clock }: { pool: pg.Pool; clock: Clock }) 
           'UPDATE api_keys SET revoked_at = $3 WHERE workspace_id = $1 AND created_by_user_id = $2 AND revoked_at IS NULL',
           [workspaceId, targetId, new Date(clock.now())],
         );
-        return { keysRevoked: rowCount ?? 0 };
+        const cancelled = await client.query(
+          'DELETE FROM invitations WHERE workspace_id = $1 AND invited_by_user_id = $2 AND accepted_at IS NULL',
+          [workspaceId, targetId],
+        );
+        return { keysRevoked: rowCount ?? 0, invitationsCancelled: cancelled.rowCount ?? 0 };
       });
     },
 
@@ -151,14 +172,37 @@ export function createMembers({ pool, clock }: { pool: pg.Pool; clock: Clock }) 
         [workspaceId, email],
       );
       if (rowCount) throw new MembershipError(`${email} is already a member of this workspace.`);
+      for (const [limiter, key, what] of [
+        [invitationsPerPerson, `invite-person:${actorId}`, 'You have sent'],
+        [invitationsPerWorkspace, `invite-workspace:${workspaceId}`, 'This workspace has sent'],
+      ] as const) {
+        const rate = await limiter.take(key);
+        if (!rate.allowed) {
+          const wait = rate.retryAfterSeconds > 5400 ? `${Math.ceil(rate.retryAfterSeconds / 3600)} hours` : `${Math.ceil(rate.retryAfterSeconds / 60)} minutes`;
+          throw new InvitationLimitError(`${what} ${rate.limit} invitations recently, the most Loupe allows; try again in ${wait}.`, rate.retryAfterSeconds);
+        }
+      }
       const token = randomBytes(32).toString('base64url');
       const now = clock.now();
       const invitation = { id: newId('inv', now), email, role, invitedBy: actorId, createdAt: new Date(now), expiresAt: new Date(now + INVITATION_TTL_MS) };
-      await pool.query(
-        `INSERT INTO invitations (token_hash, id, workspace_id, email, role, invited_by_user_id, created_at, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [sha256(token), invitation.id, workspaceId, email, role, actorId, invitation.createdAt, invitation.expiresAt],
-      );
+      await withTransaction(pool, async (client) => {
+        // The workspace's row locked: two concurrent invitations count each other's pending one.
+        await client.query('SELECT 1 FROM workspaces WHERE id = $1 FOR UPDATE', [workspaceId]);
+        const { rows } = await client.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM invitations WHERE workspace_id = $1 AND accepted_at IS NULL AND expires_at > $2',
+          [workspaceId, invitation.createdAt],
+        );
+        if (rows[0]!.n >= INVITATION_LIMITS.pendingPerWorkspace) {
+          throw new InvitationLimitError(
+            `This workspace has ${rows[0]!.n} pending invitations, the most Loupe allows; cancel some, or wait until they are accepted or expire.`,
+          );
+        }
+        await client.query(
+          `INSERT INTO invitations (token_hash, id, workspace_id, email, role, invited_by_user_id, created_at, expires_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+          [sha256(token), invitation.id, workspaceId, email, role, actorId, invitation.createdAt, invitation.expiresAt],
+        );
+      });
       return { token, invitation };
     },
 
@@ -249,6 +293,8 @@ export function createMembers({ pool, clock }: { pool: pg.Pool; clock: Clock }) 
           throw new MembershipError(`You are the only owner of ${blocked.map((b) => b.name).join(', ')}: make someone else an owner first.`);
         }
         await client.query('UPDATE api_keys SET revoked_at = $2 WHERE created_by_user_id = $1 AND revoked_at IS NULL', [userId, new Date(clock.now())]);
+        // Their pending invitations go with them (the foreign key alone would keep them, unsigned).
+        await client.query('DELETE FROM invitations WHERE invited_by_user_id = $1 AND accepted_at IS NULL', [userId]);
         const { rows: sole } = await client.query<{ workspace_id: string }>(
           `SELECT m.workspace_id FROM memberships m WHERE m.user_id = $1
               AND (SELECT count(*) FROM memberships x WHERE x.workspace_id = m.workspace_id) = 1`,

@@ -25,7 +25,7 @@ describe('the workspaces of a user', () => {
     const other = await signedIn(h);
     expect(await h.accounts.workspacesOf(user.id)).toEqual([]);
     const zeta = await h.accounts.createWorkspaceFor(user.id, '  Zeta Labs  ');
-    expect(zeta).toEqual({ id: expect.stringMatching(/^ws_/), name: 'Zeta Labs' });
+    expect(zeta).toEqual({ id: expect.stringMatching(/^ws_/), name: 'Zeta Labs', welcomeCredits: true });
     const alpha = await h.accounts.createWorkspaceFor(user.id, 'alpha');
     const shared = await h.accounts.createWorkspaceFor(other.id, 'Beta');
     await t.pool.query("INSERT INTO memberships (workspace_id, user_id, role) VALUES ($1, $2, 'member')", [shared.id, user.id]);

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { InvalidWorkspaceNameError, MembershipError, WORKSPACE_NAME_MAX_LENGTH } from '@loupe/accounts';
+import { InvalidWorkspaceNameError, MembershipError, WORKSPACE_NAME_MAX_LENGTH, WorkspaceLimitError } from '@loupe/accounts';
 import { revokeUserGrants } from '@loupe/oauth';
 import { clearSessionCookie } from '../web-session';
 import { form, pages, renderAccount, str, type Runtime, type SignedIn } from './context';
@@ -32,6 +32,10 @@ export function homePages(runtime: Runtime): Router {
       res.redirect(303, `/account/w/${workspace.id}/products?done=workspace-created`);
     } catch (error) {
       if (error instanceof InvalidWorkspaceNameError) return showHome(ctx, res, { error: `Give the workspace a name of 1 to ${WORKSPACE_NAME_MAX_LENGTH} characters.` }, 400);
+      if (error instanceof WorkspaceLimitError) {
+        if (error.retryAfterSeconds) res.setHeader('retry-after', String(error.retryAfterSeconds));
+        return showHome(ctx, res, { error: error.message }, 429);
+      }
       throw error;
     }
   }));

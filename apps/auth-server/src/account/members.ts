@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { canManage, MembershipError, ROLES, type Role } from '@loupe/accounts';
+import { canManage, InvitationLimitError, MembershipError, ROLES, type Role } from '@loupe/accounts';
 import { revokeUserGrants } from '@loupe/oauth';
 import { renderErrorPage, renderPage } from '../pages';
 import { form, pages, renderAccount, returnHere, str, toSignIn, type AccountDeps, type InWorkspace, type Runtime } from './context';
@@ -9,7 +9,7 @@ import { invitationMail } from './mails';
 const DONE: Record<string, string> = {
   invited: 'Invitation sent.',
   role: 'Role changed.',
-  removed: 'Removed. Their API keys in this workspace were revoked and their applications disconnected.',
+  removed: 'Removed. Their API keys in this workspace were revoked, their pending invitations cancelled and their applications disconnected.',
   cancelled: 'Invitation cancelled.',
 };
 
@@ -35,6 +35,10 @@ export function memberPages(runtime: Runtime, deps: AccountDeps): Router {
     try {
       res.redirect(303, await work());
     } catch (error) {
+      if (error instanceof InvitationLimitError) {
+        if (error.retryAfterSeconds) res.setHeader('retry-after', String(error.retryAfterSeconds));
+        return show(ctx, res, { error: error.message }, 429);
+      }
       if (error instanceof MembershipError) return show(ctx, res, { error: error.message }, 400);
       throw error;
     }
