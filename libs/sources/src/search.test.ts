@@ -120,6 +120,16 @@ describe('lexical search of sources', () => {
     expect(since.total).toBe(8); // days 40–47: fillers 32–39
   });
 
+  it('finds the same sources whichever candidate plan the word statistics choose', async () => {
+    for (const query of ['onboarding', 'customers struggling with onboarding', '"bulk export button"', 'cat', 'zanzibar']) {
+      const walk = await lexicalSearch(t.pool, ws, query, {}, { plan: 'walk' });
+      const index = await lexicalSearch(t.pool, ws, query, {}, { plan: 'index' });
+      expect(walk.hits.map((h) => [h.sourceId, h.position]), query).toEqual(index.hits.map((h) => [h.sourceId, h.position]));
+    }
+    const docs = await lexicalSearch(t.pool, ws, 'onboarding', { sourceType: 'document' }, { plan: 'walk' });
+    expect(docs.hits.map((h) => h.sourceId)).toEqual([ids.document]);
+  });
+
   it('returns ranked (source, position, score) candidates for fusion', async () => {
     const lexical = await lexicalSearch(t.pool, ws, 'onboarding');
     expect(lexical.hits.length).toBeGreaterThanOrEqual(2);

@@ -83,11 +83,10 @@ export interface LexicalResult {
 /** Candidate caps: segments and titles ranked per pass, at most. */
 export const SEARCH_LIMITS = {
   /** Sources ranked per pass, at most (the newest matching ones when more match). */
-  sourceCandidates: 500,
+  sourceCandidates: 300,
   /** Sources whose matching segments are looked up (at least the page asked for). */
-  positionsFor: 100,
-  /** A word in more than this share of sources does not generate loose candidates (it still scores). */
-  commonWordShare: 0.05,
+  positionsFor: 20,
+
   /** Sources counted exactly when listing without a query; beyond, the total is a lower bound. */
   listCount: 10_000,
   statementTimeoutMs: 5_000,
@@ -133,6 +132,8 @@ function filterSql(workspaceId: string, f: SearchFilters, first: number): Filter
 
 interface WordStats {
   freq: Map<string, number>;
+  /** Sources in the table (the planner's estimate). */
+  sources: number;
   /** Share assumed for a word outside the most common elements. */
   rare: number;
   at: number;
@@ -146,9 +147,11 @@ async function wordStats(db: Queryable): Promise<WordStats> {
   const key = statsOwner.get(db) ?? db;
   const cached = statsCache.get(key);
   if (cached && Date.now() - cached.at < STATS_TTL_MS) return cached;
-  const { rows } = await db.query<{ elems: string[] | null; freqs: number[] | null }>(
-    `SELECT most_common_elems::text::text[] AS elems, most_common_elem_freqs AS freqs
-       FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'sources' AND attname = 'search_doc'`,
+  const { rows } = await db.query<{ elems: string[] | null; freqs: number[] | null; sources: number }>(
+    `SELECT st.most_common_elems::text::text[] AS elems, st.most_common_elem_freqs AS freqs,
+            greatest((SELECT reltuples FROM pg_class WHERE oid = 'sources'::regclass), 0)::float8 AS sources
+       FROM (SELECT 1) one
+       LEFT JOIN pg_stats st ON st.schemaname = current_schema() AND st.tablename = 'sources' AND st.attname = 'search_doc'`,
   );
   const freq = new Map<string, number>();
   let rare = 1e-4;
@@ -159,7 +162,7 @@ async function wordStats(db: Queryable): Promise<WordStats> {
     // The array ends with the minimum, maximum and null frequency; a word not listed is rarer than the minimum.
     rare = Math.max(1e-6, (freqs[elems.length] ?? 2e-4) / 2);
   }
-  const stats = { freq, rare, at: Date.now() };
+  const stats = { freq, rare, sources: rows[0]?.sources ?? 0, at: Date.now() };
   statsCache.set(key, stats);
   return stats;
 }
@@ -200,11 +203,13 @@ const coverageSql = (vector: string, weights: Weights | undefined) =>
  * Candidate sources: the sources whose document vector matches each `match` query (one per word in the
  * loose pass, each with its share of the cap, so a rare word's sources are never crowded out by a
  * common one's), within the workspace and the filters, the newest first when more match than the cap,
- * then ranked by `rankBy`. The planner goes in through the document GIN index (a rare word: a small
- * bitmap, then sorted) or walks the (workspace, occurred_at) index backwards checking each source
- * (a common word, or a date filter: it stops at the cap); sequential scans are off in the session.
+ * then ranked by `rankBy`. Two plans, chosen by the word's share of sources (`walk`): a rare word goes
+ * in through the document GIN index (a bitmap of its few sources, then sorted); a common one walks the
+ * (workspace, occurred_at) index backwards checking each source's vector and stops at the cap, since
+ * its bitmap would hold a large share of the table. Past the crossover sqrt(cap / sources) either plan
+ * reads about sqrt(cap × sources) rows at worst. Sequential scans are off in the session.
  */
-async function sourcePass(db: Queryable, workspaceId: string, filters: SearchFilters, match: string[], rankBy: string, weights?: Weights): Promise<{ rows: PassRow[]; capped: boolean }> {
+async function sourcePass(db: Queryable, workspaceId: string, filters: SearchFilters, match: string[], rankBy: string, walk: boolean, weights?: Weights): Promise<{ rows: PassRow[]; capped: boolean }> {
   const params: unknown[] = [rankBy];
   const cte = opsCte(weights, params);
   const first = params.length + 1;
@@ -213,6 +218,8 @@ async function sourcePass(db: Queryable, workspaceId: string, filters: SearchFil
   const arms = match.map((_, i) => `(SELECT s.id, s.occurred_at, s.search_doc, s.search_title FROM sources s
        WHERE s.search_doc @@ $${first + i}::tsquery AND ${f.clause}
        ORDER BY s.occurred_at DESC, s.id DESC LIMIT ${each})`);
+  // A common word: walk the sources newest first and stop at the cap (the bitmap would hold them all).
+  if (walk) await db.query('SET LOCAL enable_bitmapscan = off');
   const { rows } = await db.query<PassRow>(
     `${cte}SELECT c.id AS source_id, c.occurred_at, ts_rank_cd(c.search_doc, $1::tsquery, 1|32) AS rank,
             CASE WHEN c.search_title @@ $1::tsquery THEN ts_rank_cd(c.search_title, $1::tsquery, 32) END AS title_rank,
@@ -221,6 +228,7 @@ async function sourcePass(db: Queryable, workspaceId: string, filters: SearchFil
        FROM (${arms.join(' UNION ALL ')}) c`,
     [...params, ...match, ...f.params],
   );
+  if (walk) await db.query('SET LOCAL enable_bitmapscan = on');
   // The same source brought by two words: once.
   const seen = new Set<string>();
   const unique = rows.filter((r) => !seen.has(r.source_id) && !!seen.add(r.source_id));
@@ -279,18 +287,31 @@ export async function parseQuery(db: Queryable, query: string): Promise<{ tsquer
  * scored, before any page is built (the list to fuse with another ranking). Throws SearchQueryError
  * when the query holds no word to look for.
  */
-export async function lexicalSearch(db: Database, workspaceId: string, query: string, filters: SearchFilters = {}, options: { wanted?: number } = {}): Promise<LexicalResult> {
+export interface LexicalOptions {
+  /** Sources the caller will page through (offset + limit): the loose pass runs when fewer have every word. */
+  wanted?: number;
+  /** The candidate plan, normally chosen from the word statistics (tests force each). */
+  plan?: 'auto' | 'walk' | 'index';
+}
+
+export async function lexicalSearch(db: Database, workspaceId: string, query: string, filters: SearchFilters = {}, options: LexicalOptions = {}): Promise<LexicalResult> {
   return withSearchSession(db, (q) => lexicalIn(q, workspaceId, query, filters, options));
 }
 
-async function lexicalIn(db: Queryable, workspaceId: string, query: string, filters: SearchFilters, options: { wanted?: number }): Promise<LexicalResult> {
+async function lexicalIn(db: Queryable, workspaceId: string, query: string, filters: SearchFilters, options: LexicalOptions): Promise<LexicalResult> {
   const parsed = await parseQuery(db, query);
   if (!parsed) {
     throw new SearchQueryError('The query has no word to search for: it holds only common words such as "a" or "the", or only excluded words. Add a meaningful word.');
   }
   const { tsquery, shape } = parsed;
   const wanted = options.wanted ?? SEARCH_LIMITS.maxLimit;
-  const strict = await sourcePass(db, workspaceId, filters, [tsquery], tsquery);
+  const stats = await wordStats(db);
+  // Beyond this share of the sources a word is cheaper to find by walking them newest first.
+  const plan = options.plan ?? 'auto';
+  const crossover = plan === 'walk' ? 0 : plan === 'index' ? 1 : Math.sqrt(SEARCH_LIMITS.sourceCandidates / Math.max(stats.sources, SEARCH_LIMITS.sourceCandidates));
+  const shares = shape.positives.map((p) => operandShare(p, stats));
+  const strictShare = shape.topLevelOr ? operandShare(tsquery, stats) : Math.min(...shares);
+  const strict = await sourcePass(db, workspaceId, filters, [tsquery], tsquery, strictShare > crossover || plan === 'walk');
   const rows: Array<PassRow & { strict: boolean }> = strict.rows.map((r) => ({ ...r, strict: true }));
   let capped = strict.capped;
   let matched: LexicalResult['matched'] = rows.length ? 'all_words' : 'none';
@@ -298,17 +319,16 @@ async function lexicalIn(db: Queryable, workspaceId: string, query: string, filt
   const highlightQuery = shape.topLevelOr ? tsquery : anyOf(shape);
   // Loose pass: any of the words, when the strict one cannot fill the page asked for.
   if (!shape.topLevelOr && shape.positives.length > 1 && rows.length < wanted) {
-    const stats = await wordStats(db);
-    const shares = shape.positives.map((p) => operandShare(p, stats));
     const idf = shares.map((s) => Math.log(1 + 1 / s));
     const total = idf.reduce((a, b) => a + b, 0);
     const single = shape.positives.map((p) => anyOf(shape, [p]));
-    // Very common words bring no candidates of their own (they would crowd out the rest, and weigh
-    // little), unless every word is common: then the rarest does.
+    // The uncommon words bring candidates through the index, each its share of the cap; common words
+    // bring none of their own (they would crowd out the rest, and weigh little), unless every word is
+    // common: then the rarest, walking newest first.
     const rarest = shares.indexOf(Math.min(...shares));
-    const generators = single.filter((_, i) => shares[i]! <= SEARCH_LIMITS.commonWordShare);
+    const generators = plan === 'walk' ? single : single.filter((_, i) => shares[i]! <= crossover);
     const loose = await sourcePass(db, workspaceId, filters, generators.length ? generators : [single[rarest]!], highlightQuery,
-      { operands: single, weights: idf.map((w) => w / total) });
+      plan === 'walk' || generators.length === 0, { operands: single, weights: idf.map((w) => w / total) });
     capped ||= loose.capped;
     const have = new Set(rows.map((r) => r.source_id));
     for (const r of loose.rows) if (!have.has(r.source_id)) rows.push({ ...r, strict: false });
