@@ -97,4 +97,26 @@ describe('client ID metadata documents (spec 5.4)', () => {
       await strict.close();
     }
   });
+
+  // Issue 23 item 6: a document that failed to parse once let the authorization through unfiltered,
+  // and scope=mcp:thirdparty alone reached the consent page.
+  it('a client that cannot be resolved is refused, never let through with its scopes unfiltered', async () => {
+    let served = 0;
+    documents.set('/flaky.json', (res, url) => {
+      served++;
+      if (served === 1) return res.writeHead(200, { 'content-type': 'application/json' }).end('{"client_id": ');
+      json({ client_id: url, client_name: 'Flaky Client', redirect_uris: ['http://127.0.0.1:7777/cb'], scope: 'mcp:read mcp:write mcp:thirdparty' })(res);
+    });
+    const client: Client = { client_id: `${docsUrl}/flaky.json`, redirect_uris: ['http://127.0.0.1:7777/cb'] };
+    const person = new Person(h, 'flaky@acme.test');
+    const first = await person.get(authorizeUrl(client, { scope: 'mcp:thirdparty' }).path);
+    const page = await person.follow(first);
+    expect(page.location).toBeUndefined();
+    expect(page.html).not.toContain('third-party tools');
+    expect(page.res.status).toBe(400);
+    expect(page.html).toContain('invalid_client');
+    // Once the document loads, mcp:thirdparty alone is dropped like any scope an OAuth client cannot hold.
+    const again = await person.follow(await person.get(authorizeUrl(client, { scope: 'mcp:thirdparty' }).path));
+    expect(new URL(again.location!).searchParams.get('error')).toBe('invalid_scope');
+  });
 });

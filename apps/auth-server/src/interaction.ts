@@ -1,7 +1,7 @@
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import { doubleCsrf } from 'csrf-csrf';
 import { randomUUID } from 'node:crypto';
-import { bindGrantToWorkspace, createReplyAddress, hasThirdPartyServers, SCOPE_DESCRIPTIONS, SCOPES, type Scope } from '@loupe/oauth';
+import { bindGrantToWorkspace, createReplyAddress, grantableScopes, hasThirdPartyServers, SCOPE_DESCRIPTIONS, SCOPES, type Scope } from '@loupe/oauth';
 import { WorkspaceLimitError } from '@loupe/accounts';
 import type { IdentityProviderConfig } from '@loupe/config';
 import type { Logger } from '@loupe/http';
@@ -68,7 +68,7 @@ export function interactionPages(runtime: Runtime, deps: { mailer: Mailer; log: 
     const asked = str(req.query.workspace);
     const chosen = req.query.choose ? undefined : (workspaces.find((w) => w.id === asked) ?? (workspaces.length === 1 ? workspaces[0] : undefined));
     if (!chosen) return renderPage(res, 'workspace-choose', { title: 'Choose a workspace', user, workspaces, ...base }, status);
-    const requested = new Set(String(details.params.scope ?? '').split(' '));
+    const requested = new Set(grantableScopes(String(details.params.scope ?? ''), client.scope));
     const scopes = SCOPES.filter((s) => requested.has(s));
     return renderPage(res, 'consent', {
       title: `Connect ${view.name}`,
@@ -156,7 +156,12 @@ export function interactionPages(runtime: Runtime, deps: { mailer: Mailer; log: 
     const clientId = String(details.params.client_id);
     const client = await rt.provider.Client.find(clientId);
     if (!client) return renderErrorPage(res, 400, 'Unknown application', 'The application that sent you here is no longer registered.', 'invalid_client');
-    const scopes = String(details.params.scope ?? '').split(' ').filter(Boolean);
+    // The scopes checked again against the client as it is now (issue 23 item 6): the authorization
+    // filter is not the only way into this page, and mcp:thirdparty is never an OAuth grant.
+    const scopes = grantableScopes(String(details.params.scope ?? ''), client.scope);
+    if (scopes.length === 0) {
+      return rt.provider.interactionFinished(req, res, { error: 'invalid_scope', error_description: 'None of the requested scopes can be granted to this application' }, { mergeWithLastSubmission: false });
+    }
     const grant = new rt.provider.Grant({ accountId: user.id, clientId });
     grant.addOIDCScope(scopes.join(' '));
     const grantId = await grant.save();

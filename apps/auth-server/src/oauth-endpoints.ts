@@ -3,8 +3,10 @@ import {
   checkRegistration, grantableScopes, isOurResource, KNOWN_CLIENTS, knownClientMetadata, markNoGrantableScope, mcpResourceUrl,
   refreshTokenGrant, revokeToken,
 } from '@loupe/oauth';
+import type { Logger } from '@loupe/http';
 import type { AuthRuntime } from './runtime';
 import { sendOAuthRateLimited } from './rate-limits';
+import { renderErrorPage } from './pages';
 
 type Runtime = () => Promise<AuthRuntime>;
 
@@ -42,16 +44,29 @@ export function oauthEndpoints(runtime: Runtime): Router {
     }),
   );
 
-  // Scopes: the default when none is sent, then only what the client may hold (spec 5.3).
+  // Scopes: the default when none is sent, then only what the client may hold (spec 5.3). A client
+  // that cannot be resolved here is refused here: letting oidc-provider look again (a metadata document
+  // that failed to parse once may load the next time) would let its scopes through unfiltered (issue 23 item 6).
   router.all(
     '/oauth/authorize',
     (req, res, next) => (req.method === 'POST' ? form(req, res, next) : next()),
-    wrap(async (req, _res, next) => {
+    wrap(async (req, res, next) => {
       const { provider } = await runtime();
       const params = (req.method === 'POST' ? req.body : req.query) as Record<string, unknown>;
       const clientId = str(params?.client_id);
-      const client = clientId ? await provider.Client.find(clientId).catch(() => undefined) : undefined;
-      if (!client) return next(); // oidc-provider answers invalid_client
+      if (!clientId) return next(); // oidc-provider answers invalid_request: client_id is missing
+      let client: Awaited<ReturnType<typeof provider.Client.find>>;
+      try {
+        client = await provider.Client.find(clientId);
+      } catch (error) {
+        (req as Request & { log?: Logger }).log?.warn({ err: error, clientId: clientId.slice(0, 300) }, 'authorization refused: the client could not be resolved');
+        client = undefined;
+      }
+      if (!client) {
+        return renderErrorPage(res, 400, 'Unknown application',
+          'The application that sent you here is not registered with Loupe, or its client metadata document could not be loaded. Nothing was authorized; go back to the application and try again.',
+          'invalid_client');
+      }
       const scopes = grantableScopes(str(params.scope), client.scope);
       if (scopes.length === 0) {
         markNoGrantableScope(req);
