@@ -66,6 +66,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
         services: { boss },
         thirdParty: createThirdPartyGateway({ pool: database.pool, safeFetch: createSafeFetch({ allowLoopback: config.fetchAllowLoopback }), log }),
         observePhase: metrics.observeMcpPhase,
+        bodyMemoryBytes: config.mcpBodyMemoryBytes,
       }));
       a.use(createAuthApp({
         pool: database.pool, db: database.db, clock, log, mailer, baseUrl: () => publicUrl, servicePrefix: config.servicePrefix,

@@ -5,7 +5,7 @@ import type pg from 'pg';
 import { createChargeBatcher, type ChargeBatcher } from '@loupe/credits';
 import type { Db } from '@loupe/db';
 import {
-  BodyTooLargeError, createRateLimiter, deferredPerIpCheck, isDatabaseUnavailable, readBoundedBody, sendPerIpRateLimited, systemClock, takeTogether,
+  BodyBudgetExceededError, BodyTooLargeError, createBodyBudget, createRateLimiter, deferredPerIpCheck, isDatabaseUnavailable, readBoundedBody, sendPerIpRateLimited, systemClock, takeTogether,
   type Clock, type Logger, type RateDecision, type RateLimiter,
 } from '@loupe/http';
 import { SCOPES, type AccessTokenCheck } from '@loupe/oauth';
@@ -33,6 +33,8 @@ export interface McpAppDeps {
   thirdParty?: ThirdPartyGateway;
   /** Where the time of each request goes (the metrics' loupe_mcp_request_phase_seconds). */
   observePhase?: ObservePhase;
+  /** Bytes of request bodies held at once (read, not yet answered); past it 503 with Retry-After. MCP_BODY_MEMORY_DEFAULT unless given. */
+  bodyMemoryBytes?: number;
 }
 
 /** Spec 8.1: MCP requests per OAuth access token, and per API key. */
@@ -43,6 +45,13 @@ export const MCP_PATH = '/api/mcp';
 export const MCP_SCOPES = SCOPES;
 /** Request bodies up to 75 MB (spec 8.3: room for base64 files), read as a bounded stream. */
 export const MCP_MAX_BODY_BYTES = 75 * 1024 * 1024;
+/**
+ * Bodies in flight a process holds at once, by default (MCP_BODY_MEMORY_MB): a 65 MB add_source body
+ * costs about 170 MB by the time it is parsed and decoded, so ~25 at once would exhaust the heap.
+ */
+export const MCP_BODY_MEMORY_DEFAULT = 200 * 1024 * 1024;
+/** Seconds a client refused for want of body memory is told to wait. */
+export const BODY_BUDGET_RETRY_AFTER_SECONDS = 5;
 
 /** RFC 9728 protected-resource metadata for the MCP endpoint. */
 export function protectedResourceMetadata(baseUrl: string) {
@@ -95,6 +104,7 @@ export function createMcpApp(deps: McpAppDeps): Router {
   let charges: ChargeBatcher | undefined;
   // One document reader per app: its worker slots bound how many untrusted files are parsed at once.
   const services = { documentText: createDocumentReader(), ...(deps.services ?? {}) };
+  const bodies = createBodyBudget(deps.bodyMemoryBytes ?? MCP_BODY_MEMORY_DEFAULT);
   const metadata = (_req: unknown, res: Response) => {
     res.setHeader('cache-control', 'public, max-age=3600');
     // Browser-based clients (the MCP Inspector) read it cross-origin.
@@ -104,6 +114,7 @@ export function createMcpApp(deps: McpAppDeps): Router {
   router.get('/.well-known/oauth-protected-resource', metadata);
   router.get(`/.well-known/oauth-protected-resource${MCP_PATH}`, metadata);
   router.all(MCP_PATH, async (req, res, next) => {
+    const log = () => deps.log ?? (req as Request & { log?: Logger }).log;
     try {
       // The shell leaves this path's per-IP count to us, to count it with the credential's in one statement.
       const ipCheck = deferredPerIpCheck(res);
@@ -157,9 +168,17 @@ export function createMcpApp(deps: McpAppDeps): Router {
       }
       let body: unknown;
       try {
-        const raw = await readBoundedBody(req, MCP_MAX_BODY_BYTES);
+        const raw = await readBoundedBody(req, MCP_MAX_BODY_BYTES, bodies);
+        // The body's bytes stay reserved until the answer is sent: its parsed form lives that long.
+        res.once('close', () => bodies.release(raw.length));
         body = JSON.parse(raw.toString('utf8'));
       } catch (error) {
+        if (error instanceof BodyBudgetExceededError) {
+          res.setHeader('connection', 'close');
+          res.setHeader('retry-after', String(BODY_BUDGET_RETRY_AFTER_SECONDS));
+          log()?.warn({ held: bodies.held(), limit: bodies.limit }, 'MCP request refused: request bodies in flight at their memory limit');
+          return rpcError(res, 503, -32000, `Service busy: this server is reading as many large requests as it can hold in memory; nothing was done. Retry in ${BODY_BUDGET_RETRY_AFTER_SECONDS} seconds.`);
+        }
         if (error instanceof BodyTooLargeError) {
           res.setHeader('connection', 'close');
           return rpcError(res, 413, -32000, `Payload Too Large: request bodies are limited to 75 MB`);
@@ -190,13 +209,12 @@ export function createMcpApp(deps: McpAppDeps): Router {
       await timed(deps.observePhase, 'handle', () => transport.handleRequest(req, res, body));
     } catch (error) {
       if (res.headersSent) return next(error);
-      const log = deps.log ?? (req as Request & { log?: Logger }).log;
       if (isDatabaseUnavailable(error)) {
-        log?.warn({ err: error }, 'MCP request refused: database unavailable');
+        log()?.warn({ err: error }, 'MCP request refused: database unavailable');
         res.setHeader('retry-after', '1');
         return rpcError(res, 503, -32603, 'Service unavailable: the database cannot be reached right now; nothing was done. Retry in a moment.');
       }
-      log?.error({ err: error }, 'MCP request failed');
+      log()?.error({ err: error }, 'MCP request failed');
       rpcError(res, 500, -32603, 'Internal error: the request failed on our side; try again');
     }
   });

@@ -40,6 +40,11 @@ export const envSchema = z.object({
    * access token lapses within an hour); shorter for operators who want it, and for tests of expiry.
    */
   ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(5).max(3600).default(3600),
+  /**
+   * Megabytes of MCP request bodies the process holds at once (read, not yet answered); past it a
+   * request is answered 503 with Retry-After. At least 80: one body may be 75 MB.
+   */
+  MCP_BODY_MEMORY_MB: z.coerce.number().int().min(80).default(200),
   /** When set, GET /metrics asks for `Authorization: Bearer <METRICS_TOKEN>`. */
   METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   /** Spec 8.1: requests per minute from one IP address over the whole service. Raised only for load tests. */
@@ -87,6 +92,8 @@ export interface Config {
   accessTokenTtlSeconds: number;
   /** Bearer token GET /metrics requires; open without one. */
   metricsToken: string | undefined;
+  /** Bytes of MCP request bodies held at once before new ones are refused with 503 (MCP_BODY_MEMORY_MB). */
+  mcpBodyMemoryBytes: number;
   /** Revocation by replying to the confirmation mail (spec 5.7 rule 4); absent without MAIL_REPLY_DOMAIN. */
   replies: { domain: string; smtp: { host: string; port: number } | undefined; webhookSecret: string | undefined } | undefined;
   /** OpenID Connect identity providers offered on the sign-in page (spec 5.2 rule 1); [] without OIDC_PROVIDERS. */
@@ -143,6 +150,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     mailFrom: e.MAIL_FROM,
     perIpLimitPerMinute: e.PER_IP_LIMIT_PER_MINUTE,
     metricsToken: e.METRICS_TOKEN,
+    mcpBodyMemoryBytes: e.MCP_BODY_MEMORY_MB * 1024 * 1024,
     accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,
     replies: e.MAIL_REPLY_DOMAIN
       ? {

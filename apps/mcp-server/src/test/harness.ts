@@ -29,6 +29,8 @@ export interface McpServerOptions {
   perIp?: { limit?: number; trustedProxies?: string };
   /** Time limit of calls to third-party MCP servers (reached on loopback in tests). */
   thirdPartyTimeoutMs?: number;
+  /** Bytes of request bodies held at once (the default of the app unless given). */
+  bodyMemoryBytes?: number;
 }
 
 /** The MCP endpoint on loopback over a fresh database (or `options.database`). */
@@ -46,6 +48,7 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Mc
       baseUrl: () => url, pool: t.pool, db: t.db, clock, log, servicePrefix: 'loupe_',
       verifyAccessToken: createAccessTokenVerifier({ pool: t.pool, clock, servicePrefix: 'loupe_' }),
       services: { boss, addSourceWaitMs: 0 },
+      ...(options.bodyMemoryBytes ? { bodyMemoryBytes: options.bodyMemoryBytes } : {}),
       thirdParty: createThirdPartyGateway({
         pool: t.pool, safeFetch: createSafeFetch({ allowLoopback: true }), timeoutMs: options.thirdPartyTimeoutMs ?? 5000, listCacheMs: 0,
       }),
