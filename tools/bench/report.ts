@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { cpuLine, type IngestFigures } from './ingest';
 import type { PipelineFigures } from './pipeline';
+import type { SearchFigures } from './search';
 import type { McpFigures } from './mcp';
 import type { SoakFigures } from './soak';
 import type { TokenFigures } from './token';
@@ -157,7 +158,26 @@ Ratio: **${f.ratio}** (target ≥ 0.5).${f.database ? ` Our service sends Postgr
 `;
 }
 
-export function reportMarkdown(ingest: IngestFigures, pipeline: PipelineFigures, soak: SoakFigures, mcp: McpFigures, token: TokenFigures, machine: string, date: string, chartFile: string): string {
+/** The search section: one table per scale, p50/p99 per query shape. */
+export function searchMarkdown(f: SearchFigures): string {
+  const mb = (bytes: number) => `${Math.round((bytes / 2 ** 20) * 10) / 10} MB`;
+  const scales = f.scales.map((s) => `### ${s.sources.toLocaleString('en')} sources (${s.segments.toLocaleString('en')} segments)
+
+Index \`sources_search_doc_idx\` (GIN): ${mb(s.indexBytes)}; tables with their vectors: sources ${mb(s.tableBytes.sources)}, segments ${mb(s.tableBytes.segments)}.
+Ingest → searchable (a record's 202 to find_sources returning it): ${s.searchableAfterMs} ms. Loaded at ${s.loadRecordsPerSecond} records/s end to end.
+
+| Query shape | p50 | p99 | max | mean total |
+|---|---|---|---|---|
+${s.shapes.map((x) => `| ${x.shape}${x.filtered ? ' + filters' : ''} | ${x.p50} ms | ${x.p99} ms | ${x.max} ms | ${x.meanTotal}${x.errors ? ` (${x.errors} errors)` : ''} |`).join('\n')}
+`).join('\n');
+  return `## Search (\`npm run bench:search\`)
+
+Settings: ${f.settings}. Target: p99 < 150 ms at 1,000,000 sources for every shape.
+
+${scales}`;
+}
+
+export function reportMarkdown(ingest: IngestFigures, pipeline: PipelineFigures, soak: SoakFigures, mcp: McpFigures, token: TokenFigures, machine: string, date: string, chartFile: string, search?: SearchFigures): string {
   return `# Benchmark report
 
 Date: ${date}
@@ -211,6 +231,7 @@ CPU per 1,000 records over the soak (sending and processing): ${cpuLine(soak.cpu
 
 ${mcpMarkdown(mcp)}
 ${tokenMarkdown(token)}
+${search ? searchMarkdown(search) : ''}
 ![records/s and latency over the run](${chartFile})
 `;
 }

@@ -5,10 +5,11 @@ import { machine } from './lib';
 import { printMcp, runMcpBench } from './mcp';
 import { printPipeline, runPipelineBench } from './pipeline';
 import { chartSvg, reportMarkdown } from './report';
+import { printSearch, runSearchBench } from './search';
 import { printSoak, runSoakBench } from './soak';
 import { printToken, runTokenBench } from './token';
 
-// `npm run bench`: ingest, pipeline, soak, MCP and token endpoint, then tools/bench/reports/latest.md and latest.svg.
+// `npm run bench`: ingest, pipeline, soak, MCP, token endpoint and search, then tools/bench/reports/latest.md and latest.svg.
 const ingest = await runIngestBench();
 printIngest(ingest);
 const pipeline = await runPipelineBench();
@@ -19,8 +20,10 @@ const mcp = await runMcpBench();
 printMcp(mcp);
 const token = await runTokenBench();
 printToken(token);
+const search = await runSearchBench();
+printSearch(search);
 const dir = path.join(import.meta.dirname, 'reports');
 await mkdir(dir, { recursive: true });
 await writeFile(path.join(dir, 'latest.svg'), chartSvg(ingest, pipeline, soak, mcp, token));
-await writeFile(path.join(dir, 'latest.md'), reportMarkdown(ingest, pipeline, soak, mcp, token, machine(), new Date().toISOString(), 'latest.svg'));
+await writeFile(path.join(dir, 'latest.md'), reportMarkdown(ingest, pipeline, soak, mcp, token, machine(), new Date().toISOString(), 'latest.svg', search));
 console.log(`report: ${path.relative(process.cwd(), path.join(dir, 'latest.md'))}`);
