@@ -12,6 +12,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
+import os from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { createApiKey } from '@loupe/api-keys';
 import { createPool, createPrismaClient } from '@loupe/db';
@@ -31,6 +32,8 @@ export interface SearchShapeFigures {
 }
 
 export interface SearchScaleFigures {
+  /** The 1-minute load average of the machine while the shapes were measured (2 cores: above 2 is queueing). */
+  loadAverage: number;
   sources: number;
   segments: number;
   loadSeconds: number;
@@ -189,15 +192,15 @@ async function mcpKeys(service: BenchTarget, t: BenchTenant, count: number): Pro
   return new Keys(keys);
 }
 
-async function findSources(service: BenchTarget, key: string, args: Record<string, unknown>): Promise<{ ms: number; total: number; ids: string[]; ok: boolean; text: string }> {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'find_sources', arguments: args } });
+async function findSources(service: BenchTarget, key: string, args: Record<string, unknown>, tool = 'find_sources'): Promise<{ ms: number; total: number; ids: string[]; ok: boolean; text: string }> {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } });
   const started = performance.now();
   const res = await postOnce(new URL(`${service.url}/api/mcp`), agent, { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': key }, body);
   const ms = performance.now() - started;
   const parsed = res.status === 200 ? (JSON.parse(res.text) as { result?: { isError?: boolean; structuredContent?: { total: number; items: Array<{ id: string }> } } }) : undefined;
   const content = parsed?.result?.structuredContent;
   const ok = !!content && !parsed?.result?.isError;
-  return { ms, total: content?.total ?? 0, ids: content?.items.map((i) => i.id) ?? [], ok, text: ok ? '' : res.text.slice(0, 300) };
+  return { ms, total: content?.total ?? 0, ids: content?.items?.map((i) => i.id) ?? [], ok, text: ok ? '' : res.text.slice(0, 300) };
 }
 
 /** Each shape with a few variants, so a run is not one query repeated. */
@@ -212,14 +215,19 @@ async function measureShapes(service: BenchTarget, keys: Keys, t: BenchTenant, p
   // Filters: one of the two projects, and the latest ~30 % of the dates.
   const since = new Date(Date.UTC(2025, 0, 1) + Math.floor(sources * 0.7) * 30_000).toISOString();
   const filters = { product_id: t.productId, project_id: projects[0], since };
-  const plan = SHAPES.flatMap((s) => [false, true].map((filtered) => ({ ...s, filtered })));
+  // The floor: get_products (auth, limits, one small query, the charge) in the same rounds, so a
+  // shared machine's noise shows beside the search figures.
+  const plan = [...SHAPES.flatMap((s) => [false, true].map((filtered) => ({ ...s, filtered, tool: 'find_sources' }))),
+    { shape: 'get_products (floor)', queries: [''], filtered: false, tool: 'get_products' }];
+  const args = (p: (typeof plan)[number], i: number) =>
+    p.tool === 'get_products' ? {} : { query: p.queries[i % p.queries.length], ...(p.filtered ? filters : {}) };
   // Warm-up: every query once (plans, caches, the word statistics).
-  for (const p of plan) for (const q of p.queries) await findSources(service, keys.next(), { query: q, ...(p.filtered ? filters : {}) });
+  for (const p of plan) for (let i = 0; i < p.queries.length; i++) await findSources(service, keys.next(), args(p, i), p.tool);
   const samples = new Map(plan.map((p) => [`${p.shape}|${p.filtered}`, { ms: [] as number[], totals: [] as number[], errors: 0 }]));
   // Interleaved: each round calls every shape once, so noise spreads over all of them.
   for (let i = 0; i < calls; i++) {
     for (const p of plan) {
-      const r = await findSources(service, keys.next(), { query: p.queries[i % p.queries.length], ...(p.filtered ? filters : {}) });
+      const r = await findSources(service, keys.next(), args(p, i), p.tool);
       const s = samples.get(`${p.shape}|${p.filtered}`)!;
       if (r.ok) {
         s.ms.push(r.ms);
@@ -263,7 +271,7 @@ export async function runSearchBench(options: { scales?: number[]; calls?: numbe
     const t = await benchTenant(service, 2);
     const second = await createProject(service.db, t.workspaceId, t.productId, { name: 'Second' });
     const projects = [t.projectId, second.id];
-    const keys = await mcpKeys(service, t, Math.ceil(((scales.length * (calls + 5) * 8) + 4000) / CALLS_PER_KEY));
+    const keys = await mcpKeys(service, t, Math.ceil(((scales.length * (calls + 5) * 9) + 4000) / CALLS_PER_KEY));
     const run = randomBytes(4).toString('hex');
     const figures: SearchScaleFigures[] = [];
     let loaded = 0;
@@ -275,7 +283,9 @@ export async function runSearchBench(options: { scales?: number[]; calls?: numbe
       await service.pool.query('ANALYZE sources, source_segments');
       const searchableAfterMs = await searchableAfter(service, t, projects, keys);
       loaded++;
+      const load0 = os.loadavg()[0]!;
       const shapes = await measureShapes(service, keys, t, projects, scale, calls);
+      const loadAverage = round((load0 + os.loadavg()[0]!) / 2, 1);
       const { rows: [size] } = await service.pool.query<{ doc_idx: string; sources: string; segments: string; n: number; segs: number }>(
         `SELECT pg_relation_size('sources_search_doc_idx') AS doc_idx,
                 pg_table_size('sources') AS sources, pg_table_size('source_segments') AS segments,
@@ -284,7 +294,7 @@ export async function runSearchBench(options: { scales?: number[]; calls?: numbe
         [t.workspaceId],
       );
       const f: SearchScaleFigures = {
-        sources: size!.n, segments: size!.segs, loadSeconds: round(load.seconds, 1), loadRecordsPerSecond: round(load.recordsPerSecond),
+        loadAverage, sources: size!.n, segments: size!.segs, loadSeconds: round(load.seconds, 1), loadRecordsPerSecond: round(load.recordsPerSecond),
         shapes, indexBytes: Number(size!.doc_idx),
         tableBytes: { sources: Number(size!.sources), segments: Number(size!.segments) }, searchableAfterMs: round(searchableAfterMs),
       };
@@ -320,7 +330,7 @@ const mb = (bytes: number) => `${round(bytes / 2 ** 20, 1)} MB`;
 function printScale(f: SearchScaleFigures) {
   console.log(`\n${f.sources.toLocaleString('en')} sources, ${f.segments.toLocaleString('en')} segments (loaded at ${f.loadRecordsPerSecond} records/s end to end)`);
   console.log(`  index size: sources_search_doc_idx (GIN) ${mb(f.indexBytes)} (tables with their vectors: sources ${mb(f.tableBytes.sources)}, segments ${mb(f.tableBytes.segments)})`);
-  console.log(`  ingest → searchable: ${f.searchableAfterMs} ms`);
+  console.log(`  ingest → searchable: ${f.searchableAfterMs} ms; load average while measuring: ${f.loadAverage} (2 cores)`);
   for (const s of f.shapes) {
     console.log(`  ${(s.shape + (s.filtered ? ' + filters' : '')).padEnd(20)} p50 ${String(s.p50).padStart(6)} ms   p99 ${String(s.p99).padStart(6)} ms   max ${String(s.max).padStart(6)} ms   mean total ${s.meanTotal}${s.errors ? `   errors ${s.errors}` : ''}`);
   }
