@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { chargeMany, workspaceStanding } from '@loupe/credits';
+import { chargeMany, chargeNow, grantCredits, workspaceStanding } from '@loupe/credits';
 import { createTransactionScope } from '@loupe/db';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
@@ -70,6 +70,7 @@ function chargeItem(tool: ToolDefinition, ctx: ToolContext, reference: string) {
 }
 
 async function attemptCall(tool: ToolDefinition, args: Record<string, unknown>, ctx: ToolContext, reference: string): Promise<CallToolResult> {
+  if (tool.passthrough && !tool.free) return attemptThirdPartyCall(tool, args, ctx, reference);
   if (ctx.charges && !tool.free && !tool.passthrough && tool.annotations?.readOnlyHint === true) return attemptReadOnlyCall(tool, args, ctx, reference);
   const scope = createTransactionScope(ctx.pool);
   const afterCommit: ((pool: pg.Pool) => Promise<void>)[] = [];
@@ -114,8 +115,31 @@ async function attemptReadOnlyCall(tool: ToolDefinition, args: Record<string, un
 }
 
 /**
- * A third-party server's tool as one of ours: same path (standing, credits, one transaction for the
- * charge), its answer passed on as the server gave it; an `isError` answer or a failure is free.
+ * A third-party call reaches another vendor, which we cannot roll back: its credit is reserved first,
+ * committed under the workspace's credit lock, so of concurrent calls at a balance of 1 only one
+ * reaches the remote side (issue 23 item 8). A call that fails or answers `isError` gets the credit
+ * back (a `refund:` grant); a refund that cannot be written is logged, never turned into a second call.
+ */
+async function attemptThirdPartyCall(tool: ToolDefinition, args: Record<string, unknown>, ctx: ToolContext, reference: string): Promise<CallToolResult> {
+  const reserved = await timed(ctx.observePhase, 'charge', () =>
+    chargeNow(ctx.pool, { workspaceId: ctx.principal.workspaceId, ...chargeItem(tool, ctx, reference) }, { whenPaused: 'refuse' }));
+  if (reserved.refused) return errorResult(PAUSED_MESSAGE);
+  const refund = () => grantCredits(ctx.pool, ctx.principal.workspaceId, 1, `refund:${reference}`, `refund of ${tool.name}: the third-party call failed`)
+    .catch((error: unknown) => void ctx.log.error({ err: error, tool: tool.name, reference }, 'could not refund a failed third-party call'));
+  let value: CallToolResult;
+  try {
+    value = (await timed(ctx.observePhase, 'tool', () => tool.handler(args as never, ctx))) as CallToolResult;
+  } catch (error) {
+    await refund();
+    throw error;
+  }
+  if (value.isError) await refund();
+  return value;
+}
+
+/**
+ * A third-party server's tool as one of ours: same path (standing, then its credit reserved before the
+ * call), its answer passed on as the server gave it; an `isError` answer or a failure is refunded.
  */
 function proxiedTool(proxied: ProxiedTool, gateway: ThirdPartyGateway): ToolDefinition {
   return {

@@ -9,7 +9,10 @@ import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, connectClient, issueAccessToken, seedWorkspace, startMcpServer, type McpHarness, type Workspace } from './test/harness';
 
-/** An MCP server of another vendor on loopback: `echo`, `refuse` (an isError answer) and `stall` (never answers). */
+/** Calls of the vendor's `slow` tool that reached it. */
+let slowHits = 0;
+
+/** An MCP server of another vendor on loopback: `echo`, `refuse` (an isError answer), `stall` (never answers), `slow` (counts, answers after 300 ms). */
 async function startVendorServer(): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -19,6 +22,11 @@ async function startVendorServer(): Promise<{ url: string; close(): Promise<void
       async ({ message }) => ({ content: [{ type: 'text', text: `echo: ${message}` }] }));
     mcp.registerTool('refuse', { description: 'Always refuses', inputSchema: {} }, async () => ({ isError: true, content: [{ type: 'text', text: 'no way' }] }));
     mcp.registerTool('stall', { description: 'Never answers', inputSchema: {} }, () => new Promise(() => {}));
+    mcp.registerTool('slow', { description: 'Answers after 300 ms', inputSchema: {} }, async () => {
+      slowHits++;
+      await new Promise((r) => setTimeout(r, 300));
+      return { content: [{ type: 'text', text: 'done' }] };
+    });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await mcp.connect(transport);
     await transport.handleRequest(req, res, JSON.parse(Buffer.concat(chunks).toString() || 'null'));
@@ -102,5 +110,56 @@ describe('third-party MCP servers (spec 5.2 rule 4, 5.3)', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(await balance(h.pool, w.workspaceId)).toBe(before);
     await c.close();
+  });
+
+  // Issue 23 item 8: the call reached the vendor before its credit was taken, so concurrent calls at a
+  // balance of 1 all reached it while one was charged.
+  it('reserves the credit before calling: of 6 concurrent calls at a balance of 1, one reaches the vendor', async () => {
+    const low = await seedWorkspace(h, 'Low', { credits: 1 });
+    await addThirdPartyServer(h.pool, { workspaceId: low.workspaceId, name: 'Tracker', url: vendor.url, allowLoopback: true });
+    const key = (await createApiKey(h.t.db, {
+      workspaceId: low.workspaceId, name: 'tp', permissions: ['mcp:read', 'mcp:thirdparty'], defaultProductId: low.productId, createdByUserId: low.userId, servicePrefix: 'loupe_',
+    })).key;
+    const clients = await Promise.all(Array.from({ length: 6 }, () => connectClient(h, { key })));
+    slowHits = 0;
+    const results = await Promise.all(clients.map((c) => call(c, 'tracker__slow')));
+    expect(slowHits).toBe(1);
+    expect(results.filter((r) => !r.isError)).toHaveLength(1);
+    expect(results.filter((r) => r.isError).every((r) => r.text.startsWith('MCP access is paused'))).toBe(true);
+    expect(await balance(h.pool, low.workspaceId)).toBe(0);
+    await Promise.all(clients.map((c) => c.close()));
+  });
+
+  it('a failed call gets its reserved credit back', async () => {
+    const c = await connectClient(h, { key: thirdPartyKey });
+    const before = await balance(h.pool, w.workspaceId);
+    expect((await call(c, 'tracker__refuse')).isError).toBe(true);
+    expect(await balance(h.pool, w.workspaceId)).toBe(before);
+    const { rows } = await h.pool.query("SELECT kind, amount FROM credit_ledger WHERE workspace_id = $1 AND (reference LIKE 'refund:%' OR tool = 'tracker__refuse') ORDER BY created_at", [w.workspaceId]);
+    expect(rows.slice(-2)).toEqual([{ kind: 'charge', amount: -1 }, { kind: 'grant', amount: 1 }]);
+    await c.close();
+  });
+
+  it("only a key whose creator is an owner (or the admin CLI's) uses the owners' third-party credentials", async () => {
+    const member = 'usr_tp_member';
+    await h.pool.query("INSERT INTO users (id, email, email_verified) VALUES ($1, 'member@tp.test', true)", [member]);
+    await h.pool.query("INSERT INTO memberships (workspace_id, user_id, role) VALUES ($1, $2, 'member')", [w.workspaceId, member]);
+    const keyOf = async (createdByUserId: string | undefined) => (await createApiKey(h.t.db, {
+      workspaceId: w.workspaceId, name: 'tp', permissions: ['mcp:read', 'mcp:thirdparty'], defaultProductId: w.productId, servicePrefix: 'loupe_',
+      ...(createdByUserId ? { createdByUserId } : {}),
+    })).key;
+    const names = async (key: string) => {
+      const c = await connectClient(h, { key });
+      const listed = (await c.listTools()).tools.map((t) => t.name);
+      const echo = await call(c, 'tracker__echo', { message: 'hi' });
+      await c.close();
+      return { thirdParty: listed.filter((n) => n.includes('__')).length > 0, echoed: !echo.isError };
+    };
+    expect(await names(await keyOf(member))).toEqual({ thirdParty: false, echoed: false });
+    expect(await names(await keyOf(undefined))).toEqual({ thirdParty: true, echoed: true });
+    // Its creator made an owner: the same key now may.
+    const promoted = await keyOf(member);
+    await h.pool.query("UPDATE memberships SET role = 'owner' WHERE workspace_id = $1 AND user_id = $2", [w.workspaceId, member]);
+    expect(await names(promoted)).toEqual({ thirdParty: true, echoed: true });
   });
 });
