@@ -122,6 +122,25 @@ describe('account pages', () => {
     expect(await unknown.text()).toContain('Choose the permissions from the list');
   });
 
+  // Issue 23 item 8: any member could make a key that uses the owners' third-party credentials.
+  it('offers and grants the third-party permission to owners only', async () => {
+    const admin = new Person(h, 'tp-admin@acct.test');
+    await signIn(admin);
+    const ws = await workspaceWith([[owner, 'owner'], [admin, 'admin'], [member, 'member']]);
+    const keysPage = async (p: Person) => (await p.get(`/account/w/${ws}/keys`)).text();
+    const create = async (p: Person) => p.post(`/account/w/${ws}/keys`, { _csrf: csrfOf(await keysPage(p)), name: 'tp', permissions: 'mcp:thirdparty', product: `prod_${ws}` });
+    for (const p of [admin, member]) {
+      expect(await keysPage(p)).not.toContain('value="mcp:thirdparty"');
+      const refused = await create(p);
+      expect(refused.status).toBe(400);
+      expect(await refused.text()).toContain('Only owners can create keys with the third-party permission');
+    }
+    expect(await keysPage(owner)).toContain('value="mcp:thirdparty"');
+    expect((await create(owner)).status).toBe(200);
+    const { rows } = await h.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM api_keys WHERE workspace_id = $1 AND 'mcp:thirdparty' = ANY(permissions)", [ws]);
+    expect(rows[0]!.n).toBe(1);
+  });
+
   it('lets only owners and admins invite, change roles, remove and manage products', async () => {
     const ws = await workspaceWith([[owner, 'owner'], [member, 'member']]);
     const page = await (await member.get(`/account/w/${ws}/members`)).text();

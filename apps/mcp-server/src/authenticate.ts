@@ -68,13 +68,17 @@ export async function authenticate(req: Request, deps: AuthDeps): Promise<Authen
   if (!principal.creatorIsMember) {
     return { ok: false, status: 401, body: { error: 'Invalid API key: the person who created it no longer belongs to the workspace. Create a new key.' } };
   }
+  const scopes = new Set(principal.permissions.filter((p) => p.startsWith('mcp:')));
+  // Third-party tools run with the credentials the workspace's owners connected: only a key whose
+  // creator is an owner now (or a key of the admin CLI) may use them (issue 23 item 8).
+  if (principal.createdByUserId !== null && principal.creatorRole !== 'owner') scopes.delete('mcp:thirdparty');
   return {
     ok: true,
     principal: {
       kind: 'api_key',
       workspaceId: principal.workspaceId,
       userId: principal.createdByUserId,
-      scopes: new Set(principal.permissions.filter((p) => p.startsWith('mcp:'))),
+      scopes,
       defaultProductId: principal.defaultProductId,
       keyId: principal.keyId,
       rateKey: credentialRateKey(req)!,

@@ -77,13 +77,15 @@ export interface ApiKeyPrincipal {
   createdByUserId: string | null;
   /** The key's creator still belongs to its workspace (true for keys made without a creator). */
   creatorIsMember: boolean;
+  /** The creator's role in the workspace now (null for a key made without a creator, or a creator who left). */
+  creatorRole: 'owner' | 'admin' | 'member' | null;
 }
 
 // Named, so each connection parses and plans it once: it runs on every authenticated request.
 const AUTHENTICATE = {
   name: 'api-key-authenticate',
   text: `SELECT k.id, k.workspace_id, k.permissions, k.default_product_id, k.created_by_user_id, k.last_used_at,
-                (k.created_by_user_id IS NULL OR m.user_id IS NOT NULL) AS creator_is_member
+                (k.created_by_user_id IS NULL OR m.user_id IS NOT NULL) AS creator_is_member, m.role AS creator_role
            FROM api_keys k
            LEFT JOIN memberships m ON m.workspace_id = k.workspace_id AND m.user_id = k.created_by_user_id
           WHERE k.secret_hash = $1 AND k.revoked_at IS NULL`,
@@ -110,6 +112,7 @@ export async function authenticateApiKey(
     created_by_user_id: string | null;
     last_used_at: Date | null;
     creator_is_member: boolean;
+    creator_role: 'owner' | 'admin' | 'member' | null;
   }>({ ...AUTHENTICATE, values: [hashApiKey(presented)] });
   const row = rows[0];
   if (!row) return null;
@@ -123,5 +126,6 @@ export async function authenticateApiKey(
     defaultProductId: row.default_product_id,
     createdByUserId: row.created_by_user_id,
     creatorIsMember: row.creator_is_member,
+    creatorRole: row.creator_role,
   };
 }

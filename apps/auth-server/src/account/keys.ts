@@ -52,7 +52,8 @@ export function keyPages(runtime: Runtime, deps: AccountDeps): Router {
     renderAccount(res, 'account-keys', ctx, {
       title: 'API keys', section: 'keys', manager, keys, active, max: MAX_ACTIVE_KEYS,
       products: await listProducts(deps.db, ctx.workspace.id),
-      permissions: API_KEY_PERMISSIONS.map((p) => ({ id: p, label: PERMISSION_LABELS[p] ?? p })),
+      // mcp:thirdparty is offered to owners only (it uses the credentials they connected).
+      permissions: API_KEY_PERMISSIONS.filter((p) => p !== 'mcp:thirdparty' || ctx.workspace.role === 'owner').map((p) => ({ id: p, label: PERMISSION_LABELS[p] ?? p })),
       labels: PERMISSION_LABELS,
       ...extra,
     }, status);
@@ -71,6 +72,9 @@ export function keyPages(runtime: Runtime, deps: AccountDeps): Router {
     if (!permissions.length) return fail('Choose at least one permission.');
     if (permissions.some((p) => !(API_KEY_PERMISSIONS as readonly string[]).includes(p))) return fail('Choose the permissions from the list on this page.');
     if (permissions.some((p) => p.startsWith('mcp:')) && !productId) return fail('MCP permissions need a default product: choose one.');
+    if (permissions.includes('mcp:thirdparty') && ctx.workspace.role !== 'owner') {
+      return fail("Only owners can create keys with the third-party permission: those tools use the credentials the workspace's owners connected. Ask an owner.");
+    }
     if ((await activeKeys(ctx)) >= MAX_ACTIVE_KEYS) {
       return fail(`This workspace already has ${MAX_ACTIVE_KEYS} active keys, the most it can have. Revoke one you no longer use, then create this one.`);
     }
