@@ -111,6 +111,7 @@ describe('lexical search of sources', () => {
     expect(docs.items.map((i) => i.id)).toEqual([ids.document]);
     const newest = await searchSources(t.pool, ws, { query: 'cat', sort: 'newest', limit: 5 });
     expect(newest.items.map((i) => i.title)).toEqual(['Filler 39', 'Filler 38', 'Filler 37', 'Filler 36', 'Filler 35']);
+    expect(newest.items.every((i) => i.excerpts![0]!.snippet.includes('«cat»'))).toBe(true);
     const seen = new Set<string>();
     for (let offset = 0; offset < 40; offset += 7) {
       for (const i of (await searchSources(t.pool, ws, { query: 'cat', limit: 7, offset })).items) seen.add(i.id);

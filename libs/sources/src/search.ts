@@ -7,9 +7,8 @@ type Database = Queryable & Partial<Pick<pg.Pool, 'connect'>>;
 
 /**
  * Runs a search's statements on one connection in a read-only transaction that forbids sequential
- * scans: with a LIMIT the planner likes to read segments in table order until enough match, which is
- * cheap for a common word and ruinous for a rare one or under a selective filter (it cannot see
- * through the lateral filter). The GIN index is always the way in; statement_timeout bounds the rest.
+ * scans (with a LIMIT the planner likes to read sources in table order until enough match: cheap for a
+ * common word, ruinous for a rare one or under a filter), with a statement timeout bounding the rest.
  */
 export async function withSearchSession<T>(db: Database, fn: (q: Queryable) => Promise<T>): Promise<T> {
   if (!db.connect) return fn(db);
@@ -29,19 +28,18 @@ export async function withSearchSession<T>(db: Database, fn: (q: Queryable) => P
 }
 
 /**
- * Lexical search of a workspace's sources (issue 22).
+ * Lexical search of a workspace's sources (issue 22); README "Search (find_sources)" has the whole story.
  *
- * Plan: the GIN indexes of `source_segments.search_text` and `sources.search_title` give the matching
- * rows, joined to their source for the workspace and the filters, and cut at a fixed number of
- * candidates before anything is ranked (a common word must not rank a million segments). Candidates
- * are then scored with `ts_rank_cd` (cover density: words close together score higher, so an exact
- * phrase beats scattered words), a title match counting double a body match.
+ * Candidates: sources whose document vector (`sources.search_doc`: title A + every segment) matches,
+ * within the workspace and the filters, cut at a fixed number (the newest) before anything is ranked,
+ * through the GIN index (a rare word) or a newest-first walk (a common one). Scored with `ts_rank_cd`
+ * (cover density: an exact phrase beats scattered words), a title match counting double.
  *
  * Natural language: the query is read by `websearch_to_tsquery` ("phrase", -word, or keep working).
- * The strict pass wants every word in one segment; when it fills less than the page, the loose pass
- * takes any of the words and scores each segment by the share of the query's weight it covers (words
- * weighted by their rarity, read from the column's statistics), so "customers struggling with
- * onboarding" finds the sources about onboarding even when none says "struggling".
+ * The strict pass wants every word; when it cannot fill the page, the loose pass takes any of the
+ * words and scores each source by the share of the query's weight it covers (words weighted by their
+ * rarity, read from the column's statistics), so "customers struggling with onboarding" finds the
+ * sources about onboarding even when none says "struggling". Strict results always come first.
  */
 
 export interface SearchFilters {
@@ -53,7 +51,7 @@ export interface SearchFilters {
   until?: Date;
 }
 
-/** One lexical candidate: a segment (or the title, position null) of a source, with its score. */
+/** One lexical hit: a matching segment of a candidate source (position null: the source as a whole), with the source's score. */
 export interface LexicalHit extends RankedHit {
   /** The source's score (every hit of a source carries it; its segments follow each other, best first). */
   score: number;
@@ -72,7 +70,7 @@ export interface LexicalResult {
   matched: 'all_words' | 'some_words' | 'none';
   /** A pass stopped at its candidate cap: more rows match than were ranked. */
   capped: boolean;
-  /** Sources with a strict hit (every word in one segment, or in the title); they rank first. */
+  /** Sources with every word (title and segments together); they rank first. */
   withAllWords: number;
   /** The tsquery that marks the matched words in excerpts (the loose one when it was used). */
   highlightQuery: string;
@@ -80,13 +78,12 @@ export interface LexicalResult {
   occurredAt: Map<string, Date>;
 }
 
-/** Candidate caps: segments and titles ranked per pass, at most. */
+/** Candidate caps and page sizes. */
 export const SEARCH_LIMITS = {
   /** Sources ranked per pass, at most (the newest matching ones when more match). */
   sourceCandidates: 300,
   /** Sources whose matching segments are looked up (at least the page asked for). */
   positionsFor: 20,
-
   /** Sources counted exactly when listing without a query; beyond, the total is a lower bound. */
   listCount: 10_000,
   statementTimeoutMs: 5_000,
@@ -513,6 +510,12 @@ async function searchIn(db: Queryable, workspaceId: string, request: SearchReque
     ranked = [...ranked].sort((a, b) => compareNewest(lexical.occurredAt, a.sourceId, b.sourceId));
   }
   const page = ranked.slice(offset, offset + limit);
+  // Sources whose segments were not looked up yet (beyond the first ones by relevance, or brought by another ranking).
+  const unplaced = page.filter((r) => r.positions.length === 0).map((r) => r.sourceId);
+  if (unplaced.length) {
+    const found = await matchingSegments(db, unplaced, lexical.highlightQuery);
+    for (const r of page) if (r.positions.length === 0) r.positions = found.get(r.sourceId) ?? [];
+  }
   const ids = page.map((r) => r.sourceId);
   const wanted = page.flatMap((r) => r.positions.slice(0, SEARCH_LIMITS.excerptsPerSource).map((p) => ({ source_id: r.sourceId, position: p })));
   const [{ rows: sources }, { rows: excerpts }] = await Promise.all([
