@@ -37,7 +37,7 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
-const QUEUES_WORKED = [QUEUES.processBatch, QUEUES.downloadAttachment, QUEUES.recomputeOpportunities, QUEUES.deadLetter] as const;
+const QUEUES_WORKED = [QUEUES.processBatch, QUEUES.downloadAttachment, QUEUES.recomputeOpportunities, QUEUES.settleOpportunities, QUEUES.deadLetter] as const;
 
 function attemptOf(job: JobWithMetadata<unknown>): Attempt {
   return { retryCount: job.retryCount, retryLimit: job.retryLimit, signal: job.signal };
@@ -98,8 +98,20 @@ export function createWorker(deps: WorkerDeps): Worker {
       polling,
       async ([job]) => {
         if (!job) return undefined;
-        const { workspaceId, productId } = payloadSchemas[QUEUES.recomputeOpportunities].parse(job.data);
-        return updateOpportunities({ pool: ctx.pool, semantics, clock: ctx.clock }, workspaceId, productId);
+        const payload = payloadSchemas[QUEUES.recomputeOpportunities].parse(job.data);
+        const result = await updateOpportunities({ pool: ctx.pool, semantics, clock: ctx.clock }, payload.workspaceId, payload.productId);
+        // Placed one by one: once the product has been quiet for a while, cluster it again as a whole.
+        if (result.unsettled) await enqueue(deps.boss, QUEUES.settleOpportunities, payload, { startAfter: options.settleAfterSeconds });
+        return result;
+      },
+    );
+    await deps.boss.work<unknown, unknown, typeof polling>(
+      QUEUES.settleOpportunities,
+      polling,
+      async ([job]) => {
+        if (!job) return undefined;
+        const { workspaceId, productId } = payloadSchemas[QUEUES.settleOpportunities].parse(job.data);
+        return updateOpportunities({ pool: ctx.pool, semantics, clock: ctx.clock }, workspaceId, productId, { settle: true });
       },
     );
     await scheduleOpportunityBackfill();

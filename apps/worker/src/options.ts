@@ -17,6 +17,8 @@ export interface WorkerOptions {
   maxStoredErrors: number;
   /** When another attempt holds a batch's last records, look again this much later (a delayed job). */
   lockedRecheckSeconds: number;
+  /** A product whose signals were placed one by one is re-clustered as a whole this long after (opportunities.settle). */
+  settleAfterSeconds: number;
 }
 
 export const DEFAULT_OPTIONS: WorkerOptions = {
@@ -29,4 +31,5 @@ export const DEFAULT_OPTIONS: WorkerOptions = {
   downloadTimeouts: { connectMs: 10_000, responseMs: 60_000, idleMs: 60_000, totalMs: 55 * 60_000 },
   maxStoredErrors: 100,
   lockedRecheckSeconds: 30,
+  settleAfterSeconds: 20,
 };

@@ -250,23 +250,28 @@ describe('opportunities', () => {
   it('a large product is placed incrementally, re-clustered when it drifts, and a re-sent signal changes nothing', async () => {
     const { ws, prod, src, groupOf } = await productWithFixture();
     await updateOpportunities(deps(), ws, prod);
-    // Pretend the product is large: the incremental path, and the cell path of the clustering.
-    await t.pool.query('UPDATE product_clusterings SET signal_count = 100000 WHERE workspace_id = $1', [ws]);
+    // As if the product were large: the incremental path, and the cell path of the clustering.
+    const large = { exactLimit: 8, smallProduct: 0 };
     const first = FIXTURE[10]!;
     const resent = await addSignals(t.pool, { workspaceId: ws, sourceId: src, items: [{ type: 'pain_point', title: first[1], content: first[2] }] }, clock);
     expect(resent.productIds).toEqual([]); // reused: nothing to schedule
     const { results } = await addSignals(t.pool, { workspaceId: ws, sourceId: src, items: [{ type: 'problem', title: 'Slack alerts stopped', content: 'Alerts no longer reach our Slack channel since the integration disconnected.', theme: 'Slack integration disconnects' }] }, clock);
     groupOf.set(results[0]!.id, 'slack');
-    const incremental = await updateOpportunities(deps(), ws, prod, { exactLimit: 8 });
-    expect(incremental.placed).toBe(1);
+    const incremental = await updateOpportunities(deps(), ws, prod, large);
+    expect(incremental).toMatchObject({ placed: 1, reclustered: false, unsettled: true });
     const slack = (await grouping(ws, prod, groupOf)).find((g) => g.includes('slack'))!;
     expect(slack).toEqual(Array(6).fill('slack'));
     // Changing a signal's text moves it.
     await updateSignals(t.pool, ws, [{ id: results[0]!.id, title: 'Price too high', content: 'The subscription price is far too expensive for our budget.', theme: 'Price too high' }], clock);
     groupOf.set(results[0]!.id, 'pricing');
-    await updateOpportunities(deps(), ws, prod, { exactLimit: 8 });
+    expect(await updateOpportunities(deps(), ws, prod, large)).toMatchObject({ embedded: 1, placed: 1, reclustered: false });
     const groups = await grouping(ws, prod, groupOf);
     expect(groups.find((g) => g.includes('pricing'))).toEqual(Array(6).fill('pricing'));
     expect(groups.find((g) => g.includes('slack'))).toEqual(Array(5).fill('slack'));
+    // Once quiet, the product is clustered as a whole again (the cell path here), keeping the grouping.
+    expect(await updateOpportunities(deps(), ws, prod, { ...large, settle: true })).toMatchObject({ reclustered: true, unsettled: false });
+    expect(await updateOpportunities(deps(), ws, prod, { ...large, settle: true })).toMatchObject({ reclustered: false, placed: 0 });
+    const settled = await grouping(ws, prod, groupOf);
+    for (const theme of ['pricing', 'slack', 'sso', 'crash', 'export']) expect(settled.filter((g) => g.includes(theme)), theme).toHaveLength(1);
   });
 });

@@ -3,6 +3,6 @@ export { BUILT_IN_SIGNAL_TYPES, createSignalType, ensureSignalTypes, listSignalT
 export { addSignals, getSignal, listSignalsOfProduct, listSignalsOfSource, updateSignals, type NewSignal, type SignalUpdate, type SignalView } from './signals';
 export { companyOf } from './companies';
 export {
-  DRIFT_SHARE, getOpportunity, listOpportunities, OPPORTUNITY_THRESHOLD, SMALL_PRODUCT, subtitleOf, updateOpportunities,
+  DRIFT_SHARE, getOpportunity, SETTLE_MAX, listOpportunities, OPPORTUNITY_THRESHOLD, SMALL_PRODUCT, subtitleOf, updateOpportunities,
   type OpportunityDeps, type OpportunityRow, type UpdateOptions, type UpdateResult,
 } from './opportunities';

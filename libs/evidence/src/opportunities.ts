@@ -26,6 +26,8 @@ export const OPPORTUNITY_THRESHOLD = 0.35;
 export const SMALL_PRODUCT = 2_000;
 /** Larger products are re-clustered in full once this share of their signals changed since the last time. */
 export const DRIFT_SHARE = 0.1;
+/** Up to this many signals, a product that changed is also re-clustered in full once it has been quiet a while (settle). */
+export const SETTLE_MAX = 20_000;
 const EMBED_SLICE = 256;
 const PLACE_SLICE = 500;
 const READ_PAGE = 10_000;
@@ -39,8 +41,12 @@ export interface OpportunityDeps {
 export interface UpdateOptions {
   /** Re-cluster in full whatever the drift. */
   full?: boolean;
-  /** Passed to the clustering (tests lower it to exercise the large-product path). */
+  /** Re-cluster in full only if signals were placed incrementally since the last time (and the product has at most SETTLE_MAX). */
+  settle?: boolean;
+  /** Passed to the clustering (tests lower it to exercise the cell path). */
   exactLimit?: number;
+  /** SMALL_PRODUCT by default (tests lower it to exercise the incremental path). */
+  smallProduct?: number;
 }
 
 export interface UpdateResult {
@@ -48,6 +54,8 @@ export interface UpdateResult {
   placed: number;
   reclustered: boolean;
   opportunities: number;
+  /** Signals were placed incrementally and a settle would re-cluster them (see `settle`). */
+  unsettled: boolean;
 }
 
 const lockProduct = (client: pg.PoolClient, workspaceId: string, productId: string) =>
@@ -98,8 +106,21 @@ async function embedSignals(deps: OpportunityDeps, workspaceId: string, productI
 /**
  * Brings the product's opportunities up to date with its signals: embeds what needs it, places pending
  * signals, and re-clusters in full when the product is small, has drifted, or has no clustering yet.
+ * One update of a product runs at a time, whichever queue it comes from (a session lock held throughout).
  */
 export async function updateOpportunities(deps: OpportunityDeps, workspaceId: string, productId: string, options: UpdateOptions = {}): Promise<UpdateResult> {
+  const lock = await deps.pool.connect();
+  const key = `opportunities-job:${workspaceId}:${productId}`;
+  try {
+    await lock.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [key]);
+    return await updateLocked(deps, workspaceId, productId, options);
+  } finally {
+    await lock.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]).catch(() => undefined);
+    lock.release();
+  }
+}
+
+async function updateLocked(deps: OpportunityDeps, workspaceId: string, productId: string, options: UpdateOptions): Promise<UpdateResult> {
   const info = await deps.semantics.describe();
   const version = info.version;
   const state = await loadClusteringState(deps.pool, workspaceId, productId);
@@ -109,19 +130,21 @@ export async function updateOpportunities(deps: OpportunityDeps, workspaceId: st
     [workspaceId, productId],
   );
   const { n, pending } = counts[0]!;
-  const full = options.full || !state || state.embeddingVersion !== version || n <= SMALL_PRODUCT || state.changesSince + pending >= DRIFT_SHARE * n;
+  const settling = options.settle && state && state.changesSince > 0 && n <= SETTLE_MAX;
+  const full = options.full || settling || !state || state.embeddingVersion !== version || n <= (options.smallProduct ?? SMALL_PRODUCT) || state.changesSince + pending >= DRIFT_SHARE * n;
   if (!full) {
     const { embedded, placed } = await placePending(deps, workspaceId, productId, state, info);
     const after = await loadClusteringState(deps.pool, workspaceId, productId);
     if (after && after.changesSince >= DRIFT_SHARE * n) {
       const opportunities = await reclusterProduct(deps, workspaceId, productId, info, options);
-      return { embedded, placed, reclustered: true, opportunities };
+      return { embedded, placed, reclustered: true, opportunities, unsettled: false };
     }
-    return { embedded, placed, reclustered: false, opportunities: await countOpportunities(deps.pool, workspaceId, productId) };
+    const opportunities = await countOpportunities(deps.pool, workspaceId, productId);
+    return { embedded, placed, reclustered: false, opportunities, unsettled: Boolean(after && after.changesSince > 0 && n <= SETTLE_MAX) };
   }
   const embedded = await embedSignals(deps, workspaceId, productId, info, state?.embeddingVersion === version);
   const opportunities = await reclusterProduct(deps, workspaceId, productId, info, options);
-  return { embedded, placed: pending, reclustered: true, opportunities };
+  return { embedded, placed: pending, reclustered: true, opportunities, unsettled: false };
 }
 
 async function countOpportunities(pool: pg.Pool, workspaceId: string, productId: string): Promise<number> {
@@ -426,20 +449,21 @@ export async function listOpportunities(
   workspaceId: string,
   productId: string,
   page: { limit: number; offset: number },
-): Promise<{ items: OpportunityRow[]; total: number; pendingSignals: number }> {
+): Promise<{ items: OpportunityRow[]; total: number; pendingSignals: number; settling: boolean }> {
   const [{ rows }, { rows: count }] = await Promise.all([
     pool.query<OpportunityDbRow>(
       `SELECT id, product_id, title, subtitle, type, keywords, created_at, updated_at, evidence_count, unique_company_count FROM opportunities
         WHERE workspace_id = $1 AND product_id = $2 ORDER BY evidence_count DESC, unique_company_count DESC, id LIMIT $3 OFFSET $4`,
       [workspaceId, productId, page.limit, page.offset],
     ),
-    pool.query<{ n: number; pending: number }>(
+    pool.query<{ n: number; pending: number; settling: boolean }>(
       `SELECT (SELECT count(*)::int FROM opportunities WHERE workspace_id = $1 AND product_id = $2) AS n,
-              (SELECT count(*)::int FROM signals WHERE workspace_id = $1 AND product_id = $2 AND cluster_pending) AS pending`,
-      [workspaceId, productId],
+              (SELECT count(*)::int FROM signals WHERE workspace_id = $1 AND product_id = $2 AND cluster_pending) AS pending,
+              EXISTS (SELECT 1 FROM product_clusterings WHERE workspace_id = $1 AND product_id = $2 AND changes_since > 0 AND signal_count <= $3) AS settling`,
+      [workspaceId, productId, SETTLE_MAX],
     ),
   ]);
-  return { items: rows.map(toRow), total: count[0]!.n, pendingSignals: count[0]!.pending };
+  return { items: rows.map(toRow), total: count[0]!.n, pendingSignals: count[0]!.pending, settling: count[0]!.settling };
 }
 
 /** One opportunity with a page of its evidence (newest first) and the evidence total. */

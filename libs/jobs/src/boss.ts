@@ -65,6 +65,16 @@ export async function ensureQueues(boss: PgBoss, policy: JobPolicy = DEFAULT_JOB
     heartbeatSeconds: policy.heartbeatSeconds,
     deadLetter: QUEUES.deadLetter,
   });
+  await create(QUEUES.settleOpportunities, {
+    // the same key: one settle waits per product, sent with a delay after a burst of changes
+    policy: 'stately',
+    retryLimit: 3,
+    retryDelay: policy.retryBaseSeconds,
+    retryBackoff: true,
+    expireInSeconds: 15 * 60,
+    heartbeatSeconds: policy.heartbeatSeconds,
+    deadLetter: QUEUES.deadLetter,
+  });
   await create(QUEUES.downloadAttachment, {
     retryLimit: 4,
     retryDelay: policy.retryBaseSeconds,

@@ -6,8 +6,10 @@ export const QUEUES = {
   processBatch: 'batch.process',
   /** Download one attachment given by `vendor_url`. */
   downloadAttachment: 'attachment.download',
-  /** Re-cluster a product's signals into opportunities after signals changed (one pending job per product). */
+  /** Place a product's new and changed signals in opportunities (one pending job per product). */
   recomputeOpportunities: 'opportunities.recompute',
+  /** Re-cluster a product in full once its signals have been quiet for a while, if it changed since the last time. */
+  settleOpportunities: 'opportunities.settle',
   /** Jobs that exhausted their retries, kept for inspection and redrive. */
   deadLetter: 'dead-letter',
 } as const;
@@ -28,6 +30,10 @@ export const payloadSchemas = {
     workspaceId: z.string().min(1),
     productId: z.string().min(1),
   }),
+  [QUEUES.settleOpportunities]: z.strictObject({
+    workspaceId: z.string().min(1),
+    productId: z.string().min(1),
+  }),
   [QUEUES.deadLetter]: z.looseObject({}),
 } satisfies Record<QueueName, z.ZodType>;
 
@@ -41,6 +47,7 @@ export type Payload<Q extends QueueName> = z.infer<(typeof payloadSchemas)[Q]>;
  */
 export const singletonKeys: { [Q in QueueName]?: (payload: Payload<Q>) => string } = {
   [QUEUES.recomputeOpportunities]: (p) => recomputeOpportunitiesKey(p.workspaceId, p.productId),
+  [QUEUES.settleOpportunities]: (p) => recomputeOpportunitiesKey(p.workspaceId, p.productId),
 };
 
 export function recomputeOpportunitiesKey(workspaceId: string, productId: string): string {

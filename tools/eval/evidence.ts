@@ -1,0 +1,192 @@
+/**
+ * How well the evidence layer groups and finds what customers mean, measured through the service's own
+ * API on labelled text (../shared/data: CLINC150): records are ingested (POST /api/v1/ingest), the worker
+ * turns them into sources, one signal per text is added over MCP (add_signals, no theme: as an AI client
+ * that gives none), and the opportunities are read back (get_opportunities + view_item) once every signal
+ * is placed and no regrouping is due. Labels are used for scoring only. Then search: held-out texts (clinc150-val.csv) as
+ * find_sources queries against the sources, precision@10 and how many queries find nothing.
+ *
+ *   npm run eval:evidence      (EVAL_PER_INTENT=10,30 samples per intent; EVAL_QUERIES=300 search queries)
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createApiKey } from '@loupe/api-keys';
+import { grantCredits } from '@loupe/credits';
+import { createProduct, createProject } from '@loupe/workspaces';
+import { benchTenant, machine, round, startBenchService, type BenchTarget } from '../bench/lib';
+import { ari, largestShare, nmi, precisionAtK, readLabelledCsv } from './metrics';
+
+const dataDir = path.resolve(import.meta.dirname, '../../../shared/data');
+const perIntent = (process.env.EVAL_PER_INTENT ?? '10,30').split(',').map(Number);
+const queryCount = Number(process.env.EVAL_QUERIES ?? 300);
+
+interface Labelled {
+  text: string;
+  label: string;
+}
+
+function sample(rows: Labelled[], per: number): Labelled[] {
+  const counts = new Map<string, number>();
+  return rows.filter((r) => {
+    const c = counts.get(r.label) ?? 0;
+    counts.set(r.label, c + 1);
+    return c < per;
+  });
+}
+
+/** An MCP client on a fresh key each 900 calls (the spec's 1,000 calls an hour per key). */
+class Mcp {
+  private client: Client | undefined;
+  private calls = 0;
+  constructor(private service: BenchTarget, private workspaceId: string, private productId: string) {}
+  /** Makes sure the next `n` calls fit on the current key (call before starting calls in parallel). */
+  async reserve(n: number): Promise<void> {
+    if (!this.client || this.calls + n > 900) {
+      await this.client?.close();
+      const { key } = await createApiKey(this.service.db, {
+        workspaceId: this.workspaceId, name: `eval ${Date.now()}`, permissions: ['mcp:read', 'mcp:write'], defaultProductId: this.productId, servicePrefix: 'loupe_',
+      });
+      this.client = new Client({ name: 'loupe-eval', version: '1.0.0' });
+      await this.client.connect(new StreamableHTTPClientTransport(new URL(`${this.service.url}/api/mcp`), { requestInit: { headers: { 'x-api-key': key } } }));
+      this.calls = 0;
+    }
+    this.calls += n;
+  }
+  async call(name: string, args: Record<string, unknown>, reserved = false): Promise<Record<string, any>> {
+    if (!reserved) await this.reserve(1);
+    const r = await this.client!.callTool({ name, arguments: args });
+    if (r.isError) throw new Error(`${name}: ${JSON.stringify(r.content)}`);
+    return r.structuredContent as Record<string, any>;
+  }
+  close() {
+    return this.client?.close();
+  }
+}
+
+async function ingest(service: BenchTarget, key: string, productId: string, projectId: string, rows: Labelled[], tag: string): Promise<Map<string, number>> {
+  const records = rows.map((r, i) => ({
+    _type: 'conversation', _schema_version: '1.0.0', _event_at: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
+    _vendor_ids: { eval: `${tag}-${i}` }, _product_id: productId, _project_ids: [projectId], _nature: 'evidence',
+    _participants: [{ id: `customer-${i}@example.com`, role: 'external', name: 'Customer' }],
+    data: { messages: [{ author: 'Customer', text: r.text }] },
+  }));
+  for (let at = 0; at < records.length; at += 1_000) {
+    const res = await fetch(`${service.url}/api/v1/ingest`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(records.slice(at, at + 1_000)) });
+    if (res.status !== 202) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);
+  }
+  // Bookkeeping only: which source holds which text (read from the database, the way an operator would).
+  for (;;) {
+    const { rows: ready } = await service.pool.query<{ id: string; text: string }>(
+      `SELECT s.id, g.text FROM sources s JOIN source_segments g ON g.source_id = s.id WHERE s.workspace_id = (SELECT workspace_id FROM products WHERE id = $1) AND s.product_id = $1`,
+      [productId],
+    );
+    if (ready.length >= rows.length) {
+      const byText = new Map(ready.map((r) => [r.text, r.id]));
+      return new Map(rows.map((r, i) => [byText.get(r.text)!, i]));
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+async function clusteringRun(service: BenchTarget, rows: Labelled[], per: number) {
+  const tenant = await benchTenant(service, 1);
+  await grantCredits(service.pool, tenant.workspaceId, 1_000_000, `eval-${Date.now()}`);
+  const product = await createProduct(service.db, tenant.workspaceId, { name: `CLINC ${per}` });
+  const project = await createProject(service.db, tenant.workspaceId, product.id, { name: 'Eval' });
+  const started = Date.now();
+  const sourceOf = await ingest(service, tenant.keys[0]!, product.id, project.id, rows, `c${per}`);
+  const ingested = Date.now();
+  const mcp = new Mcp(service, tenant.workspaceId, product.id);
+  const indexOfSignal = new Map<string, number>();
+  const sources = [...sourceOf.entries()];
+  // One source per text, so one add_signals call per signal, 16 at a time.
+  for (let at = 0; at < sources.length; at += 16) {
+    const slice = sources.slice(at, at + 16);
+    await mcp.reserve(slice.length);
+    await Promise.all(
+      slice.map(async ([sourceId, i]) => {
+        const text = rows[i]!.text;
+        const out = await mcp.call('add_signals', { source_id: sourceId, signals: [{ type: 'feedback', title: text.slice(0, 200), content: text }] }, true);
+        indexOfSignal.set(out.signals[0].id, i);
+      }),
+    );
+  }
+  const added = Date.now();
+  let listed: any;
+  for (;;) {
+    listed = await mcp.call('get_opportunities', { limit: 100 });
+    if (listed.pending_signals === 0 && !listed.regrouping_soon) break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  const settled = Date.now();
+  const clusterOf = new Array<string>(rows.length);
+  let offset: number | undefined = 0;
+  while (offset !== undefined) {
+    const page = await mcp.call('get_opportunities', { limit: 100, offset });
+    for (const o of page.items) {
+      let evidenceOffset: number | undefined = 0;
+      while (evidenceOffset !== undefined) {
+        const view = await mcp.call('view_item', { item_id: o.id, item_type: 'opportunity', offset: evidenceOffset });
+        for (const e of view.item.evidence) clusterOf[indexOfSignal.get(e.id)!] = o.id;
+        evidenceOffset = view.item.evidence_next_offset;
+      }
+    }
+    offset = page.next_offset;
+  }
+  await mcp.close();
+  const labels = rows.map((r) => r.label);
+  const clusters = clusterOf.map((c, i) => c ?? `unplaced-${i}`);
+  return {
+    per, signals: rows.length, nmi: round(nmi(labels, clusters), 3), ari: round(ari(labels, clusters), 3),
+    opportunities: new Set(clusters).size, largestShare: round(largestShare(clusters) * 100, 1), unplaced: clusterOf.filter((c) => !c).length,
+    ingestSeconds: round((ingested - started) / 1000, 1), addSeconds: round((added - ingested) / 1000, 1), settleSeconds: round((settled - added) / 1000, 1),
+  };
+}
+
+async function searchRun(service: BenchTarget, corpus: Labelled[], queries: Labelled[]) {
+  const tenant = await benchTenant(service, 1);
+  await grantCredits(service.pool, tenant.workspaceId, 1_000_000, `eval-${Date.now()}`);
+  const product = await createProduct(service.db, tenant.workspaceId, { name: 'Search' });
+  const project = await createProject(service.db, tenant.workspaceId, product.id, { name: 'Eval' });
+  const sourceOf = await ingest(service, tenant.keys[0]!, product.id, project.id, corpus, 's');
+  const mcp = new Mcp(service, tenant.workspaceId, product.id);
+  const results: string[][] = [];
+  const latencies: number[] = [];
+  for (const q of queries) {
+    const t = performance.now();
+    const out = await mcp.call('find_sources', { query: q.text, product_id: product.id, limit: 10 });
+    latencies.push(performance.now() - t);
+    results.push((out.items as Array<{ id: string }>).slice(0, 10).map((s) => corpus[sourceOf.get(s.id)!]?.label ?? '?'));
+  }
+  await mcp.close();
+  latencies.sort((a, b) => a - b);
+  return {
+    queries: queries.length, sources: corpus.length, precisionAt10: round(precisionAtK(queries.map((q) => q.label), results, 10), 3),
+    empty: results.filter((r) => r.length === 0).length, p50Ms: round(latencies[Math.floor(latencies.length / 2)]!, 1),
+  };
+}
+
+const test = readLabelledCsv(await readFile(path.join(dataDir, 'clinc150-test.csv'), 'utf8'));
+const val = readLabelledCsv(await readFile(path.join(dataDir, 'clinc150-val.csv'), 'utf8'));
+const service = await startBenchService();
+try {
+  console.log(`eval:evidence on ${machine()}`);
+  console.log('\nOpportunities (CLINC150 test, one signal per text through add_signals, no theme; the number of intents is not given):');
+  console.log('| per intent | signals | NMI | ARI | opportunities | largest | ingest s | add_signals s | placed after s |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  for (const per of perIntent) {
+    const r = await clusteringRun(service, sample(test, per), per);
+    console.log(`| ${r.per} | ${r.signals} | ${r.nmi} | ${r.ari} | ${r.opportunities} | ${r.largestShare} % | ${r.ingestSeconds} | ${r.addSeconds} | ${r.settleSeconds} |${r.unplaced ? ` ${r.unplaced} unplaced!` : ''}`);
+  }
+  if (queryCount > 0) {
+    const step = Math.max(1, Math.floor(val.length / queryCount));
+    const queries = val.filter((_, i) => i % step === 0).slice(0, queryCount);
+    const s = await searchRun(service, test, queries);
+    console.log('\nSearch (find_sources, clinc150-val texts as queries against the 4,500 test texts as sources):');
+    console.log(`| queries | sources | precision@10 | answered with nothing | p50 ms |\n|---|---|---|---|---|\n| ${s.queries} | ${s.sources} | ${s.precisionAt10} | ${s.empty} | ${s.p50Ms} |`);
+  }
+} finally {
+  await service.close();
+}
