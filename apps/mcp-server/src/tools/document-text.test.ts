@@ -70,6 +70,19 @@ describe('documentText', () => {
       expect(await small(pdfWith('Still reading'), 'next.pdf')).toBe('## Page 1\n\nStill reading');
     }, 60_000);
 
+    it('callers waiting for a reader slot hear back within the same deadline', async () => {
+      const bomb = pdfBomb(50);
+      const one = createDocumentReader({ ...DOCUMENT_LIMITS, concurrent: 1, timeoutMs: 1500 });
+      const started = performance.now();
+      const outcomes = await Promise.all([1, 2, 3].map((i) => one(bomb, `b${i}.pdf`).catch((e: Error) => ({ ms: performance.now() - started, message: e.message }))));
+      for (const o of outcomes as Array<{ ms: number; message: string }>) expect(o.ms).toBeLessThan(2500);
+      expect((outcomes as Array<{ message: string }>).map((o) => o.message.replace(/^b\d\.pdf /, ''))).toEqual([
+        expect.stringMatching(/^took longer than 1\.5 s/),
+        expect.stringMatching(/^could not be read now: Loupe is busy/),
+        expect.stringMatching(/^could not be read now: Loupe is busy/),
+      ]);
+    }, 60_000);
+
     it('a PDF with more pages than Loupe reads is refused', async () => {
       await expect(documentText(pdfWith('Page', { pages: 1001 }), 'long.pdf')).rejects.toThrow(/^long\.pdf has 1001 pages; Loupe reads PDFs of at most 1000 pages$/);
       expect(await documentText(pdfWith('Same page', { pages: 2 }), 'two.pdf')).toBe('## Page 1\n\nSame page\n\n## Page 2\n\nSame page');

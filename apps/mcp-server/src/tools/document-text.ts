@@ -7,9 +7,10 @@ export class UnreadableDocumentError extends Error {
 
 /**
  * How much an untrusted document may cost. PDF and Word files are parsed in a worker thread of their
- * own with a heap limit and killed past `timeoutMs`, at most `concurrent` at once per process (a
- * caller waits for a slot at most `timeoutMs`); a Word file's zip directory is checked before mammoth
- * sees it. The text a document yields is capped like add_source's text (4 MB).
+ * own with a heap limit, at most `concurrent` at once per process, and a caller hears back within
+ * `timeoutMs` of asking (waiting for a slot included: the worker is killed at the deadline); a Word
+ * file's zip directory is checked before mammoth sees it. The text a document yields is capped like
+ * add_source's text (4 MB).
  */
 export interface DocumentLimits {
   timeoutMs: number;
@@ -77,9 +78,12 @@ export function createDocumentReader(limits: DocumentLimits = DOCUMENT_LIMITS): 
   const pool = slots(limits.concurrent);
 
   async function inWorker(kind: 'pdf' | 'docx', bytes: Buffer, filename: string): Promise<WorkerAnswer> {
-    if (!(await pool.take(limits.timeoutMs))) {
-      throw new UnreadableDocumentError(`${filename} could not be read now: Loupe is busy reading other documents. Try again in a moment`);
-    }
+    // One deadline for waiting and reading: a caller hears back within timeoutMs, however busy.
+    const arrived = performance.now();
+    const busy = () => new UnreadableDocumentError(`${filename} could not be read now: Loupe is busy reading other documents. Try again in a moment`);
+    if (!(await pool.take(limits.timeoutMs))) throw busy();
+    const waited = performance.now() - arrived;
+    const timeoutMs = Math.max(1, limits.timeoutMs - waited);
     try {
       return await new Promise<WorkerAnswer>((resolve, reject) => {
         const copy = new Uint8Array(bytes);
@@ -103,9 +107,9 @@ export function createDocumentReader(limits: DocumentLimits = DOCUMENT_LIMITS): 
           fn();
           void worker.terminate();
         };
-        const timer = setTimeout(() => settle(() => reject(new UnreadableDocumentError(
+        const timer = setTimeout(() => settle(() => reject(waited > limits.timeoutMs / 4 ? busy() : new UnreadableDocumentError(
           `${filename} took longer than ${limits.timeoutMs / 1000} s to read, so Loupe stopped (a very large or crafted file?)`,
-        ))), limits.timeoutMs);
+        ))), timeoutMs);
         worker.once('message', (answer: WorkerAnswer) => settle(() => resolve(answer)));
         worker.once('error', (error: Error & { code?: string }) => settle(() => reject(
           error.code === 'ERR_WORKER_OUT_OF_MEMORY'
