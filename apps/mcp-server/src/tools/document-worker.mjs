@@ -3,7 +3,18 @@
 // Plain JavaScript so that it runs as it is under tsx, vitest and node alike.
 // In: workerData { kind: 'pdf' | 'docx', bytes: Uint8Array, maxPages, maxTextBytes }.
 // Out: one message, { text } or { refused } (a sentence saying what is wrong with the document).
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
+
+// On Linux a priority set with pid 0 is this thread's alone: the reader yields the CPU to the event
+// loop of the service (and to PostgreSQL) on a busy machine. Elsewhere it may apply to the process, so only here.
+if (process.platform === 'linux') {
+  try {
+    setPriority(0, 19);
+  } catch {
+    // not permitted: read at normal priority
+  }
+}
 
 const { kind, bytes, maxPages, maxTextBytes } = workerData;
 const MB = (n) => `${(n / 1048576).toFixed(1)} MB`;
