@@ -83,6 +83,11 @@ export async function startService({ config, log = createLogger(config.logLevel)
     http = await listen(app, config.port, config.host, { requestTimeoutMs: config.requestTimeoutMs });
     publicUrl = baseUrl(config, http.port);
     log.info({ url: publicUrl }, 'listening');
+    if (!config.metricsToken && !isLoopbackHost(config.host)) {
+      // Issue 23 item 8: /metrics shows heap, event-loop lag and usage figures; fine on loopback only.
+      log.warn({ host: config.host }, 'GET /metrics is open to anyone who reaches this address (HOST is not loopback): set METRICS_TOKEN (16+ characters) to require a bearer token');
+    }
+    if (!config.smtpUrl) log.info('no SMTP_URL: mail goes to the local outbox, and the log shows sign-in codes (only those) so you can sign in on this machine');
     if (config.replies?.smtp) {
       const { domain, smtp } = config.replies;
       const handle = inboundReplyHandler({ pool: database.pool, clock, mailer, log: log.child({ component: 'inbound-mail' }), domain });
@@ -118,4 +123,9 @@ export async function startService({ config, log = createLogger(config.logLevel)
       return closing;
     },
   };
+}
+
+/** Whether a listening address is reachable from this machine only. */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
