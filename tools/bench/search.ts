@@ -8,7 +8,8 @@
  *   npm run bench:search      BENCH_SEARCH_SCALES (default 10000,100000,1000000), BENCH_SEARCH_CALLS per shape (default 100)
  *
  * With BENCH_URL and BENCH_DATABASE_URL it runs against a service already started (npm start with
- * PER_IP_LIMIT_PER_MINUTE raised) and leaves it and its data in place.
+ * PER_IP_LIMIT_PER_MINUTE raised) and leaves it and its data in place; BENCH_SEARCH_WORKSPACE=ws_…
+ * then measures that earlier run's workspace again as it is, loading nothing.
  */
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -268,14 +269,13 @@ export async function runSearchBench(options: { scales?: number[]; calls?: numbe
   const calls = options.calls ?? Number(process.env.BENCH_SEARCH_CALLS ?? 100);
   const service = options.service ?? (process.env.BENCH_URL ? runningService(process.env.BENCH_URL, process.env.BENCH_DATABASE_URL!) : await startBenchService());
   try {
-    const t = await benchTenant(service, 2);
-    const second = await createProject(service.db, t.workspaceId, t.productId, { name: 'Second' });
-    const projects = [t.projectId, second.id];
+    const reuse = process.env.BENCH_SEARCH_WORKSPACE;
+    const { t, projects, loadedBefore } = reuse ? await existingTenant(service, reuse) : await newTenant(service);
     const keys = await mcpKeys(service, t, Math.ceil(((scales.length * (calls + 5) * 9) + 4000) / CALLS_PER_KEY));
     const run = randomBytes(4).toString('hex');
     const figures: SearchScaleFigures[] = [];
-    let loaded = 0;
-    for (const scale of scales) {
+    let loaded = loadedBefore;
+    for (const scale of reuse ? [loadedBefore] : scales) {
       const load = await loadUpTo(service, t, projects, loaded, scale, run);
       loaded = scale;
       console.error(`loaded ${scale} sources (${round(load.recordsPerSecond)} records/s end to end for this step)`);
@@ -310,6 +310,22 @@ export async function runSearchBench(options: { scales?: number[]; calls?: numbe
   } finally {
     if (!options.service) await service.close();
   }
+}
+
+async function newTenant(service: BenchTarget) {
+  const t = await benchTenant(service, 2);
+  const second = await createProject(service.db, t.workspaceId, t.productId, { name: 'Second' });
+  return { t, projects: [t.projectId, second.id], loadedBefore: 0 };
+}
+
+/** BENCH_SEARCH_WORKSPACE: the workspace of an earlier run, measured again as it is (nothing loaded). */
+async function existingTenant(service: BenchTarget, workspaceId: string) {
+  const { rows: projects } = await service.pool.query<{ id: string; product_id: string }>(
+    'SELECT id, product_id FROM projects WHERE workspace_id = $1 ORDER BY created_at, id', [workspaceId]);
+  const { rows: [count] } = await service.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM sources WHERE workspace_id = $1', [workspaceId]);
+  const key = await createApiKey(service.db, { workspaceId, name: 'search bench ingest', permissions: ['api:write', 'api:read'], servicePrefix: 'loupe_' });
+  const t: BenchTenant = { workspaceId, productId: projects[0]!.product_id, projectId: projects[0]!.id, keys: [key.key] };
+  return { t, projects: projects.map((p) => p.id), loadedBefore: count!.n };
 }
 
 /** A service started by someone else: closing only closes our connections. */

@@ -200,23 +200,33 @@ const coverageSql = (vector: string, weights: Weights | undefined) =>
  * Candidate sources: the sources whose document vector matches each `match` query (one per word in the
  * loose pass, each with its share of the cap, so a rare word's sources are never crowded out by a
  * common one's), within the workspace and the filters, the newest first when more match than the cap,
- * then ranked by `rankBy`. Two plans, chosen by the word's share of sources (`walk`): a rare word goes
- * in through the document GIN index (a bitmap of its few sources, then sorted); a common one walks the
- * (workspace, occurred_at) index backwards checking each source's vector and stops at the cap, since
- * its bitmap would hold a large share of the table. Past the crossover sqrt(cap / sources) either plan
- * reads about sqrt(cap × sources) rows at worst. Sequential scans are off in the session.
+ * then ranked by `rankBy`. Two plans, chosen by the estimated share of sources that match (`walk`):
+ * rare words go in through the document GIN index (a bitmap of their few sources, then sorted); common
+ * ones walk the (workspace, occurred_at) index backwards checking each source's vector and stop at the
+ * cap, since their bitmap would hold a large share of the table. The walk reads at most 4 × cap / share
+ * sources; when it finds fewer than the cap before the scope ends, the estimate was wrong (words common
+ * alone, rare together) and the bitmap, now known to be small, gives the rest. Below the crossover
+ * sqrt(cap / sources) the bitmap reads at most about sqrt(cap × sources) rows.
  */
-async function sourcePass(db: Queryable, workspaceId: string, filters: SearchFilters, match: string[], rankBy: string, walk: boolean, weights?: Weights): Promise<{ rows: PassRow[]; capped: boolean }> {
+async function sourcePass(db: Queryable, workspaceId: string, filters: SearchFilters, match: string[], rankBy: string, weights?: Weights,
+  walk?: { share: number }): Promise<{ rows: PassRow[]; capped: boolean }> {
   const params: unknown[] = [rankBy];
   const cte = opsCte(weights, params);
   const first = params.length + 1;
   const f = filterSql(workspaceId, filters, first + match.length);
   const each = Math.ceil(SEARCH_LIMITS.sourceCandidates / match.length);
-  const arms = match.map((_, i) => `(SELECT s.id, s.occurred_at, s.search_doc, s.search_title FROM sources s
+  // The walk reads at most `limit` sources: enough to meet the cap at the estimated share, 4 times over.
+  const walkLimit = walk ? Math.ceil((4 * SEARCH_LIMITS.sourceCandidates) / Math.max(walk.share, 1e-6)) : 0;
+  const arms = match.map((_, i) => walk
+    ? `(SELECT w.* FROM (SELECT s.id, s.occurred_at, s.search_doc, s.search_title FROM sources s WHERE ${f.clause}
+          ORDER BY s.occurred_at DESC, s.id DESC LIMIT ${walkLimit}) w
+       WHERE w.search_doc @@ $${first + i}::tsquery LIMIT ${each})`
+    : `(SELECT s.id, s.occurred_at, s.search_doc, s.search_title FROM sources s
        WHERE s.search_doc @@ $${first + i}::tsquery AND ${f.clause}
        ORDER BY s.occurred_at DESC, s.id DESC LIMIT ${each})`);
-  // A common word: walk the sources newest first and stop at the cap (the bitmap would hold them all).
-  if (walk) await db.query('SET LOCAL enable_bitmapscan = off');
+  // Each plan forced: left to itself the planner walked newest first for a word it could not price
+  // (reading a million sources for a miss) and read bitmaps for words it thought rare.
+  await db.query(walk ? 'SET LOCAL enable_bitmapscan = off; SET LOCAL enable_indexscan = on' : 'SET LOCAL enable_bitmapscan = on; SET LOCAL enable_indexscan = off');
   const { rows } = await db.query<PassRow>(
     `${cte}SELECT c.id AS source_id, c.occurred_at, ts_rank_cd(c.search_doc, $1::tsquery, 1|32) AS rank,
             CASE WHEN c.search_title @@ $1::tsquery THEN ts_rank_cd(c.search_title, $1::tsquery, 32) END AS title_rank,
@@ -225,10 +235,19 @@ async function sourcePass(db: Queryable, workspaceId: string, filters: SearchFil
        FROM (${arms.join(' UNION ALL ')}) c`,
     [...params, ...match, ...f.params],
   );
-  if (walk) await db.query('SET LOCAL enable_bitmapscan = on');
+  await db.query('SET LOCAL enable_bitmapscan = on; SET LOCAL enable_indexscan = on');
   // The same source brought by two words: once.
   const seen = new Set<string>();
   const unique = rows.filter((r) => !seen.has(r.source_id) && !!seen.add(r.source_id));
+  if (walk && unique.length < each) {
+    // Fewer than the estimate promised (words common alone, rare together): if the walk stopped short
+    // of the scope's end, the rest is read from the index, whose bitmap is now known to be small.
+    const scope = filterSql(workspaceId, filters, 1);
+    const { rows: counted } = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM sources s WHERE ${scope.clause} LIMIT ${walkLimit}) x`, scope.params,
+    );
+    if (counted[0]!.n >= walkLimit) return sourcePass(db, workspaceId, filters, match, rankBy, weights);
+  }
   return { rows: unique, capped: rows.length >= each };
 }
 
@@ -307,8 +326,10 @@ async function lexicalIn(db: Queryable, workspaceId: string, query: string, filt
   const plan = options.plan ?? 'auto';
   const crossover = plan === 'walk' ? 0 : plan === 'index' ? 1 : Math.sqrt(SEARCH_LIMITS.sourceCandidates / Math.max(stats.sources, SEARCH_LIMITS.sourceCandidates));
   const shares = shape.positives.map((p) => operandShare(p, stats));
-  const strictShare = shape.topLevelOr ? operandShare(tsquery, stats) : Math.min(...shares);
-  const strict = await sourcePass(db, workspaceId, filters, [tsquery], tsquery, strictShare > crossover || plan === 'walk');
+  // Words together are rarer than each alone (independence assumed; the walk checks its own estimate).
+  const strictShare = shape.topLevelOr ? operandShare(tsquery, stats) : shares.reduce((a, b) => a * b, 1);
+  const walkStrict = plan === 'walk' || strictShare > crossover;
+  const strict = await sourcePass(db, workspaceId, filters, [tsquery], tsquery, undefined, walkStrict ? { share: strictShare } : undefined);
   const rows: Array<PassRow & { strict: boolean }> = strict.rows.map((r) => ({ ...r, strict: true }));
   let capped = strict.capped;
   let matched: LexicalResult['matched'] = rows.length ? 'all_words' : 'none';
@@ -319,16 +340,22 @@ async function lexicalIn(db: Queryable, workspaceId: string, query: string, filt
     const idf = shares.map((s) => Math.log(1 + 1 / s));
     const total = idf.reduce((a, b) => a + b, 0);
     const single = shape.positives.map((p) => anyOf(shape, [p]));
-    // The uncommon words bring candidates through the index, each its share of the cap; common words
-    // bring none of their own (they would crowd out the rest, and weigh little), unless every word is
-    // common: then the rarest, walking newest first.
-    const rarest = shares.indexOf(Math.min(...shares));
-    const generators = plan === 'walk' ? single : single.filter((_, i) => shares[i]! <= crossover);
-    const loose = await sourcePass(db, workspaceId, filters, generators.length ? generators : [single[rarest]!], highlightQuery,
-      plan === 'walk' || generators.length === 0, { operands: single, weights: idf.map((w) => w / total) });
-    capped ||= loose.capped;
+    const weights = { operands: single, weights: idf.map((w) => w / total) };
+    // Uncommon words bring candidates through the index, each its share of the cap; the common ones
+    // together through a walk newest first (their bitmaps would be large).
+    const uncommon = single.filter((_, i) => plan !== 'walk' && shares[i]! <= crossover);
+    const common = shape.positives.filter((_, i) => plan === 'walk' || shares[i]! > crossover);
+    const commonShare = Math.min(1, shares.filter((_, i) => plan === 'walk' || shares[i]! > crossover).reduce((a, b) => a + b, 0));
+    const none = { rows: [] as PassRow[], capped: false };
+    const byIndex = uncommon.length ? await sourcePass(db, workspaceId, filters, uncommon, highlightQuery, weights) : none;
+    const byWalk = common.length ? await sourcePass(db, workspaceId, filters, [anyOf(shape, common)], highlightQuery, weights, { share: commonShare }) : none;
+    capped ||= byIndex.capped || byWalk.capped;
     const have = new Set(rows.map((r) => r.source_id));
-    for (const r of loose.rows) if (!have.has(r.source_id)) rows.push({ ...r, strict: false });
+    for (const r of [...byIndex.rows, ...byWalk.rows]) {
+      if (have.has(r.source_id)) continue;
+      have.add(r.source_id);
+      rows.push({ ...r, strict: false });
+    }
     if (matched === 'none' && rows.length) matched = 'some_words';
   }
   const occurredAt = new Map(rows.map((r) => [r.source_id, r.occurred_at]));
