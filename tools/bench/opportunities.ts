@@ -1,7 +1,7 @@
 /**
  * Opportunities at volume, against the service as `npm start` runs it: a product is seeded with N signals
- * (1,000 / 10,000 / 100,000 by default: CLINC150 texts as said by different customers, written straight
- * into the database, then one add_signals starts the worker), and the bench times
+ * (1,000 / 10,000 / 100,000 by default: the 7,500 CLINC150 texts, each said again by other customers
+ * as the count grows, written straight into the database; then one add_signals starts the worker), and the bench times
  *   - the backfill: every signal embedded and the product clustered from nothing;
  *   - one add_signals of 100 new signals until every one is placed in an opportunity (incremental);
  *   - the full re-clustering that follows once the product is quiet (opportunities.settle, read from pg-boss);
@@ -38,7 +38,6 @@ export interface OpportunitiesFigures {
   scales: OpportunitiesScale[];
 }
 
-const SAYINGS = ['', ' This keeps coming up.', ' They mentioned it twice.', ' It came up again this week.', ' Said on the renewal call.', ' From a support ticket.', ' Raised by their admin.'];
 
 async function texts(): Promise<string[]> {
   const dir = path.resolve(import.meta.dirname, '../../../shared/data');
@@ -99,7 +98,7 @@ async function runScale(service: BenchTarget, corpus: string[], n: number): Prom
     const count = Math.min(10_000, n - at);
     const rows = Array.from({ length: count }, (_, k) => {
       const i = at + k;
-      const text = `${corpus[i % corpus.length]}${SAYINGS[Math.floor(i / corpus.length) % SAYINGS.length]}`;
+      const text = corpus[i % corpus.length]!;
       return { id: newId('sig'), src: sources[Math.floor(i / corpus.length)]!, text, hash: `${i}`, who: `customer${i % 997}@company${i % 211}.com` };
     });
     await service.pool.query(

@@ -30,7 +30,7 @@ export const DRIFT_SHARE = 0.1;
 export const SETTLE_MAX = 20_000;
 const EMBED_SLICE = 256;
 const PLACE_SLICE = 500;
-const READ_PAGE = 10_000;
+const READ_PAGE = 2_000;
 
 export interface OpportunityDeps {
   pool: pg.Pool;
@@ -73,6 +73,9 @@ function vectorsFromRows(rows: Array<{ embedding: Buffer | null }>, dims: number
 
 /** What a signal says: its title and content (its theme is embedded beside them). */
 const signalText = (r: { title: string; content: string }) => `${r.title}\n${r.content}`;
+
+/** Lets requests waiting on the event loop run between the steps of a large re-clustering. */
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const toBase64 = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64');
 
@@ -301,12 +304,10 @@ async function reclusterProduct(deps: OpportunityDeps, workspaceId: string, prod
         ORDER BY s.id LIMIT ${READ_PAGE}`,
       [workspaceId, productId, after, version],
     );
-    rows.push(...page);
+    for (const r of page) rows.push(r);
     if (page.length < READ_PAGE) break;
     after = page[page.length - 1]!.id;
   }
-  // The order of arrival must not matter: cluster in content order.
-  rows.sort((a, b) => (a.content_hash < b.content_hash ? -1 : a.content_hash > b.content_hash ? 1 : a.id < b.id ? -1 : 1));
   const now = new Date(deps.clock.now());
   if (rows.length === 0) {
     await withTransaction(deps.pool, async (client) => {
@@ -315,14 +316,19 @@ async function reclusterProduct(deps: OpportunityDeps, workspaceId: string, prod
     });
     return 0;
   }
+  const vectors = vectorsFromRows(rows, dims);
+  await yieldToLoop();
   const result = await deps.semantics.run('recluster', {
-    vectors: vectorsFromRows(rows, dims),
+    vectors,
     dims,
     denseDims: info.denseDims,
     keywords: rows.map((r) => r.keywords ?? []),
+    // The order of arrival must not matter: cluster in content order (sorted in the thread).
+    orderKeys: rows.map((r) => `${r.content_hash}\u0000${r.id}`),
     threshold: OPPORTUNITY_THRESHOLD,
     exactLimit: options.exactLimit,
-  });
+  }, [vectors.buffer as ArrayBuffer]);
+  await yieldToLoop();
   const k = result.sizes.length;
   const { rows: previous } = await deps.pool.query<{ signal_id: string; opportunity_id: string; created_at: Date }>(
     `SELECT os.signal_id, os.opportunity_id, o.created_at FROM opportunity_signals os
@@ -330,6 +336,7 @@ async function reclusterProduct(deps: OpportunityDeps, workspaceId: string, prod
     [workspaceId, productId],
   );
   const ids = matchIds(rows, result.labels, k, previous);
+  await yieldToLoop();
   const createdAt = new Map(previous.map((p) => [p.opportunity_id, p.created_at]));
   const { rows: centrals } = await deps.pool.query<{ id: string; title: string }>('SELECT id, title FROM signals WHERE workspace_id = $1 AND id = ANY($2)', [
     workspaceId,
@@ -353,6 +360,7 @@ async function reclusterProduct(deps: OpportunityDeps, workspaceId: string, prod
       member_sum: toBase64(result.sums.subarray(c * dims, (c + 1) * dims)), created_at: (createdAt.get(ids[c]!) ?? now).toISOString(),
     };
   });
+  await yieldToLoop();
   const before = new Map(previous.map((p) => [p.signal_id, p.opportunity_id]));
   const moved = rows.map((r, i) => [r.id, ids[result.labels[i]!]!] as const).filter(([signal, opp]) => before.get(signal) !== opp);
   await withTransaction(deps.pool, async (client) => {

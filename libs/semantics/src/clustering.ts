@@ -41,19 +41,43 @@ function dotAt(v: Float32Array, i: number, w: Float32Array, j: number, dims: num
   return s;
 }
 
+/** Pairwise dot products of the vectors at `idx` (n × n, symmetric). */
+function similarityMatrix(vectors: Float32Array, dims: number, idx: Int32Array): Float32Array {
+  const n = idx.length;
+  // The cell's vectors side by side, so the inner loop reads memory in order.
+  const local = new Float32Array(n * dims);
+  for (let i = 0; i < n; i++) local.set(vectors.subarray(idx[i]! * dims, idx[i]! * dims + dims), i * dims);
+  const S = new Float32Array(n * n);
+  for (let i = 0; i < n; i++) {
+    const a = i * dims;
+    for (let j = i + 1; j < n; j++) {
+      const b = j * dims;
+      let s0 = 0;
+      let s1 = 0;
+      let s2 = 0;
+      let s3 = 0;
+      let d = 0;
+      for (; d + 3 < dims; d += 4) {
+        s0 += local[a + d]! * local[b + d]!;
+        s1 += local[a + d + 1]! * local[b + d + 1]!;
+        s2 += local[a + d + 2]! * local[b + d + 2]!;
+        s3 += local[a + d + 3]! * local[b + d + 3]!;
+      }
+      for (; d < dims; d++) s0 += local[a + d]! * local[b + d]!;
+      const s = s0 + s1 + s2 + s3;
+      S[i * n + j] = s;
+      S[j * n + i] = s;
+    }
+  }
+  return S;
+}
+
 /** Exact average link over the vectors at `idx`: returns the group (index into idx) of each. */
 function exactAverageLink(vectors: Float32Array, dims: number, idx: Int32Array, threshold: number): Int32Array {
   const n = idx.length;
   const parent = new Int32Array(n).map((_, i) => i);
   if (n < 2) return parent;
-  const S = new Float32Array(n * n);
-  for (let i = 0; i < n; i++) {
-    for (let j = i + 1; j < n; j++) {
-      const s = dotAt(vectors, idx[i]!, vectors, idx[j]!, dims);
-      S[i * n + j] = s;
-      S[j * n + i] = s;
-    }
-  }
+  const S = similarityMatrix(vectors, dims, idx);
   const size = new Int32Array(n).fill(1);
   const active = new Uint8Array(n).fill(1);
   const merges: Array<[number, number, number]> = [];

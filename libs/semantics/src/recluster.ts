@@ -16,6 +16,11 @@ export interface ReclusterInput {
   exactLimit?: number | undefined;
   /** Terms per cluster. */
   terms?: number | undefined;
+  /**
+   * Sort keys: the texts are clustered in the order of these (ties by position), so the result does not
+   * depend on the order the caller read them in. Results stay indexed by input position.
+   */
+  orderKeys?: string[] | undefined;
 }
 
 export interface ReclusterOutput {
@@ -31,17 +36,28 @@ export interface ReclusterOutput {
 export function recluster(input: ReclusterInput): ReclusterOutput {
   const { dims } = input;
   const n = input.vectors.length / dims;
+  const keys = input.orderKeys;
+  const order = Array.from({ length: n }, (_, i) => i);
+  if (keys) order.sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : a - b));
   const common = commonComponent(input.vectors, dims, input.denseDims);
   const centred = new Float32Array(input.vectors.length);
-  for (let i = 0; i < n; i++) centred.set(withoutCommon(input.vectors.subarray(i * dims, i * dims + dims), common), i * dims);
-  const clusters = clusterVectors(centred, dims, { threshold: input.threshold, exactLimit: input.exactLimit });
+  order.forEach((from, at) => centred.set(withoutCommon(input.vectors.subarray(from * dims, from * dims + dims), common), at * dims));
+  const sorted = clusterVectors(centred, dims, { threshold: input.threshold, exactLimit: input.exactLimit });
+  // Back to input positions (the centred vectors too, for the central members below).
+  const labels = new Int32Array(n);
+  const inputCentred = new Float32Array(input.vectors.length);
+  order.forEach((from, at) => {
+    labels[from] = sorted.labels[at]!;
+    inputCentred.set(centred.subarray(at * dims, at * dims + dims), from * dims);
+  });
+  const clusters = { labels, sums: sorted.sums, sizes: sorted.sizes };
   const k = clusters.sizes.length;
   const central = new Int32Array(k).fill(-1);
   const best = new Float64Array(k).fill(-Infinity);
   for (let i = 0; i < n; i++) {
     const c = clusters.labels[i]!;
     let s = 0;
-    for (let d = 0; d < dims; d++) s += centred[i * dims + d]! * clusters.sums[c * dims + d]!;
+    for (let d = 0; d < dims; d++) s += inputCentred[i * dims + d]! * clusters.sums[c * dims + d]!;
     if (s > best[c]!) {
       best[c] = s;
       central[c] = i;
