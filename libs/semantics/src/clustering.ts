@@ -6,8 +6,9 @@
  * size, which is what lets a new vector join a stored cluster later (`nearestCluster`) by the same
  * rule that formed it, and what lets the large-set path below merge clusters of different cells.
  *
- * - Up to EXACT_LIMIT vectors: exact average link (nearest-neighbour chain, O(n²) time and memory).
- * - Beyond: the vectors are split into cells of at most EXACT_LIMIT by k-means on their directions,
+ * - Up to EXACT_LIMIT vectors: exact average link (nearest-neighbour chain, O(n²) time and memory:
+ *   5,000 vectors take a 100 MB matrix and a few seconds).
+ * - Beyond: the vectors are split into cells of at most CELL_LIMIT by k-means on their directions,
  *   each cell is clustered exactly, and clusters of neighbouring cells are merged by average link
  *   (max-first, with the pair's similarity recomputed from sums when it comes up). Cost grows as
  *   n × cell size, not n².
@@ -16,7 +17,8 @@
  * Deterministic: the same vectors in the same order give the same labels; ties go to the lower index.
  */
 
-export const EXACT_LIMIT = 2_000;
+export const EXACT_LIMIT = 5_000;
+export const CELL_LIMIT = 2_000;
 
 export interface Clusters {
   /** Cluster number of each input vector, numbered by first appearance. */
@@ -29,8 +31,8 @@ export interface Clusters {
 export interface ClusterOptions {
   /** Average similarity at or above which clusters merge. */
   threshold: number;
-  /** Largest set clustered exactly (tests lower it to exercise the cell path). */
-  exactLimit?: number;
+  /** Largest set clustered exactly, EXACT_LIMIT by default (tests lower it to exercise the cell path). */
+  exactLimit?: number | undefined;
 }
 
 function dotAt(v: Float32Array, i: number, w: Float32Array, j: number, dims: number): number {
@@ -227,9 +229,9 @@ class MergeHeap {
 
 export function clusterVectors(vectors: Float32Array, dims: number, options: ClusterOptions): Clusters {
   const n = vectors.length / dims;
-  const limit = options.exactLimit ?? EXACT_LIMIT;
+  const exactLimit = options.exactLimit ?? EXACT_LIMIT;
   const all = new Int32Array(n).map((_, i) => i);
-  const cells = partition(vectors, dims, all, limit);
+  const cells = n <= exactLimit ? [all] : partition(vectors, dims, all, Math.min(CELL_LIMIT, exactLimit));
   // Clusters of every cell: members, sum, size.
   const members: number[][] = [];
   const cellOf: number[] = [];
