@@ -92,7 +92,9 @@ describe('OAuth with a real browser and a real client library', () => {
 
     const outbox = await runTool('tools/src/admin.ts', ['mail', 'list', '--to', 'ada@acme.test'], env);
     expect(outbox.code, outbox.stderr).toBe(0);
-    expect(outbox.stdout).toContain('E2E Notebook was connected to your Loupe workspace Acme product team');
+    // The subject is fixed text (issue 23: no free text chosen by others); the names are in the body.
+    expect(outbox.stdout).toContain('An application was connected to your Loupe workspace');
+    expect(outbox.stdout).toContain('E2E Notebook now has access to the Loupe workspace "Acme product team"');
     expect(outbox.stdout).toMatch(/sign-in code/i);
   });
 
