@@ -81,7 +81,7 @@ export interface LexicalResult {
 /** Candidate caps and page sizes. */
 export const SEARCH_LIMITS = {
   /** Sources ranked per pass, at most (the newest matching ones when more match). */
-  sourceCandidates: 300,
+  sourceCandidates: 200,
   /** Sources whose matching segments are looked up (at least the page asked for). */
   positionsFor: 20,
   /** Sources counted exactly when listing without a query; beyond, the total is a lower bound. */
@@ -203,20 +203,21 @@ const coverageSql = (vector: string, weights: Weights | undefined) =>
  * then ranked by `rankBy`. Two plans, chosen by the estimated share of sources that match (`walk`):
  * rare words go in through the document GIN index (a bitmap of their few sources, then sorted); common
  * ones walk the (workspace, occurred_at) index backwards checking each source's vector and stop at the
- * cap, since their bitmap would hold a large share of the table. The walk reads at most 4 × cap / share
- * sources; when it finds fewer than the cap before the scope ends, the estimate was wrong (words common
- * alone, rare together) and the bitmap, now known to be small, gives the rest. Below the crossover
- * sqrt(cap / sources) the bitmap reads at most about sqrt(cap × sources) rows.
+ * cap, since their bitmap would hold a large share of the table. The share is an upper bound (all
+ * words: the rarest one's), so the bitmap is only chosen when it is cheap for sure: below the crossover
+ * sqrt(cap / sources) it reads at most about sqrt(cap × sources) rows. The walk reads at most
+ * min(2 × cap / share, sqrt(cap × sources)) sources; when it finds under a quarter of the cap before
+ * the scope ends, the words were common alone but rare together, and the bitmap, now known to be small
+ * (under a quarter of the crossover), gives them all: about 1.25 × sqrt(cap × sources) rows at worst.
  */
 async function sourcePass(db: Queryable, workspaceId: string, filters: SearchFilters, match: string[], rankBy: string, weights?: Weights,
-  walk?: { share: number }): Promise<{ rows: PassRow[]; capped: boolean }> {
+  walk?: { limit: number }): Promise<{ rows: PassRow[]; capped: boolean }> {
   const params: unknown[] = [rankBy];
   const cte = opsCte(weights, params);
   const first = params.length + 1;
   const f = filterSql(workspaceId, filters, first + match.length);
   const each = Math.ceil(SEARCH_LIMITS.sourceCandidates / match.length);
-  // The walk reads at most `limit` sources: enough to meet the cap at the estimated share, 4 times over.
-  const walkLimit = walk ? Math.ceil((4 * SEARCH_LIMITS.sourceCandidates) / Math.max(walk.share, 1e-6)) : 0;
+  const walkLimit = walk?.limit ?? 0;
   const arms = match.map((_, i) => walk
     ? `(SELECT w.* FROM (SELECT s.id, s.occurred_at, s.search_doc, s.search_title FROM sources s WHERE ${f.clause}
           ORDER BY s.occurred_at DESC, s.id DESC LIMIT ${walkLimit}) w
@@ -240,13 +241,19 @@ async function sourcePass(db: Queryable, workspaceId: string, filters: SearchFil
   const seen = new Set<string>();
   const unique = rows.filter((r) => !seen.has(r.source_id) && !!seen.add(r.source_id));
   if (walk && unique.length < each) {
-    // Fewer than the estimate promised (words common alone, rare together): if the walk stopped short
-    // of the scope's end, the rest is read from the index, whose bitmap is now known to be small.
+    // Fewer than the cap: either the walk reached the end of the scope (all found), or it stopped at
+    // its limit. Then, if far fewer than the estimate promised (words common alone, rare together),
+    // the index's bitmap is now known to be small and gives them all; otherwise these newest ones are
+    // the candidates, and there are more.
     const scope = filterSql(workspaceId, filters, 1);
+    await db.query('SET LOCAL enable_bitmapscan = off');
     const { rows: counted } = await db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM (SELECT 1 FROM sources s WHERE ${scope.clause} LIMIT ${walkLimit}) x`, scope.params,
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM sources s WHERE ${scope.clause} ORDER BY s.occurred_at DESC, s.id DESC LIMIT ${walkLimit}) x`, scope.params,
     );
-    if (counted[0]!.n >= walkLimit) return sourcePass(db, workspaceId, filters, match, rankBy, weights);
+    await db.query('SET LOCAL enable_bitmapscan = on');
+    const stoppedShort = counted[0]!.n >= walkLimit;
+    if (stoppedShort && unique.length < each / 4) return sourcePass(db, workspaceId, filters, match, rankBy, weights);
+    return { rows: unique, capped: stoppedShort };
   }
   return { rows: unique, capped: rows.length >= each };
 }
@@ -326,10 +333,16 @@ async function lexicalIn(db: Queryable, workspaceId: string, query: string, filt
   const plan = options.plan ?? 'auto';
   const crossover = plan === 'walk' ? 0 : plan === 'index' ? 1 : Math.sqrt(SEARCH_LIMITS.sourceCandidates / Math.max(stats.sources, SEARCH_LIMITS.sourceCandidates));
   const shares = shape.positives.map((p) => operandShare(p, stats));
-  // Words together are rarer than each alone (independence assumed; the walk checks its own estimate).
-  const strictShare = shape.topLevelOr ? operandShare(tsquery, stats) : shares.reduce((a, b) => a * b, 1);
+  // All the words match at most as many sources as the rarest: the bitmap is chosen only when that
+  // bound makes it cheap; otherwise the walk, which checks the estimate as it goes.
+  const strictShare = shape.topLevelOr ? operandShare(tsquery, stats) : Math.min(...shares);
+  // A walk reads at most twice the sources the estimate needs to meet the cap, and never more than
+  // the bitmap's bound at the crossover (then, finding too few, it hands over to the bitmap).
+  const walkFor = (share: number) => ({
+    limit: Math.ceil(Math.min((2 * SEARCH_LIMITS.sourceCandidates) / Math.max(share, 1e-9), Math.sqrt(SEARCH_LIMITS.sourceCandidates * Math.max(stats.sources, 1)))),
+  });
   const walkStrict = plan === 'walk' || strictShare > crossover;
-  const strict = await sourcePass(db, workspaceId, filters, [tsquery], tsquery, undefined, walkStrict ? { share: strictShare } : undefined);
+  const strict = await sourcePass(db, workspaceId, filters, [tsquery], tsquery, undefined, walkStrict ? walkFor(strictShare) : undefined);
   const rows: Array<PassRow & { strict: boolean }> = strict.rows.map((r) => ({ ...r, strict: true }));
   let capped = strict.capped;
   let matched: LexicalResult['matched'] = rows.length ? 'all_words' : 'none';
@@ -348,7 +361,7 @@ async function lexicalIn(db: Queryable, workspaceId: string, query: string, filt
     const commonShare = Math.min(1, shares.filter((_, i) => plan === 'walk' || shares[i]! > crossover).reduce((a, b) => a + b, 0));
     const none = { rows: [] as PassRow[], capped: false };
     const byIndex = uncommon.length ? await sourcePass(db, workspaceId, filters, uncommon, highlightQuery, weights) : none;
-    const byWalk = common.length ? await sourcePass(db, workspaceId, filters, [anyOf(shape, common)], highlightQuery, weights, { share: commonShare }) : none;
+    const byWalk = common.length ? await sourcePass(db, workspaceId, filters, [anyOf(shape, common)], highlightQuery, weights, walkFor(commonShare)) : none;
     capped ||= byIndex.capped || byWalk.capped;
     const have = new Set(rows.map((r) => r.source_id));
     for (const r of [...byIndex.rows, ...byWalk.rows]) {
