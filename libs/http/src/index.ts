@@ -1,6 +1,6 @@
 export { ApiError, errorBody, type ErrorBody } from './errors';
 export { errorHandler, isDatabaseUnavailable, notFoundHandler } from './error-handler';
-export { requestContext } from './request-context';
+export { loggablePath, requestContext } from './request-context';
 export { createLogger, type Logger } from './logger';
 export { readBoundedBody, BodyTooLargeError, BodyBudgetExceededError, createBodyBudget, type BodyBudget } from './body';
 export { createRateLimiter, takeTogether, MAX_RATE_WINDOW_MS, type RateLimiter, type RateDecision, type SweepingRateLimiter } from './rate-limit';

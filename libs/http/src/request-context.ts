@@ -9,6 +9,14 @@ declare module 'express-serve-static-core' {
   }
 }
 
+/**
+ * A path as it may be logged: a segment that looks like a secret (40+ URL-safe characters, such as the
+ * 43-character token of an invitation link, /account/invitations/<token>) is replaced by `[secret]`.
+ */
+export function loggablePath(path: string): string {
+  return path.replace(/(?<=\/)[A-Za-z0-9_-]{40,}(?=\/|$)/g, '[secret]');
+}
+
 /** Gives every request an id (the caller's `x-request-id` when sane) and a child logger; logs the outcome. */
 export function requestContext(log: Logger): RequestHandler {
   return (req, res, next) => {
@@ -19,7 +27,7 @@ export function requestContext(log: Logger): RequestHandler {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      req.log.debug({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+      req.log.debug({ method: req.method, path: loggablePath(req.path), status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
     });
     next();
   };
