@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApiKey } from '@loupe/api-keys';
-import { balance } from '@loupe/credits';
+import { balance, usageByConsumer } from '@loupe/credits';
 import { addThirdPartyServer } from '@loupe/third-party-mcp';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -137,6 +137,11 @@ describe('third-party MCP servers (spec 5.2 rule 4, 5.3)', () => {
     expect(await balance(h.pool, w.workspaceId)).toBe(before);
     const { rows } = await h.pool.query("SELECT kind, amount FROM credit_ledger WHERE workspace_id = $1 AND (reference LIKE 'refund:%' OR tool = 'tracker__refuse') ORDER BY created_at", [w.workspaceId]);
     expect(rows.slice(-2)).toEqual([{ kind: 'charge', amount: -1 }, { kind: 'grant', amount: 1 }]);
+    // And it is not usage of the key: another refused call leaves the usage report as it was.
+    const usage = async () => (await usageByConsumer(h.pool, w.workspaceId, new Date(0))).filter((u) => u.consumer === 'api_key');
+    const before2 = await usage();
+    expect((await call(c, 'tracker__refuse')).isError).toBe(true);
+    expect(await usage()).toEqual(before2);
     await c.close();
   });
 

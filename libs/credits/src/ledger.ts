@@ -338,13 +338,17 @@ export interface UsageLine {
   overage: number;
 }
 
-/** Credits charged since `since`, by API key, by application and for processed records, most used first. */
+/**
+ * Credits charged since `since`, by API key, by application and for processed records, most used
+ * first. A charge given back (a `refund:<reference>` grant: a failed third-party call) is not usage.
+ */
 export async function usageByConsumer(db: TxClient | pg.Pool, workspaceId: string, since: Date): Promise<UsageLine[]> {
   const { rows } = await db.query<{ consumer: UsageLine['consumer']; id: string | null; calls: number; credits: number; overage: number }>(
     `SELECT CASE WHEN api_key_id IS NOT NULL THEN 'api_key' WHEN oauth_client_id IS NOT NULL THEN 'application' ELSE 'records' END AS consumer,
             COALESCE(api_key_id, oauth_client_id) AS id, count(*)::int AS calls, (-sum(amount))::int AS credits, sum(overage)::int AS overage
        FROM credit_ledger
       WHERE workspace_id = $1 AND kind = 'charge' AND created_at >= $2
+        AND NOT EXISTS (SELECT 1 FROM credit_ledger r WHERE r.workspace_id = $1 AND r.reference = 'refund:' || credit_ledger.reference)
       GROUP BY 1, 2 ORDER BY credits DESC, 1, 2`,
     [workspaceId, since],
   );
