@@ -1,3 +1,6 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { migrationsDir } from '@loupe/db';
 import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
 import { createRateLimiter } from '@loupe/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,6 +44,20 @@ describe('limits on what one person can make', () => {
     const next = await h.accounts.createWorkspaceFor(again.id, 'Farm again');
     expect(next.welcomeCredits).toBe(false);
     expect(await balance(next.id)).toBe(0);
+  });
+
+  it('the migration records who had welcome credits before the table existed', async () => {
+    const h = harness(t, START + 5 * HOUR);
+    const early = await signedIn(h, 'Early@Example.com');
+    const first = await h.accounts.createWorkspaceFor(early.id, 'Before the fix');
+    expect(first.welcomeCredits).toBe(true);
+    // As it was before: a welcome grant, and no record of its recipient.
+    await t.pool.query('DELETE FROM welcome_credit_recipients WHERE workspace_id = $1', [first.id]);
+    await t.pool.query(await readFile(path.join(migrationsDir, '20261124100200_welcome_credit_backfill', 'migration.sql'), 'utf8'));
+    const { rows } = await t.pool.query('SELECT workspace_id FROM welcome_credit_recipients WHERE workspace_id = $1', [first.id]);
+    expect(rows).toHaveLength(1);
+    h.advance(HOUR);
+    expect((await h.accounts.createWorkspaceFor(early.id, 'After the fix')).welcomeCredits).toBe(false);
   });
 
   it(`at most ${WORKSPACE_CREATION_LIMITS.perHour} new workspaces an hour and ${WORKSPACE_CREATION_LIMITS.maxOwned} owned per person`, async () => {
