@@ -354,11 +354,19 @@ async function lexicalIn(db: Queryable, workspaceId: string, query: string, filt
     const total = idf.reduce((a, b) => a + b, 0);
     const single = shape.positives.map((p) => anyOf(shape, [p]));
     const weights = { operands: single, weights: idf.map((w) => w / total) };
-    // Uncommon words bring candidates through the index, each its share of the cap; the common ones
-    // together through a walk newest first (their bitmaps would be large).
-    const uncommon = single.filter((_, i) => plan !== 'walk' && shares[i]! <= crossover);
-    const common = shape.positives.filter((_, i) => plan === 'walk' || shares[i]! > crossover);
-    const commonShare = Math.min(1, shares.filter((_, i) => plan === 'walk' || shares[i]! > crossover).reduce((a, b) => a + b, 0));
+    // The rarest words bring candidates through the index, each its share of the cap, as long as their
+    // bitmaps together stay under the crossover; the others together through a walk newest first.
+    const byRarity = shares.map((share, i) => ({ share, i })).sort((a, b) => a.share - b.share);
+    const indexed = new Set<number>();
+    let indexedShare = 0;
+    for (const { share, i } of byRarity) {
+      if (plan === 'walk' || indexedShare + share > crossover) break;
+      indexed.add(i);
+      indexedShare += share;
+    }
+    const uncommon = single.filter((_, i) => indexed.has(i));
+    const common = shape.positives.filter((_, i) => !indexed.has(i));
+    const commonShare = Math.min(1, shares.filter((_, i) => !indexed.has(i)).reduce((a, b) => a + b, 0));
     const none = { rows: [] as PassRow[], capped: false };
     const byIndex = uncommon.length ? await sourcePass(db, workspaceId, filters, uncommon, highlightQuery, weights) : none;
     const byWalk = common.length ? await sourcePass(db, workspaceId, filters, [anyOf(shape, common)], highlightQuery, weights, walkFor(commonShare)) : none;
