@@ -95,9 +95,11 @@ export const SEARCH_LIMITS = {
 /** A title hit counts this many times a body hit of the same strength. */
 export const TITLE_WEIGHT = 2;
 
+/** A source's title as a vector (weight A). */
+const TITLE_VECTOR_SQL = (title: string) => `setweight(to_tsvector('english'::regconfig, ${title}), 'A')`;
+
 /** A source's document vector: its title (weight A) and the heading and text of every segment. */
-export const SEARCH_DOCUMENT_SQL = (title: string, body: string) =>
-  `setweight(to_tsvector('english'::regconfig, ${title}), 'A') || to_tsvector('english'::regconfig, ${body})`;
+export const SEARCH_DOCUMENT_SQL = (title: string, body: string) => `${TITLE_VECTOR_SQL(title)} || to_tsvector('english'::regconfig, ${body})`;
 
 export class SearchQueryError extends Error {
   override name = 'SearchQueryError';
@@ -219,10 +221,10 @@ async function sourcePass(db: Queryable, workspaceId: string, filters: SearchFil
   const each = Math.ceil(SEARCH_LIMITS.sourceCandidates / match.length);
   const walkLimit = walk?.limit ?? 0;
   const arms = match.map((_, i) => walk
-    ? `(SELECT w.* FROM (SELECT s.id, s.occurred_at, s.search_doc, s.search_title FROM sources s WHERE ${f.clause}
+    ? `(SELECT w.* FROM (SELECT s.id, s.occurred_at, s.search_doc, s.title FROM sources s WHERE ${f.clause}
           ORDER BY s.occurred_at DESC, s.id DESC LIMIT ${walkLimit}) w
        WHERE w.search_doc @@ $${first + i}::tsquery LIMIT ${each})`
-    : `(SELECT s.id, s.occurred_at, s.search_doc, s.search_title FROM sources s
+    : `(SELECT s.id, s.occurred_at, s.search_doc, s.title FROM sources s
        WHERE s.search_doc @@ $${first + i}::tsquery AND ${f.clause}
        ORDER BY s.occurred_at DESC, s.id DESC LIMIT ${each})`);
   // Each plan forced: left to itself the planner walked newest first for a word it could not price
@@ -230,10 +232,11 @@ async function sourcePass(db: Queryable, workspaceId: string, filters: SearchFil
   await db.query(walk ? 'SET LOCAL enable_bitmapscan = off; SET LOCAL enable_indexscan = on' : 'SET LOCAL enable_bitmapscan = on; SET LOCAL enable_indexscan = off');
   const { rows } = await db.query<PassRow>(
     `${cte}SELECT c.id AS source_id, c.occurred_at, ts_rank_cd(c.search_doc, $1::tsquery, 1|32) AS rank,
-            CASE WHEN c.search_title @@ $1::tsquery THEN ts_rank_cd(c.search_title, $1::tsquery, 32) END AS title_rank,
+            CASE WHEN t.v @@ $1::tsquery THEN ts_rank_cd(t.v, $1::tsquery, 32) END AS title_rank,
             ${weights ? coverageSql('c.search_doc', weights) : '1'}::float8 AS coverage,
-            ${coverageSql('c.search_title', weights)}::float8 AS title_coverage
-       FROM (${arms.join(' UNION ALL ')}) c`,
+            ${coverageSql('t.v', weights)}::float8 AS title_coverage
+       FROM (${arms.join(' UNION ALL ')}) c
+      CROSS JOIN LATERAL (SELECT ${TITLE_VECTOR_SQL('c.title')} AS v) t`,
     [...params, ...match, ...f.params],
   );
   await db.query('SET LOCAL enable_bitmapscan = on; SET LOCAL enable_indexscan = on');
@@ -260,15 +263,17 @@ async function sourcePass(db: Queryable, workspaceId: string, filters: SearchFil
 
 /**
  * The matching segments of the given sources, best first within each source: where the excerpts come
- * from, and the positions a fused ranking carries. Read through the segments' primary key.
+ * from, and the positions a fused ranking carries. Read through the segments' primary key, their
+ * vectors computed here (a page's few hundred segments) rather than stored for every segment.
  */
 async function matchingSegments(db: Queryable, sourceIds: string[], query: string): Promise<Map<string, number[]>> {
   const bySource = new Map<string, number[]>();
   if (!sourceIds.length) return bySource;
   const { rows } = await db.query<{ source_id: string; position: number }>(
     `SELECT g.source_id, g.position FROM source_segments g
-      WHERE g.source_id = ANY($1::text[]) AND g.search_text @@ $2::tsquery
-      ORDER BY g.source_id, ts_rank_cd(g.search_text, $2::tsquery, 1|32) DESC, g.position`,
+      CROSS JOIN LATERAL (SELECT setweight(to_tsvector('english'::regconfig, coalesce(g.heading, '')), 'B') || to_tsvector('english'::regconfig, g.text) AS v) t
+      WHERE g.source_id = ANY($1::text[]) AND t.v @@ $2::tsquery
+      ORDER BY g.source_id, ts_rank_cd(t.v, $2::tsquery, 1|32) DESC, g.position`,
     [sourceIds, query],
   );
   for (const r of rows) {
