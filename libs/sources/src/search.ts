@@ -248,7 +248,9 @@ async function sourcePass(db: Queryable, workspaceId: string, filters: SearchFil
     // its limit. Then, if far fewer than the estimate promised (words common alone, rare together),
     // the index's bitmap is now known to be small and gives them all; otherwise these newest ones are
     // the candidates, and there are more.
-    const scope = filterSql(workspaceId, filters, 1);
+    // Counted on the workspace and dates alone (the index holds them: no heap reads): an upper bound
+    // of the rows the walk could read, enough to tell it reached the end.
+    const scope = filterSql(workspaceId, { since: filters.since, until: filters.until }, 1);
     await db.query('SET LOCAL enable_bitmapscan = off');
     const { rows: counted } = await db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM (SELECT 1 FROM sources s WHERE ${scope.clause} ORDER BY s.occurred_at DESC, s.id DESC LIMIT ${walkLimit}) x`, scope.params,
