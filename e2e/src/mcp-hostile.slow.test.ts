@@ -31,6 +31,34 @@ const LOOP_BOUND_MS = { max: Number(process.env.HOSTILE_LOOP_MAX_MS ?? 250), p99
  * and that stall is a known one (issue 23 report), not a document parsed on the loop.
  */
 const GENERATED_LOOP_BOUND_MS = { max: Number(process.env.HOSTILE_GENERATED_LOOP_MAX_MS ?? 1000), p99: Number(process.env.HOSTILE_GENERATED_LOOP_P99_MS ?? 150) };
+let pg: ControlledPostgres;
+let service: Started;
+let demo: Demo;
+let mcp: McpSetup;
+let oauth: OAuthSetup;
+let fuzzer: WebPerson;
+let interactionUid = 'none';
+let apiKeys: string[] = [];
+let sourceIds: string[] = [];
+const health = { probes: 0, failures: [] as string[] };
+let probing = true;
+let prober: Promise<void> = Promise.resolve();
+
+const admin = (...args: string[]) => adminOn(pg.url, ...args);
+
+/**
+ * The service's event-loop delay since the previous call: prom-client's monitorEventLoopDelay
+ * histogram, read from /metrics, which resets it at every scrape.
+ */
+async function loopDelay(): Promise<{ p99Ms: number; maxMs: number }> {
+  const text = await (await fetch(`${service.url}/metrics`)).text();
+  const read = (stat: string) => {
+    const value = new RegExp(`^loupe_process_nodejs_eventloop_lag_${stat}_seconds (\\S+)$`, 'm').exec(text)?.[1];
+    if (value === undefined) throw new Error(`no event-loop ${stat} in /metrics`);
+    return Math.round(Number(value) * 10_000) / 10;
+  };
+  return { p99Ms: read('p99'), maxMs: read('max') };
+}
 /** The slowest /healthz answer allowed while bombs are read, seen from this test process. */
 const HEALTH_BOUND_MS = Number(process.env.HOSTILE_HEALTH_MAX_MS ?? 500);
 const delayLine = (d: { p99Ms: number; maxMs: number }, bounds = LOOP_BOUND_MS) => `event-loop delay p99 ${d.p99Ms} ms, max ${d.maxMs} ms (bounds ${bounds.p99} / ${bounds.max} ms)`;
