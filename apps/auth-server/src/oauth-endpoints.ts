@@ -56,15 +56,19 @@ export function oauthEndpoints(runtime: Runtime): Router {
       const clientId = str(params?.client_id);
       if (!clientId) return next(); // oidc-provider answers invalid_request: client_id is missing
       let client: Awaited<ReturnType<typeof provider.Client.find>>;
+      let cause = '';
       try {
         client = await provider.Client.find(clientId);
       } catch (error) {
         (req as Request & { log?: Logger }).log?.warn({ err: error, clientId: clientId.slice(0, 300) }, 'authorization refused: the client could not be resolved');
+        // oidc-provider's own description (e.g. "client_id metadata document fetch failed"), never a stack.
+        const description = (error as { error_description?: unknown }).error_description;
+        cause = typeof description === 'string' ? ` (${description.slice(0, 200)})` : '';
         client = undefined;
       }
       if (!client) {
         return renderErrorPage(res, 400, 'Unknown application',
-          'The application that sent you here is not registered with Loupe, or its client metadata document could not be loaded. Nothing was authorized; go back to the application and try again.',
+          `The application that sent you here is not registered with Loupe, or its client metadata document could not be used${cause}. Nothing was authorized; go back to the application and try again.`,
           'invalid_client');
       }
       const scopes = grantableScopes(str(params.scope), client.scope);
