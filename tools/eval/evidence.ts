@@ -6,7 +6,7 @@
  * is placed and no regrouping is due. Labels are used for scoring only. Then search: held-out texts (clinc150-val.csv) as
  * find_sources queries against the sources, precision@10 and how many queries find nothing.
  *
- *   npm run eval:evidence      (EVAL_PER_INTENT=10,30 samples per intent; EVAL_QUERIES=300 search queries)
+ *   npm run eval:evidence      (EVAL_PER_INTENT=10,30 samples per intent, 0 for none; EVAL_QUERIES=300 search queries, 0 for none)
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -19,7 +19,7 @@ import { benchTenant, machine, round, startBenchService, type BenchTarget } from
 import { ari, largestShare, nmi, precisionAtK, readLabelledCsv } from './metrics';
 
 const dataDir = path.resolve(import.meta.dirname, '../../../shared/data');
-const perIntent = (process.env.EVAL_PER_INTENT ?? '10,30').split(',').map(Number);
+const perIntent = (process.env.EVAL_PER_INTENT ?? '10,30').split(',').map(Number).filter((n) => n > 0);
 const queryCount = Number(process.env.EVAL_QUERIES ?? 300);
 
 interface Labelled {
