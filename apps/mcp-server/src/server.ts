@@ -40,7 +40,14 @@ export async function callTool(tool: ToolDefinition, args: Record<string, unknow
       `Tool is not available on this connection: ${tool.name} needs the mcp:write permission, which this ${ctx.principal.kind === 'oauth' ? 'connection was not granted; reconnect and approve signal writing' : 'API key lacks; use a key with mcp:write'}.`,
     );
   }
-  const standing = await timed(ctx.observePhase, 'standing', () => workspaceStanding(ctx.pool, ctx.principal.workspaceId));
+  let standing: Awaited<ReturnType<typeof workspaceStanding>>;
+  try {
+    standing = await timed(ctx.observePhase, 'standing', () => workspaceStanding(ctx.pool, ctx.principal.workspaceId));
+  } catch (error) {
+    // The database lost mid-call (a restart): the same clean answer as a failure inside the tool.
+    ctx.log.error({ err: error, tool: tool.name }, 'tool failed');
+    return errorResult(`${tool.name} failed unexpectedly on our side; nothing was changed or charged. Try again in a moment.`);
+  }
   if (!standing) return errorResult('This workspace no longer exists.');
   if (standing.localDataStorage) return errorResult(LOCAL_MESSAGE(tool.name));
   if (!tool.free && standing.paused) return errorResult(PAUSED_MESSAGE);
