@@ -135,17 +135,17 @@ export async function updateSignals(pool: pg.Pool, workspaceId: string, updates:
       const whoSaidIt = u.whoSaidIt === undefined ? current.who_said_it : u.whoSaidIt;
       const participantId = u.participantId === undefined ? current.participant_id : u.participantId;
       const replace = title !== current.title || content !== current.content || theme !== current.theme;
-      const { rows: changed } = await client.query<{ id: string }>(
+      await client.query(
         `UPDATE signals SET title = $3, content = $4, type_id = $5, content_hash = $6,
                 created_at = COALESCE($7, created_at), who_said_it = $8, participant_id = $9, theme = $10, company = $11,
                 embedding_version = CASE WHEN $12 THEN NULL ELSE embedding_version END,
                 cluster_pending = cluster_pending OR $12 OR type_id <> $5 OR company IS DISTINCT FROM $11,
                 updated_at = $13
-          WHERE workspace_id = $1 AND id = $2 RETURNING id`,
+          WHERE workspace_id = $1 AND id = $2`,
         [workspaceId, u.id, title, content, typeId, contentHash(typeId, content), u.createdAt ?? null,
           whoSaidIt, participantId, theme, companyOf(participantId, whoSaidIt), replace, now],
       );
-      if (changed.length) products.add(current.product_id);
+      products.add(current.product_id);
     }
     return { updated: updates.map((u) => u.id), productIds: [...products] };
   });
