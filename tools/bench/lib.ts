@@ -45,7 +45,11 @@ export async function startBenchService(env: Record<string, string> = {}): Promi
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+    // BENCH_VERBOSE=1: the service's log (warnings and errors) beside the bench's own output.
+    if (process.env.BENCH_VERBOSE) process.stderr.write(d);
+  });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) throw new Error(`the service exited (${child.exitCode}):\n${out}`);

@@ -9,6 +9,8 @@ import { createAuthApp, inboundReplyHandler } from '@loupe/auth-server';
 import { createMcpApp, MCP_PATH } from '@loupe/mcp-server';
 import { createBoss, ensureQueues, type Boss } from '@loupe/jobs';
 import { createWorker, type Worker } from '@loupe/worker';
+import { startSemanticsThread, type SemanticsThread } from '@loupe/semantics';
+import { createSemanticSearch } from '@loupe/sources';
 import { createMailer, startInboundSmtp, type InboundSmtp } from '@loupe/mail';
 import { createAccessTokenVerifier, isReplyAddress } from '@loupe/oauth';
 import { createSafeFetch } from '@loupe/safe-fetch';
@@ -46,6 +48,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
   const boss = createBoss({ connectionString: database.url, supervise: config.workerEnabled });
   boss.on('error', (err) => log.error({ err }, 'pg-boss error'));
   let worker: Worker | undefined;
+  let searchThread: SemanticsThread | undefined;
   let inboundSmtp: InboundSmtp | undefined;
   let http: Listening | undefined;
   try {
@@ -55,6 +58,9 @@ export async function startService({ config, log = createLogger(config.logLevel)
     let publicUrl = baseUrl(config);
     const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, pool: database.pool, log: log.child({ component: 'mail' }) });
     const metrics = createMetrics({ pool: database.pool, token: config.metricsToken });
+    // The MCP server's own semantics thread: query vectors and the in-memory source index (the worker has another).
+    searchThread = startSemanticsThread();
+    const semanticSearch = createSemanticSearch({ pool: database.pool, semantics: searchThread });
     const app = appShell(log, (a) => {
       a.use(metrics.requests);
       a.use(metrics.router);
@@ -63,7 +69,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
       a.use(createMcpApp({
         baseUrl: () => publicUrl, pool: database.pool, db: database.db, clock, log, servicePrefix: config.servicePrefix,
         verifyAccessToken: createAccessTokenVerifier({ pool: database.pool, clock, servicePrefix: config.servicePrefix }),
-        services: { boss },
+        services: { boss, semanticSearch },
         thirdParty: createThirdPartyGateway({ pool: database.pool, safeFetch: createSafeFetch({ allowLoopback: config.fetchAllowLoopback }), log }),
         observePhase: metrics.observeMcpPhase,
         bodyMemoryBytes: config.mcpBodyMemoryBytes,
@@ -100,6 +106,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
     await inboundSmtp?.close().catch(() => {});
     await http?.close(0);
     await worker?.stop().catch(() => {});
+    await searchThread?.close().catch(() => {});
     await boss.stop({ graceful: false, close: true }).catch(() => {});
     await database.close();
     throw error;
@@ -117,6 +124,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
         await listening.close(config.shutdownTimeoutMs);
         await inboundSmtp?.close().catch(() => {});
         await worker?.stop();
+        await searchThread?.close().catch(() => {});
         await boss.stop({ graceful: true, close: true, timeout: config.shutdownTimeoutMs });
         await database.close();
       })();

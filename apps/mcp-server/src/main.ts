@@ -6,6 +6,8 @@ import { createBoss, ensureQueues } from '@loupe/jobs';
 import { createAccessTokenVerifier } from '@loupe/oauth';
 import { createSafeFetch } from '@loupe/safe-fetch';
 import { createThirdPartyGateway } from '@loupe/third-party-mcp';
+import { startSemanticsThread } from '@loupe/semantics';
+import { createSemanticSearch } from '@loupe/sources';
 import { createMcpApp, MCP_PATH } from './app';
 
 // The MCP endpoint alone (behind a proxy that routes /api/mcp and /.well-known/oauth-protected-resource here
@@ -28,7 +30,7 @@ const app = appShell(log, (a) => {
   a.use(createMcpApp({
     baseUrl: () => url, pool: database.pool, db: database.db, clock: systemClock, log, servicePrefix: config.servicePrefix,
     verifyAccessToken: createAccessTokenVerifier({ pool: database.pool, clock: systemClock, servicePrefix: config.servicePrefix }),
-    services: { boss },
+    services: { boss, semanticSearch: createSemanticSearch({ pool: database.pool, semantics: startSemanticsThread() }) },
     thirdParty: createThirdPartyGateway({ pool: database.pool, safeFetch: createSafeFetch({ allowLoopback: config.fetchAllowLoopback }), log }),
     observePhase: metrics.observeMcpPhase,
   }));

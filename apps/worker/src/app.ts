@@ -1,4 +1,5 @@
 import { updateOpportunities } from '@loupe/evidence';
+import { embedPendingSources } from '@loupe/sources';
 import type { Config } from '@loupe/config';
 import type { Db } from '@loupe/db';
 import type { Clock, Logger } from '@loupe/http';
@@ -37,7 +38,9 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
-const QUEUES_WORKED = [QUEUES.processBatch, QUEUES.downloadAttachment, QUEUES.recomputeOpportunities, QUEUES.settleOpportunities, QUEUES.deadLetter] as const;
+const QUEUES_WORKED = [
+  QUEUES.processBatch, QUEUES.downloadAttachment, QUEUES.recomputeOpportunities, QUEUES.settleOpportunities, QUEUES.embedSources, QUEUES.deadLetter,
+] as const;
 
 function attemptOf(job: JobWithMetadata<unknown>): Attempt {
   return { retryCount: job.retryCount, retryLimit: job.retryLimit, signal: job.signal };
@@ -114,7 +117,17 @@ export function createWorker(deps: WorkerDeps): Worker {
         return updateOpportunities({ pool: ctx.pool, semantics, clock: ctx.clock }, workspaceId, productId, { settle: true });
       },
     );
+    await deps.boss.work<unknown, unknown, typeof polling>(
+      QUEUES.embedSources,
+      polling,
+      async ([job]) => {
+        if (!job) return undefined;
+        const { workspaceId } = payloadSchemas[QUEUES.embedSources].parse(job.data);
+        return { embedded: await embedPendingSources({ pool: ctx.pool, semantics }, workspaceId) };
+      },
+    );
     await scheduleOpportunityBackfill();
+    await scheduleSourceEmbedding();
     await deps.boss.work<unknown, unknown, typeof polling>(
       QUEUES.deadLetter,
       { ...polling, pollingIntervalSeconds: Math.max(options.pollingIntervalSeconds, 5) },
@@ -140,6 +153,16 @@ export function createWorker(deps: WorkerDeps): Worker {
     }
     for (const r of rows) await enqueue(deps.boss, QUEUES.recomputeOpportunities, { workspaceId: r.workspace_id, productId: r.product_id });
     if (rows.length) deps.log.info({ products: rows.length }, 'opportunity updates queued for products with unplaced signals');
+  }
+
+  /** Workspaces with sources not embedded yet (stored before this version, or while no worker ran) get their job queued. */
+  async function scheduleSourceEmbedding(): Promise<void> {
+    const { version } = await semantics.describe();
+    // Sources embedded with another version wait again (the index skips them until then).
+    await deps.pool.query('UPDATE sources SET semantic_pending = true WHERE NOT semantic_pending AND semantic_version IS DISTINCT FROM $1', [version]);
+    const { rows } = await deps.pool.query<{ workspace_id: string }>('SELECT DISTINCT workspace_id FROM sources WHERE semantic_pending');
+    for (const r of rows) await enqueue(deps.boss, QUEUES.embedSources, { workspaceId: r.workspace_id });
+    if (rows.length) deps.log.info({ workspaces: rows.length }, 'source embedding queued for workspaces with sources not embedded yet');
   }
 
   async function stopOnce(): Promise<void> {

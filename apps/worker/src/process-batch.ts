@@ -123,6 +123,8 @@ export async function processBatch(ctx: WorkerContext, job: BatchJob, attempt: A
       const chunk = await processChunk(ctx, job.workspaceId, job.batchId, after);
       if (chunk.taken === 0) break;
       after = chunk.lastPosition;
+      // New sources get their vector for semantic search in the background (one queued job per workspace).
+      if (chunk.processed > 0) await enqueue(ctx.boss, QUEUES.embedSources, { workspaceId: job.workspaceId });
       totals = { processed: totals.processed + chunk.processed, failed: totals.failed + chunk.failed, charged: totals.charged + chunk.charged };
     }
     const outcome = await finish(ctx, job);

@@ -28,7 +28,7 @@ export const SMALL_PRODUCT = 2_000;
 export const DRIFT_SHARE = 0.1;
 /** Up to this many signals, a product that changed is also re-clustered in full once it has been quiet a while (settle). */
 export const SETTLE_MAX = 20_000;
-const EMBED_SLICE = 256;
+const EMBED_SLICE = 1_000;
 const PLACE_SLICE = 500;
 const READ_PAGE = 2_000;
 
@@ -56,6 +56,24 @@ export interface UpdateResult {
   opportunities: number;
   /** Signals were placed incrementally and a settle would re-cluster them (see `settle`). */
   unsettled: boolean;
+  /** Milliseconds spent in each phase (embed, place, read, cluster, write): the job's output, read by the bench. */
+  phases: Record<string, number>;
+}
+
+/** Times phases into `phases` (ms, summed per name). */
+function phaseTimer(phases: Record<string, number>) {
+  const add = (name: string, ms: number) => {
+    phases[name] = Math.round((phases[name] ?? 0) + ms);
+  };
+  const time = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+    const t = performance.now();
+    try {
+      return await fn();
+    } finally {
+      add(name, performance.now() - t);
+    }
+  };
+  return Object.assign(time, { add });
 }
 
 const lockProduct = (client: pg.PoolClient, workspaceId: string, productId: string) =>
@@ -97,8 +115,9 @@ async function embedSignals(deps: OpportunityDeps, workspaceId: string, productI
     await deps.pool.query(
       `UPDATE signals s SET embedding = decode(x.e, 'base64'), embedding_version = $3, keywords = x.k
          FROM jsonb_to_recordset($4::jsonb) AS x(id text, e text, k text[])
-        WHERE s.workspace_id = $1 AND s.product_id = $2 AND s.id = x.id`,
-      [workspaceId, productId, out.version, JSON.stringify(records)],
+        WHERE s.workspace_id = $1 AND s.product_id = $2 AND s.id = x.id AND s.id = ANY($5::text[])`,
+      // The id list lets the planner read the slice's rows by key (it misjudges the recordset and scanned the table).
+      [workspaceId, productId, out.version, JSON.stringify(records), rows.map((r) => r.id)],
     );
     embedded += rows.length;
     after = rows[rows.length - 1]!.id;
@@ -133,21 +152,23 @@ async function updateLocked(deps: OpportunityDeps, workspaceId: string, productI
     [workspaceId, productId],
   );
   const { n, pending } = counts[0]!;
+  const phases: Record<string, number> = {};
+  const time = phaseTimer(phases);
   const settling = options.settle && state && state.changesSince > 0 && n <= SETTLE_MAX;
   const full = options.full || settling || !state || state.embeddingVersion !== version || n <= (options.smallProduct ?? SMALL_PRODUCT) || state.changesSince + pending >= DRIFT_SHARE * n;
   if (!full) {
-    const { embedded, placed } = await placePending(deps, workspaceId, productId, state, info);
+    const { embedded, placed } = await time('place', () => placePending(deps, workspaceId, productId, state, info));
     const after = await loadClusteringState(deps.pool, workspaceId, productId);
     if (after && after.changesSince >= DRIFT_SHARE * n) {
-      const opportunities = await reclusterProduct(deps, workspaceId, productId, info, options);
-      return { embedded, placed, reclustered: true, opportunities, unsettled: false };
+      const opportunities = await reclusterProduct(deps, workspaceId, productId, info, options, time);
+      return { embedded, placed, reclustered: true, opportunities, unsettled: false, phases };
     }
     const opportunities = await countOpportunities(deps.pool, workspaceId, productId);
-    return { embedded, placed, reclustered: false, opportunities, unsettled: Boolean(after && after.changesSince > 0 && n <= SETTLE_MAX) };
+    return { embedded, placed, reclustered: false, opportunities, unsettled: Boolean(after && after.changesSince > 0 && n <= SETTLE_MAX), phases };
   }
-  const embedded = await embedSignals(deps, workspaceId, productId, info, state?.embeddingVersion === version);
-  const opportunities = await reclusterProduct(deps, workspaceId, productId, info, options);
-  return { embedded, placed: pending, reclustered: true, opportunities, unsettled: false };
+  const embedded = await time('embed', () => embedSignals(deps, workspaceId, productId, info, state?.embeddingVersion === version));
+  const opportunities = await reclusterProduct(deps, workspaceId, productId, info, options, time);
+  return { embedded, placed: pending, reclustered: true, opportunities, unsettled: false, phases };
 }
 
 async function countOpportunities(pool: pg.Pool, workspaceId: string, productId: string): Promise<number> {
@@ -237,8 +258,8 @@ async function placePending(deps: OpportunityDeps, workspaceId: string, productI
       for (const id of rows.map((r) => r.opportunity_id)) if (id && indexOf.has(id)) sumsById.set(id, sumOf(indexOf.get(id)!));
       await client.query(
         `UPDATE opportunities o SET member_sum = decode(x.e, 'base64') FROM jsonb_to_recordset($3::jsonb) AS x(id text, e text)
-          WHERE o.workspace_id = $1 AND o.product_id = $2 AND o.id = x.id`,
-        [workspaceId, productId, JSON.stringify([...sumsById].map(([id, e]) => ({ id, e })))],
+          WHERE o.workspace_id = $1 AND o.product_id = $2 AND o.id = x.id AND o.id = ANY($4::text[])`,
+        [workspaceId, productId, JSON.stringify([...sumsById].map(([id, e]) => ({ id, e }))), [...sumsById.keys()]],
       );
       await refreshCounts(client, workspaceId, productId, touched, now);
       await client.query(
@@ -250,8 +271,8 @@ async function placePending(deps: OpportunityDeps, workspaceId: string, productI
         await client.query(
           `UPDATE signals s SET embedding = decode(x.e, 'base64'), embedding_version = $3, keywords = x.k
              FROM jsonb_to_recordset($4::jsonb) AS x(id text, e text, k text[], updated_at timestamptz)
-            WHERE s.workspace_id = $1 AND s.product_id = $2 AND s.id = x.id AND s.updated_at = x.updated_at`,
-          [workspaceId, productId, version, JSON.stringify(stale.map((r) => ({ id: r.id, e: toBase64(fresh.get(r.id)!.vector), k: fresh.get(r.id)!.keywords, updated_at: r.updated_at })))],
+            WHERE s.workspace_id = $1 AND s.product_id = $2 AND s.id = x.id AND s.updated_at = x.updated_at AND s.id = ANY($5::text[])`,
+          [workspaceId, productId, version, JSON.stringify(stale.map((r) => ({ id: r.id, e: toBase64(fresh.get(r.id)!.vector), k: fresh.get(r.id)!.keywords, updated_at: r.updated_at }))), stale.map((r) => r.id)],
         );
       }
       await addChanges(client, workspaceId, productId, rows.length);
@@ -292,11 +313,12 @@ export function subtitleOf(signals: number, companies: number, keywords: readonl
 type ClusterRow = { id: string; content_hash: string; type: string; company: string | null; updated_at: Date; cluster_pending: boolean; embedding: Buffer | null; keywords: string[] | null };
 
 /** Re-clusters every signal of the product and writes the result, keeping ids by overlap. Returns the number of opportunities. */
-async function reclusterProduct(deps: OpportunityDeps, workspaceId: string, productId: string, info: EmbeddingInfo, options: UpdateOptions): Promise<number> {
+async function reclusterProduct(deps: OpportunityDeps, workspaceId: string, productId: string, info: EmbeddingInfo, options: UpdateOptions,
+  time: ReturnType<typeof phaseTimer>): Promise<number> {
   const { version, dims } = info;
   const rows: ClusterRow[] = [];
   let after = '';
-  for (;;) {
+  await time('read', async () => { for (;;) {
     const { rows: page } = await deps.pool.query<ClusterRow>(
       `SELECT s.id, s.content_hash, t.key AS type, s.company, s.updated_at, s.cluster_pending, s.embedding, s.keywords
          FROM signals s JOIN signal_types t ON t.id = s.type_id
@@ -307,7 +329,7 @@ async function reclusterProduct(deps: OpportunityDeps, workspaceId: string, prod
     for (const r of page) rows.push(r);
     if (page.length < READ_PAGE) break;
     after = page[page.length - 1]!.id;
-  }
+  } });
   const now = new Date(deps.clock.now());
   if (rows.length === 0) {
     await withTransaction(deps.pool, async (client) => {
@@ -318,7 +340,7 @@ async function reclusterProduct(deps: OpportunityDeps, workspaceId: string, prod
   }
   const vectors = vectorsFromRows(rows, dims);
   await yieldToLoop();
-  const result = await deps.semantics.run('recluster', {
+  const result = await time('cluster', () => deps.semantics.run('recluster', {
     vectors,
     dims,
     denseDims: info.denseDims,
@@ -327,8 +349,9 @@ async function reclusterProduct(deps: OpportunityDeps, workspaceId: string, prod
     orderKeys: rows.map((r) => `${r.content_hash}\u0000${r.id}`),
     threshold: OPPORTUNITY_THRESHOLD,
     exactLimit: options.exactLimit,
-  }, [vectors.buffer as ArrayBuffer]);
+  }, [vectors.buffer as ArrayBuffer]));
   await yieldToLoop();
+  const writeStarted = performance.now();
   const k = result.sizes.length;
   const { rows: previous } = await deps.pool.query<{ signal_id: string; opportunity_id: string; created_at: Date }>(
     `SELECT os.signal_id, os.opportunity_id, o.created_at FROM opportunity_signals os
@@ -393,6 +416,7 @@ async function reclusterProduct(deps: OpportunityDeps, workspaceId: string, prod
     );
     await saveClusteringState(client, workspaceId, productId, { embeddingVersion: version, common: result.common, signalCount: rows.length, changesSince: 0 }, now);
   });
+  time.add('write', performance.now() - writeStarted);
   return opportunities.length;
 }
 

@@ -10,6 +10,8 @@ export const QUEUES = {
   recomputeOpportunities: 'opportunities.recompute',
   /** Re-cluster a product in full once its signals have been quiet for a while, if it changed since the last time. */
   settleOpportunities: 'opportunities.settle',
+  /** Embed a workspace's new sources for semantic search (one pending job per workspace). */
+  embedSources: 'sources.embed',
   /** Jobs that exhausted their retries, kept for inspection and redrive. */
   deadLetter: 'dead-letter',
 } as const;
@@ -34,6 +36,9 @@ export const payloadSchemas = {
     workspaceId: z.string().min(1),
     productId: z.string().min(1),
   }),
+  [QUEUES.embedSources]: z.strictObject({
+    workspaceId: z.string().min(1),
+  }),
   [QUEUES.deadLetter]: z.looseObject({}),
 } satisfies Record<QueueName, z.ZodType>;
 
@@ -48,6 +53,7 @@ export type Payload<Q extends QueueName> = z.infer<(typeof payloadSchemas)[Q]>;
 export const singletonKeys: { [Q in QueueName]?: (payload: Payload<Q>) => string } = {
   [QUEUES.recomputeOpportunities]: (p) => recomputeOpportunitiesKey(p.workspaceId, p.productId),
   [QUEUES.settleOpportunities]: (p) => recomputeOpportunitiesKey(p.workspaceId, p.productId),
+  [QUEUES.embedSources]: (p) => p.workspaceId,
 };
 
 export function recomputeOpportunitiesKey(workspaceId: string, productId: string): string {

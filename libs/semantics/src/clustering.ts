@@ -18,7 +18,7 @@
  */
 
 export const EXACT_LIMIT = 5_000;
-export const CELL_LIMIT = 2_000;
+export const CELL_LIMIT = 1_000;
 
 export interface Clusters {
   /** Cluster number of each input vector, numbered by first appearance. */
@@ -36,11 +36,21 @@ export interface ClusterOptions {
 }
 
 function dotAt(v: Float32Array, i: number, w: Float32Array, j: number, dims: number): number {
-  let s = 0;
   const a = i * dims;
   const b = j * dims;
-  for (let d = 0; d < dims; d++) s += v[a + d]! * w[b + d]!;
-  return s;
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let d = 0;
+  for (; d + 3 < dims; d += 4) {
+    s0 += v[a + d]! * w[b + d]!;
+    s1 += v[a + d + 1]! * w[b + d + 1]!;
+    s2 += v[a + d + 2]! * w[b + d + 2]!;
+    s3 += v[a + d + 3]! * w[b + d + 3]!;
+  }
+  for (; d < dims; d++) s0 += v[a + d]! * w[b + d]!;
+  return s0 + s1 + s2 + s3;
 }
 
 /** Pairwise dot products of the vectors at `idx` (n × n, symmetric). */
@@ -139,30 +149,47 @@ function exactAverageLink(vectors: Float32Array, dims: number, idx: Int32Array, 
   return parent;
 }
 
-/** Splits `idx` into cells of at most `limit` vectors by k-means on directions (deterministic seeds). */
+/** Cells made at each level of the partition: deeper levels split what is still too large. */
+const PARTITION_BRANCHES = 16;
+/** k-means centroids are fitted on at most this many vectors (evenly spaced), then every vector is assigned once. */
+const PARTITION_SAMPLE = 16_384;
+
+/** Index of the centroid most like vector `i` (centroids side by side, `k` of them). */
+function nearestCentroid(vectors: Float32Array, i: number, centroids: Float32Array, k: number, dims: number): number {
+  let best = 0;
+  let bestSim = -Infinity;
+  for (let c = 0; c < k; c++) {
+    const s = dotAt(vectors, i, centroids, c, dims);
+    if (s > bestSim) {
+      bestSim = s;
+      best = c;
+    }
+  }
+  return best;
+}
+
+/**
+ * Splits `idx` into cells of at most `limit` vectors: k-means on directions (deterministic seeds),
+ * at most PARTITION_BRANCHES cells per level, fitted on an even sample, each cell split again while
+ * too large. Cost about n × branches × dims per level, over log(n / limit) levels.
+ */
 function partition(vectors: Float32Array, dims: number, idx: Int32Array, limit: number): Int32Array[] {
   if (idx.length <= limit) return [idx];
-  const k = Math.min(idx.length, Math.ceil((idx.length / limit) * 2));
+  const k = Math.min(idx.length, PARTITION_BRANCHES, Math.ceil((idx.length / limit) * 2));
+  const step = Math.max(1, idx.length / PARTITION_SAMPLE);
+  const sample = Int32Array.from({ length: Math.min(idx.length, PARTITION_SAMPLE) }, (_, s) => idx[Math.floor(s * step)]!);
   const centroids = new Float32Array(k * dims);
-  for (let c = 0; c < k; c++) centroids.set(vectors.subarray(idx[Math.floor((c * idx.length) / k)]! * dims, idx[Math.floor((c * idx.length) / k)]! * dims + dims), c * dims);
-  const assign = new Int32Array(idx.length);
-  for (let iteration = 0; iteration < 5; iteration++) {
-    for (let p = 0; p < idx.length; p++) {
-      let best = 0;
-      let bestSim = -Infinity;
-      for (let c = 0; c < k; c++) {
-        const s = dotAt(vectors, idx[p]!, centroids, c, dims);
-        if (s > bestSim) {
-          bestSim = s;
-          best = c;
-        }
-      }
-      assign[p] = best;
-    }
+  for (let c = 0; c < k; c++) {
+    const seed = sample[Math.floor((c * sample.length) / k)]! * dims;
+    centroids.set(vectors.subarray(seed, seed + dims), c * dims);
+  }
+  const sampleCell = new Int32Array(sample.length);
+  for (let iteration = 0; iteration < 6; iteration++) {
+    for (let p = 0; p < sample.length; p++) sampleCell[p] = nearestCentroid(vectors, sample[p]!, centroids, k, dims);
     const sums = new Float32Array(k * dims);
-    for (let p = 0; p < idx.length; p++) {
-      const base = idx[p]! * dims;
-      const to = assign[p]! * dims;
+    for (let p = 0; p < sample.length; p++) {
+      const base = sample[p]! * dims;
+      const to = sampleCell[p]! * dims;
       for (let d = 0; d < dims; d++) sums[to + d]! += vectors[base + d]!;
     }
     for (let c = 0; c < k; c++) {
@@ -174,7 +201,7 @@ function partition(vectors: Float32Array, dims: number, idx: Int32Array, limit: 
     }
   }
   const cells: number[][] = Array.from({ length: k }, () => []);
-  for (let p = 0; p < idx.length; p++) cells[assign[p]!]!.push(idx[p]!);
+  for (let p = 0; p < idx.length; p++) cells[nearestCentroid(vectors, idx[p]!, centroids, k, dims)]!.push(idx[p]!);
   const out: Int32Array[] = [];
   for (const cell of cells) {
     if (cell.length === 0) continue;

@@ -5,3 +5,4 @@ export { commonComponent, withoutCommon, COMMON_DIRECTIONS, DENSE_SHARE, type Co
 export { clusterVectors, assignToClusters, nearestCluster, EXACT_LIMIT, CELL_LIMIT, type Clusters, type Assignment } from './clustering';
 export { startSemanticsThread, type EmbeddingInfo, type SemanticsThread } from './thread';
 export { recluster, classTerms, type ReclusterInput, type ReclusterOutput } from './recluster';
+export { VectorIndex, quantize, type IndexItem, type IndexFilter, type IndexHit } from './vector-index';

@@ -33,13 +33,27 @@ export interface ReclusterOutput {
   terms: string[][];
 }
 
+/** The common component is estimated from at most this many texts (evenly spaced in sort order): beyond, it no longer changes. */
+const COMMON_SAMPLE = 20_000;
+
+function evenSample(vectors: Float32Array, dims: number, order: number[], max: number): Float32Array {
+  if (order.length <= max) return vectors;
+  const out = new Float32Array(max * dims);
+  const step = order.length / max;
+  for (let s = 0; s < max; s++) {
+    const from = order[Math.floor(s * step)]!;
+    out.set(vectors.subarray(from * dims, from * dims + dims), s * dims);
+  }
+  return out;
+}
+
 export function recluster(input: ReclusterInput): ReclusterOutput {
   const { dims } = input;
   const n = input.vectors.length / dims;
   const keys = input.orderKeys;
   const order = Array.from({ length: n }, (_, i) => i);
   if (keys) order.sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : a - b));
-  const common = commonComponent(input.vectors, dims, input.denseDims);
+  const common = commonComponent(evenSample(input.vectors, dims, order, COMMON_SAMPLE), dims, input.denseDims);
   const centred = new Float32Array(input.vectors.length);
   order.forEach((from, at) => centred.set(withoutCommon(input.vectors.subarray(from * dims, from * dims + dims), common), at * dims));
   const sorted = clusterVectors(centred, dims, { threshold: input.threshold, exactLimit: input.exactLimit });

@@ -6,6 +6,7 @@ import { loadWordVectors } from './model';
 import { classTerms } from './recluster';
 import { startSemanticsThread } from './thread';
 import { dot } from './vectors';
+import { quantize, VectorIndex } from './vector-index';
 
 const embedder = createEmbedder(loadWordVectors());
 
@@ -102,5 +103,49 @@ describe('the semantics thread', () => {
     const r = await thread.run('recluster', { vectors: out.vectors, dims: info.dims, denseDims: info.denseDims, keywords: out.keywords, threshold: 0.35 });
     expect([...r.labels]).toEqual([0, 0, 1, 1, 2, 2]);
     expect(r.terms[1]).toContain('sign');
+  });
+});
+
+describe('VectorIndex', () => {
+  const docs = [
+    ['okta', 'We cannot log in through Okta anymore, the login page loops'],
+    ['saml', 'Our security team needs SAML for every employee account'],
+    ['export', 'Exporting a large report to Excel takes twenty minutes'],
+    ['csv', 'The CSV download is far too slow for big reports'],
+    ['crash', 'The Android app crashes when a photo is uploaded'],
+    ['price', 'The new pricing is too expensive for a small team'],
+    ['slack', 'Please send the alerts to our Slack channel'],
+    ['onboard', 'New hires get lost during onboarding and give up'],
+  ] as const;
+  const item = (id: string, text: string, product = 'p1', at = 0) => ({
+    id, vector: quantize(embedder.embed(text).slice(0, embedder.denseDims)), product, type: 'email', nature: 'evidence', at, projects: id === 'crash' ? ['mobile'] : [],
+  });
+  const query = (text: string) => embedder.embed(text).slice(0, embedder.denseDims);
+
+  it('finds by meaning and honours the filters, best first', () => {
+    const index = new VectorIndex(embedder.denseDims);
+    index.upsert(docs.map(([id, text], i) => item(id, text, i % 2 ? 'p2' : 'p1', i)));
+    expect(index.size).toBe(docs.length);
+    // Paraphrases: no word in common with the Okta message but "login" / "in".
+    expect(index.search(query('SSO login is broken'), 1).map((h) => h.id)).toEqual(['okta']);
+    expect(index.search(query('users cannot sign in'), 1).map((h) => h.id)).toEqual(['okta']);
+    const slow = index.search(query('spreadsheet exports are slow'), 2);
+    expect(slow.map((h) => h.id).sort()).toEqual(['csv', 'export']);
+    expect(slow[0]!.score).toBeGreaterThanOrEqual(slow[1]!.score);
+    expect(index.search(query('spreadsheet exports are slow'), 5, { product: 'p2' }).map((h) => h.id)).not.toContain('export');
+    expect(index.search(query('app crash'), 5, { project: 'mobile' }).map((h) => h.id)).toEqual(['crash']);
+    expect(index.search(query('app crash'), 5, { product: 'nope' })).toEqual([]);
+    expect(index.search(query('app crash'), 5, { since: 3, until: 5 }).every((h) => ['csv', 'crash'].includes(h.id))).toBe(true);
+  });
+
+  it('replaces an item written again and forgets a removed one; a query of unknown words finds nothing', () => {
+    const index = new VectorIndex(embedder.denseDims);
+    index.upsert(docs.map(([id, text]) => item(id, text)));
+    index.upsert([item('price', 'The Android app freezes when the camera opens')]);
+    expect(index.size).toBe(docs.length);
+    expect(index.search(query('mobile app crashes with the camera'), 2).map((h) => h.id).sort()).toEqual(['crash', 'price']);
+    index.remove(['crash']);
+    expect(index.search(query('mobile app crashes with the camera'), 8).map((h) => h.id)).not.toContain('crash');
+    expect(index.search(query('zzxqv qqzzy'), 5)).toEqual([]);
   });
 });

@@ -4,9 +4,13 @@ import { recluster } from './recluster';
 import { createEmbedder } from './embed';
 import { loadWordVectors } from './model';
 import type { SemanticsRequest, SemanticsResponse } from './thread-protocol';
+import { VectorIndex } from './vector-index';
 
 // The semantics thread: embedding and clustering off the event loop that serves requests.
 const embedder = createEmbedder(loadWordVectors());
+
+/** Nearest-neighbour indexes held by this thread, by collection (a workspace's sources). */
+const indexes = new Map<string, VectorIndex>();
 
 const buffers = (...arrays: Array<{ buffer: ArrayBufferLike }>) => arrays.map((a) => a.buffer as ArrayBuffer);
 
@@ -29,6 +33,24 @@ function handle(request: SemanticsRequest): { result: unknown; transfer: ArrayBu
       const out = assignToClusters(request.vectors, request.dims, request.sums, request.sizes, request.threshold);
       return { result: out, transfer: buffers(out.clusters, out.sums, out.sizes) };
     }
+    case 'index-upsert': {
+      let index = indexes.get(request.collection);
+      if (request.fill) indexes.set(request.collection, (index = new VectorIndex(embedder.denseDims)));
+      // Pages past the first of a collection this thread does not hold (it was restarted): the caller fills it again.
+      if (!index) return { result: { size: 0, bytes: 0, missing: true }, transfer: [] };
+      if (request.removed?.length) index.remove(request.removed);
+      index.upsert(request.items);
+      return { result: { size: index.size, bytes: index.bytes, missing: false }, transfer: [] };
+    }
+    case 'index-search': {
+      const index = indexes.get(request.collection);
+      if (!index) return { result: { hits: [], loaded: false }, transfer: [] };
+      // The dense part of the query's vector, as the indexed vectors are (raw, unit length).
+      const query = embedder.embed(request.text).slice(0, embedder.denseDims);
+      return { result: { hits: index.search(query, request.k, request.filter, request.minScore), loaded: true }, transfer: [] };
+    }
+    case 'index-drop':
+      return { result: { dropped: indexes.delete(request.collection) }, transfer: [] };
   }
 }
 

@@ -1,16 +1,26 @@
 import type { Assignment } from './clustering';
 import type { ReclusterInput, ReclusterOutput } from './recluster';
+import type { IndexFilter, IndexHit, IndexItem } from './vector-index';
 
 /** Messages between the semantics thread and its callers. */
 export type SemanticsRequest =
   | { id: number; op: 'embed'; texts: string[]; themes?: Array<string | null> }
   | ({ id: number; op: 'recluster' } & ReclusterInput)
-  | { id: number; op: 'assign'; vectors: Float32Array; dims: number; sums: Float32Array; sizes: Int32Array; threshold: number };
+  | { id: number; op: 'assign'; vectors: Float32Array; dims: number; sums: Float32Array; sizes: Int32Array; threshold: number }
+  /** `fill`: the first page of a collection (created if missing); later pages of a missing one are refused (`missing`). */
+  | { id: number; op: 'index-upsert'; collection: string; items: IndexItem[]; removed?: string[]; fill?: boolean }
+  | { id: number; op: 'index-search'; collection: string; text: string; k: number; filter?: IndexFilter; minScore?: number }
+  | { id: number; op: 'index-drop'; collection: string };
 
 export interface SemanticsResults {
   embed: { vectors: Float32Array; dims: number; denseDims: number; keywords: string[][]; version: string };
   recluster: ReclusterOutput;
   assign: Assignment;
+  /** The collection's size after the change. */
+  'index-upsert': { size: number; bytes: number; missing: boolean };
+  /** `loaded` false: the thread holds no such collection (never filled, or the thread was restarted). */
+  'index-search': { hits: IndexHit[]; loaded: boolean };
+  'index-drop': { dropped: boolean };
 }
 
 export type SemanticsResponse = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string };

@@ -570,6 +570,16 @@ async function searchIn(db: Queryable, workspaceId: string, request: SearchReque
   if (unplaced.length) {
     const found = await matchingSegments(db, unplaced, lexical.highlightQuery);
     for (const r of page) if (r.positions.length === 0) r.positions = found.get(r.sourceId) ?? [];
+    // Found for their meaning alone (no word matches): their opening is the excerpt.
+    const opening = page.filter((r) => r.positions.length === 0).map((r) => r.sourceId);
+    if (opening.length) {
+      const { rows } = await db.query<{ source_id: string; position: number }>(
+        'SELECT DISTINCT ON (source_id) source_id, position FROM source_segments WHERE source_id = ANY($1::text[]) ORDER BY source_id, position',
+        [opening],
+      );
+      const first = new Map(rows.map((r) => [r.source_id, r.position]));
+      for (const r of page) if (r.positions.length === 0 && first.has(r.sourceId)) r.positions = [first.get(r.sourceId)!];
+    }
   }
   const ids = page.map((r) => r.sourceId);
   const wanted = page.flatMap((r) => r.positions.slice(0, SEARCH_LIMITS.excerptsPerSource).map((p) => ({ source_id: r.sourceId, position: p })));

@@ -1,0 +1,273 @@
+import { commonComponent, type CommonComponent } from './common';
+import { normalize } from './vectors';
+
+/**
+ * An in-memory nearest-neighbour index of one collection (a workspace's sources), scored by the cosine
+ * of vectors centred on the collection's own common component (the same correction the clustering
+ * makes; it doubles the precision of raw averaged word vectors). Vectors are stored raw and quantised
+ * (a scale and one signed byte per dimension), so the common component can be re-estimated as the
+ * collection grows without touching them: only each vector's centred length is recomputed.
+ *
+ * score(d) = c_q · P(d − m) / |P(d − m)| = (c_q · d − c_q · m) / |P(d − m)|, where m is the mean, P
+ * projects out the principal directions and c_q is the centred query (already inside P's range).
+ *
+ * Items carry facets for filtering (a product, a type, a nature, a time, projects). The scan is exact
+ * (every item of the collection that passes the filters): about 0.1 µs per item on this machine.
+ */
+export interface IndexItem {
+  id: string;
+  /** Quantised vector: float32 scale (little endian) then `dims` signed bytes (see `quantize`). */
+  vector: Uint8Array;
+  product: string;
+  type: string;
+  nature: string;
+  /** Milliseconds since the epoch. */
+  at: number;
+  projects: string[];
+}
+
+export interface IndexFilter {
+  product?: string | undefined;
+  type?: string | undefined;
+  nature?: string | undefined;
+  project?: string | undefined;
+  since?: number | undefined;
+  until?: number | undefined;
+}
+
+export interface IndexHit {
+  id: string;
+  score: number;
+}
+
+/** A float vector as a scale and signed bytes: `4 + dims` bytes. */
+export function quantize(v: Float32Array): Uint8Array {
+  let max = 0;
+  for (let i = 0; i < v.length; i++) max = Math.max(max, Math.abs(v[i]!));
+  const out = new Uint8Array(4 + v.length);
+  const scale = max / 127;
+  new DataView(out.buffer).setFloat32(0, scale, true);
+  const q = new Int8Array(out.buffer, 4);
+  for (let i = 0; i < v.length; i++) q[i] = scale > 0 ? Math.round(v[i]! / scale) : 0;
+  return out;
+}
+
+/** The collection's common component is estimated again when it has grown by this factor since the last time. */
+const REESTIMATE_GROWTH = 1.25;
+/** ...from at most this many items, evenly spaced. */
+const COMMON_SAMPLE = 20_000;
+
+class Dictionary {
+  private codes = new Map<string, number>();
+  code(value: string): number {
+    let c = this.codes.get(value);
+    if (c === undefined) {
+      c = this.codes.size;
+      this.codes.set(value, c);
+    }
+    return c;
+  }
+  find(value: string): number {
+    return this.codes.get(value) ?? -1;
+  }
+}
+
+export class VectorIndex {
+  private n = 0;
+  private live = 0;
+  private vectors: Int8Array;
+  private scales: Float32Array;
+  /** |P(d − m)| of each item's raw vector (0: the item takes no part). */
+  private lengths: Float32Array;
+  private products: Int32Array;
+  private types: Int32Array;
+  private natures: Int32Array;
+  private times: Float64Array;
+  private projects: Array<string[] | undefined> = [];
+  private ids: Array<string | undefined> = [];
+  private rowOf = new Map<string, number>();
+  private dictionary = new Dictionary();
+  private common: CommonComponent | undefined;
+  private estimatedAt = 0;
+
+  constructor(readonly dims: number, capacity = 1_024) {
+    this.vectors = new Int8Array(capacity * dims);
+    this.scales = new Float32Array(capacity);
+    this.lengths = new Float32Array(capacity);
+    this.products = new Int32Array(capacity);
+    this.types = new Int32Array(capacity);
+    this.natures = new Int32Array(capacity);
+    this.times = new Float64Array(capacity);
+  }
+
+  get size(): number {
+    return this.live;
+  }
+
+  /** Adds items, or replaces the ones whose id is already indexed. */
+  upsert(items: readonly IndexItem[]): void {
+    for (const item of items) {
+      if (item.vector.byteLength !== 4 + this.dims) continue;
+      let row = this.rowOf.get(item.id);
+      if (row === undefined) {
+        row = this.n++;
+        this.grow(this.n);
+        this.rowOf.set(item.id, row);
+        this.live++;
+      }
+      this.scales[row] = new DataView(item.vector.buffer, item.vector.byteOffset, 4).getFloat32(0, true);
+      this.vectors.set(new Int8Array(item.vector.buffer, item.vector.byteOffset + 4, this.dims), row * this.dims);
+      this.products[row] = this.dictionary.code(item.product);
+      this.types[row] = this.dictionary.code(item.type);
+      this.natures[row] = this.dictionary.code(item.nature);
+      this.times[row] = item.at;
+      this.projects[row] = item.projects.length ? item.projects : undefined;
+      this.ids[row] = item.id;
+      if (this.common) this.lengths[row] = this.centredLength(row);
+    }
+    if (!this.common || this.live >= this.estimatedAt * REESTIMATE_GROWTH) this.estimate();
+  }
+
+  remove(ids: readonly string[]): void {
+    for (const id of ids) {
+      const row = this.rowOf.get(id);
+      if (row === undefined) continue;
+      this.rowOf.delete(id);
+      this.ids[row] = undefined;
+      this.lengths[row] = 0;
+      this.live--;
+    }
+  }
+
+  /** The items most like `query` (a raw unit vector of `dims`), best first, at or above `minScore`. */
+  search(query: Float32Array, k: number, filter: IndexFilter = {}, minScore = -1): IndexHit[] {
+    const common = this.common;
+    if (!common || this.live === 0) return [];
+    const dims = this.dims;
+    const q = this.centred(query, common);
+    if (!q) return [];
+    let qm = 0;
+    for (let d = 0; d < dims; d++) qm += q[d]! * common.mean[d]!;
+    const product = filter.product === undefined ? -2 : this.dictionary.find(filter.product);
+    const type = filter.type === undefined ? -2 : this.dictionary.find(filter.type);
+    const nature = filter.nature === undefined ? -2 : this.dictionary.find(filter.nature);
+    if (product === -1 || type === -1 || nature === -1) return [];
+    const since = filter.since ?? -Infinity;
+    const until = filter.until ?? Infinity;
+    // The k best so far, worst first (k is small: insertion keeps them sorted).
+    const bestScores: number[] = [];
+    const bestRows: number[] = [];
+    let floor = minScore;
+    const vectors = this.vectors;
+    for (let row = 0; row < this.n; row++) {
+      const length = this.lengths[row]!;
+      if (length === 0) continue;
+      if (product >= 0 && this.products[row] !== product) continue;
+      if (type >= 0 && this.types[row] !== type) continue;
+      if (nature >= 0 && this.natures[row] !== nature) continue;
+      const at = this.times[row]!;
+      if (at < since || at >= until) continue;
+      if (filter.project !== undefined && !this.projects[row]?.includes(filter.project)) continue;
+      const base = row * dims;
+      let s0 = 0;
+      let s1 = 0;
+      let d = 0;
+      for (; d + 1 < dims; d += 2) {
+        s0 += q[d]! * vectors[base + d]!;
+        s1 += q[d + 1]! * vectors[base + d + 1]!;
+      }
+      if (d < dims) s0 += q[d]! * vectors[base + d]!;
+      const score = ((s0 + s1) * this.scales[row]! - qm) / length;
+      if (score < floor) continue;
+      let at2 = bestScores.length;
+      while (at2 > 0 && bestScores[at2 - 1]! > score) at2--;
+      bestScores.splice(at2, 0, score);
+      bestRows.splice(at2, 0, row);
+      if (bestScores.length > k) {
+        bestScores.shift();
+        bestRows.shift();
+      }
+      if (bestScores.length === k) floor = Math.max(floor, bestScores[0]!);
+    }
+    const hits: IndexHit[] = [];
+    for (let i = bestRows.length - 1; i >= 0; i--) hits.push({ id: this.ids[bestRows[i]!]!, score: bestScores[i]! });
+    return hits;
+  }
+
+  /** Bytes held (for /metrics and the memory budget). */
+  get bytes(): number {
+    return this.vectors.byteLength + this.scales.byteLength * 7;
+  }
+
+  private grow(needed: number) {
+    const capacity = this.scales.length;
+    if (needed <= capacity) return;
+    const next = Math.max(needed, capacity * 2);
+    const copy = <T extends Int8Array | Float32Array | Int32Array | Float64Array>(a: T, size: number): T => {
+      const b = new (a.constructor as new (n: number) => T)(size);
+      b.set(a);
+      return b;
+    };
+    this.vectors = copy(this.vectors, next * this.dims);
+    this.scales = copy(this.scales, next);
+    this.lengths = copy(this.lengths, next);
+    this.products = copy(this.products, next);
+    this.types = copy(this.types, next);
+    this.natures = copy(this.natures, next);
+    this.times = copy(this.times, next);
+  }
+
+  private raw(row: number): Float32Array {
+    const v = new Float32Array(this.dims);
+    const scale = this.scales[row]!;
+    for (let d = 0; d < this.dims; d++) v[d] = this.vectors[row * this.dims + d]! * scale;
+    return v;
+  }
+
+  /** The centred, unit-length version of a raw vector, or undefined for a zero one. */
+  private centred(v: Float32Array, common: CommonComponent): Float32Array | undefined {
+    const dims = this.dims;
+    const out = new Float32Array(dims);
+    let any = false;
+    for (let d = 0; d < dims; d++) {
+      out[d] = v[d]! - common.mean[d]!;
+      if (v[d] !== 0) any = true;
+    }
+    if (!any) return undefined;
+    this.project(out, common);
+    return normalize(out);
+  }
+
+  private project(v: Float32Array, common: CommonComponent) {
+    const dims = this.dims;
+    for (let at = 0; at + dims <= common.direction.length; at += dims) {
+      let p = 0;
+      for (let d = 0; d < dims; d++) p += v[d]! * common.direction[at + d]!;
+      for (let d = 0; d < dims; d++) v[d]! -= p * common.direction[at + d]!;
+    }
+  }
+
+  private centredLength(row: number): number {
+    const common = this.common!;
+    if (this.scales[row] === 0) return 0;
+    const v = this.raw(row);
+    for (let d = 0; d < this.dims; d++) v[d]! -= common.mean[d]!;
+    this.project(v, common);
+    let n = 0;
+    for (let d = 0; d < this.dims; d++) n += v[d]! * v[d]!;
+    return Math.sqrt(n);
+  }
+
+  /** Estimates the common component from an even sample of the live items, then every centred length. */
+  private estimate() {
+    const rows: number[] = [];
+    for (let row = 0; row < this.n; row++) if (this.ids[row] !== undefined) rows.push(row);
+    if (rows.length === 0) return;
+    const take = Math.min(rows.length, COMMON_SAMPLE);
+    const sample = new Float32Array(take * this.dims);
+    for (let s = 0; s < take; s++) sample.set(this.raw(rows[Math.floor((s * rows.length) / take)]!), s * this.dims);
+    this.common = commonComponent(sample, this.dims, this.dims);
+    this.estimatedAt = rows.length;
+    for (const row of rows) this.lengths[row] = this.centredLength(row);
+  }
+}

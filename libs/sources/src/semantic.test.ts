@@ -1,0 +1,115 @@
+import { newId } from '@loupe/db';
+import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
+import { startSemanticsThread, type SemanticsThread } from '@loupe/semantics';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSemanticSearch, embedPendingSources, pendingSemanticSources, refreshSearchDocuments, searchSources } from './index';
+
+const FILLER = [
+  'Thanks for the demo yesterday, the team enjoyed it', 'Can we move our quarterly review to Thursday afternoon?', 'The dashboard colours are hard to read on a projector',
+  'We would like a German translation of the interface', 'Our contract renews in March; please send the new terms', 'The search box ignores accents in customer names',
+  'Please add two more seats to our plan', 'Notifications arrive twice on the iPad', 'Is there an API to create projects automatically?',
+  'The calendar integration shows meetings in the wrong time zone', 'We love the new timeline view', 'Printing an invoice cuts off the last line',
+  'Our auditors need a log of who changed each record', 'The tutorial videos are out of date', 'Dark mode would help our night shift',
+  'Can guests comment without an account?', 'The weekly email digest is too long to read', 'Tags disappear after renaming a folder',
+  'We need data stored in the European Union', 'Keyboard shortcuts conflict with our screen reader', 'Archived projects still count against our quota',
+  'The import from Trello lost all attachments', 'Please let admins reset two-factor authentication', 'Charts do not load behind our proxy',
+  'Customer support answered within minutes, great job', 'The mobile web page zooms in on every form field', 'We want to filter reports by region',
+  'Uploading a video larger than one gigabyte fails', 'The onboarding checklist skipped the billing step', 'Comments lose their formatting when pasted',
+];
+
+describe('semantic search of sources', () => {
+  let t: TestDatabase;
+  let semantics: SemanticsThread;
+  const ws = newId('ws');
+  const other = newId('ws');
+  let day = 0;
+
+  async function source(workspaceId: string, title: string, turns: Array<[string, string]>, product = 'prod_1'): Promise<string> {
+    const id = newId('src');
+    await t.pool.query(
+      `INSERT INTO sources (id, workspace_id, product_id, project_ids, type, nature, title, occurred_at, participants, tags, status, segment_count)
+       VALUES ($1, $2, $3, '{}', 'email', 'evidence', $4, $5, '[]', '{}', 'ready', $6)`,
+      [id, workspaceId, product, title, new Date(Date.UTC(2026, 0, 1) + day++ * 86_400_000), turns.length],
+    );
+    await t.pool.query(
+      `INSERT INTO source_segments (source_id, position, kind, speaker, text)
+       SELECT $1, x.position, 'turn', x.speaker, x.text FROM json_to_recordset($2::json) AS x(position int, speaker text, text text)`,
+      [id, JSON.stringify(turns.map(([speaker, text], position) => ({ position, speaker, text })))],
+    );
+    await refreshSearchDocuments(t.pool, [id]);
+    return id;
+  }
+
+  const ids = {} as Record<'okta' | 'export' | 'crash' | 'otherOkta', string>;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    semantics = startSemanticsThread();
+    await t.pool.query("INSERT INTO workspaces (id, name) VALUES ($1, 'Acme'), ($2, 'Other')", [ws, other]);
+    ids.okta = await source(ws, 'Re: cannot get in', [['Ann', 'Since Monday our staff cannot log in through Okta, the login page keeps looping back']]);
+    ids.export = await source(ws, 'Reports', [['Bo', 'Exporting the monthly report to Excel takes twenty minutes every time']]);
+    ids.crash = await source(ws, 'Mobile', [['Cy', 'The Android app crashes whenever someone uploads a photo']], 'prod_2');
+    ids.otherOkta = await source(other, 'Okta problem', [['Zed', 'Nobody can log in with Okta, the sign in fails for every employee']]);
+    // A workspace says many different things: the common component is estimated from them.
+    for (const [i, text] of FILLER.entries()) await source(ws, `Note ${i}`, [['Al', text]]);
+  });
+  afterAll(async () => {
+    await semantics.close();
+    await t.close();
+  });
+
+  it('embeds the waiting sources of a workspace and no other', async () => {
+    expect(await pendingSemanticSources(t.pool, ws)).toBe(33);
+    expect(await embedPendingSources({ pool: t.pool, semantics }, ws)).toBe(33);
+    expect(await pendingSemanticSources(t.pool, ws)).toBe(0);
+    expect(await pendingSemanticSources(t.pool, other)).toBe(1);
+    expect(await embedPendingSources({ pool: t.pool, semantics }, ws)).toBe(0);
+  });
+
+  it('finds by meaning what the words alone miss, fused with the lexical ranking, inside the workspace only', async () => {
+    const search = createSemanticSearch({ pool: t.pool, semantics });
+    await embedPendingSources({ pool: t.pool, semantics }, other);
+    // The first search fills the index in the background; it is complete a moment later.
+    let found = await search.search(ws, 'single sign-on does not work', {}, 5);
+    for (let i = 0; found.indexing && i < 50; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      found = await search.search(ws, 'single sign-on does not work', {}, 5);
+    }
+    expect(found.indexing).toBe(false);
+    expect(found.hits[0]!.sourceId).toBe(ids.okta);
+    expect(found.hits.map((h) => h.sourceId)).not.toContain(ids.otherOkta);
+
+    const lexicalOnly = await searchSources(t.pool, ws, { query: 'single sign-on' });
+    expect(lexicalOnly.items.map((i) => i.id)).not.toContain(ids.okta);
+    const fused = await searchSources(t.pool, ws, { query: 'single sign-on', extraRankings: [found.hits] });
+    expect(fused.items[0]!.id).toBe(ids.okta);
+    expect(fused.matched).toBe('none');
+    expect(fused.items[0]!.excerpts![0]!.position).toBe(0);
+
+    const slow = await search.search(ws, 'downloading the report is slow', {}, 3);
+    expect(slow.hits[0]!.sourceId).toBe(ids.export);
+    const filtered = await search.search(ws, 'the phone application keeps crashing', { productId: 'prod_1' }, 5);
+    expect(filtered.hits.map((h) => h.sourceId)).not.toContain(ids.crash);
+    expect((await search.search(ws, 'the phone application keeps crashing', { productId: 'prod_2' }, 5)).hits.map((h) => h.sourceId)).toEqual([ids.crash]);
+  });
+
+  it('sees a source written after the index was filled within a second, and refills after the thread is restarted', async () => {
+    const search = createSemanticSearch({ pool: t.pool, semantics });
+    let found = await search.search(ws, 'invoice paid twice', {}, 3);
+    for (let i = 0; found.indexing && i < 50; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      found = await search.search(ws, 'invoice paid twice', {}, 3);
+    }
+    const billing = await source(ws, 'Billing', [['Dee', 'We were charged two times for the same invoice this month']]);
+    await embedPendingSources({ pool: t.pool, semantics }, ws);
+    await new Promise((r) => setTimeout(r, 1_100));
+    expect((await search.search(ws, 'invoice paid twice', {}, 3)).hits[0]!.sourceId).toBe(billing);
+
+    await semantics.close(); // the next request starts a new thread, without the index
+    let again = await search.search(ws, 'invoice paid twice', {}, 3);
+    for (let i = 0; (again.indexing || !again.hits.length) && i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      again = await search.search(ws, 'invoice paid twice', {}, 3);
+    }
+    expect(again.hits[0]!.sourceId).toBe(billing);
+  });
+});

@@ -1,0 +1,158 @@
+import type pg from 'pg';
+import { quantize, type IndexFilter, type IndexItem, type SemanticsThread } from '@loupe/semantics';
+import type { RankedHit } from './fuse';
+import type { SearchFilters } from './search';
+
+/**
+ * Semantic search of sources (issue 22), in two halves:
+ *  - the worker embeds each stored source (title and text, the dense part of libs/semantics' vector,
+ *    quantised to 104 bytes) into `sources.semantic_vector`, stamping `semantic_seq` from a sequence;
+ *  - each MCP server instance keeps the vectors of the workspaces it serves in an in-memory index in
+ *    its semantics thread, filled on first use and kept fresh by reading past the last seq it saw
+ *    (at most REFRESH_MS old), so PostgreSQL stays the source of truth and every instance sees a
+ *    write within about a second. README "Search (find_sources)" has the scaling path (pgvector).
+ */
+
+type Queryable = Pick<pg.Pool, 'query'>;
+
+/** Sources embedded per statement pair. */
+const EMBED_SLICE = 200;
+/** Characters of a source's text that make its vector (a long transcript's gist is in far fewer). */
+const EMBED_CHARS = 20_000;
+
+/** Embeds a workspace's sources that are waiting (new, or embedded with another version). Returns how many. */
+export async function embedPendingSources(deps: { pool: pg.Pool; semantics: SemanticsThread }, workspaceId: string): Promise<number> {
+  const info = await deps.semantics.describe();
+  let embedded = 0;
+  for (;;) {
+    const { rows } = await deps.pool.query<{ id: string; text: string }>(
+      `SELECT s.id, left(s.title || E'\\n' || coalesce((SELECT string_agg(g.text, E'\\n' ORDER BY g.position) FROM
+                (SELECT g.text, g.position FROM source_segments g WHERE g.source_id = s.id ORDER BY g.position LIMIT 200) g), ''), ${EMBED_CHARS}) AS text
+         FROM sources s WHERE s.workspace_id = $1 AND s.semantic_pending ORDER BY s.id LIMIT ${EMBED_SLICE}`,
+      [workspaceId],
+    );
+    if (rows.length === 0) return embedded;
+    const out = await deps.semantics.run('embed', { texts: rows.map((r) => r.text) });
+    const vectors = rows.map((_, i) => Buffer.from(quantize(out.vectors.subarray(i * out.dims, i * out.dims + out.denseDims))));
+    await deps.pool.query(
+      `UPDATE sources s SET semantic_vector = x.v, semantic_version = $2, semantic_pending = false, semantic_seq = nextval('source_semantic_seq')
+         FROM unnest($3::text[], $4::bytea[]) AS x(id, v)
+        WHERE s.workspace_id = $1 AND s.id = x.id`,
+      [workspaceId, info.version, rows.map((r) => r.id), vectors],
+    );
+    embedded += rows.length;
+  }
+}
+
+/** Sources of the workspace not embedded yet (counted up to `cap`). */
+export async function pendingSemanticSources(db: Queryable, workspaceId: string, cap = 10_000): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM (SELECT 1 FROM sources WHERE workspace_id = $1 AND semantic_pending LIMIT ${cap}) x`,
+    [workspaceId],
+  );
+  return rows[0]!.n;
+}
+
+/** Sources read per statement when filling or refreshing an index. */
+const LOAD_PAGE = 2_000;
+/** A workspace's index is brought up to date before a search when it is older than this. */
+const REFRESH_MS = 1_000;
+
+interface Collection {
+  /** Last semantic_seq read into the index. */
+  seq: string;
+  /** Whether the index holds every source embedded at the time it was filled (false while filling). */
+  complete: boolean;
+  refreshedAt: number;
+  /** The fill or refresh in progress. */
+  running?: Promise<void>;
+}
+
+export interface SemanticResult {
+  hits: RankedHit[];
+  /** The index does not hold every embedded source yet (filling after a start). */
+  indexing: boolean;
+}
+
+export interface SemanticSearch {
+  search(workspaceId: string, query: string, filters: SearchFilters, k: number): Promise<SemanticResult>;
+}
+
+/** Cosine (centred) below which a source is not offered as a match: measured with tools/eval (npm run eval:evidence). */
+export const SEMANTIC_MIN_SCORE = 0.3;
+
+export function createSemanticSearch(deps: { pool: pg.Pool; semantics: SemanticsThread }): SemanticSearch {
+  const collections = new Map<string, Collection>();
+
+  async function readPage(workspaceId: string, after: string, version: string): Promise<{ items: IndexItem[]; removed: string[]; last: string }> {
+    const { rows } = await deps.pool.query<{ id: string; v: Buffer | null; version: string | null; product_id: string; type: string; nature: string; at: Date; projects: string[] | null; seq: string }>(
+      `SELECT id, semantic_vector AS v, semantic_version AS version, product_id, type, nature, occurred_at AS at, project_ids AS projects, semantic_seq::text AS seq
+         FROM sources WHERE workspace_id = $1 AND semantic_seq > $2::bigint ORDER BY semantic_seq LIMIT ${LOAD_PAGE}`,
+      [workspaceId, after],
+    );
+    const items: IndexItem[] = [];
+    const removed: string[] = [];
+    for (const r of rows) {
+      if (r.v && r.version === version) {
+        items.push({ id: r.id, vector: new Uint8Array(r.v.buffer, r.v.byteOffset, r.v.byteLength), product: r.product_id, type: r.type, nature: r.nature, at: r.at.getTime(), projects: r.projects ?? [] });
+      } else {
+        removed.push(r.id);
+      }
+    }
+    return { items, removed, last: rows.length ? rows[rows.length - 1]!.seq : after };
+  }
+
+  /** Reads every source written since the collection's seq into the thread's index, a page at a time. */
+  async function catchUp(workspaceId: string, c: Collection, version: string): Promise<void> {
+    for (;;) {
+      const fill = c.seq === '0';
+      const page = await readPage(workspaceId, c.seq, version);
+      if (fill || page.items.length || page.removed.length) {
+        const out = await deps.semantics.run('index-upsert', { collection: workspaceId, items: page.items, removed: page.removed, fill });
+        if (out.missing) {
+          // The thread was started again and lost this index: fill it from the start.
+          c.seq = '0';
+          c.complete = false;
+          continue;
+        }
+      }
+      c.seq = page.last;
+      if (page.items.length + page.removed.length < LOAD_PAGE) break;
+      // Let requests run between pages of a large fill.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    c.complete = true;
+    c.refreshedAt = Date.now();
+  }
+
+  function refresh(workspaceId: string, c: Collection, version: string): Promise<void> {
+    c.running ??= catchUp(workspaceId, c, version).finally(() => {
+      c.running = undefined;
+    });
+    return c.running;
+  }
+
+  return {
+    async search(workspaceId, query, filters, k) {
+      const info = await deps.semantics.describe();
+      let c = collections.get(workspaceId);
+      if (!c) {
+        c = { seq: '0', complete: false, refreshedAt: 0 };
+        collections.set(workspaceId, c);
+      }
+      if (c.complete && Date.now() - c.refreshedAt > REFRESH_MS) await refresh(workspaceId, c, info.version);
+      else if (!c.complete) void refresh(workspaceId, c, info.version).catch(() => undefined);
+      const filter: IndexFilter = {
+        product: filters.productId, type: filters.sourceType, nature: filters.nature, project: filters.projectId,
+        since: filters.since?.getTime(), until: filters.until?.getTime(),
+      };
+      const out = await deps.semantics.run('index-search', { collection: workspaceId, text: query, k, filter, minScore: SEMANTIC_MIN_SCORE });
+      if (!out.loaded && c.complete && !c.running) {
+        // The thread was started again (it lost its indexes): fill this one again.
+        collections.delete(workspaceId);
+        return { hits: [], indexing: true };
+      }
+      return { hits: out.hits.map((h) => ({ sourceId: h.id, position: null })), indexing: !c.complete };
+    },
+  };
+}
