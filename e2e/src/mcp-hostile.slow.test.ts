@@ -61,6 +61,8 @@ async function loopDelay(): Promise<{ p99Ms: number; maxMs: number }> {
 }
 /** The slowest /healthz answer allowed while bombs are read, seen from this test process. */
 const HEALTH_BOUND_MS = Number(process.env.HOSTILE_HEALTH_MAX_MS ?? 500);
+/** Issue 21: a long-signal product does not delay /healthz beyond 50 ms (p99 as its client sees it). */
+const LONG_SIGNALS_HEALTH_P99_MS = Number(process.env.HOSTILE_LONG_SIGNALS_HEALTH_P99_MS ?? 50);
 const delayLine = (d: { p99Ms: number; maxMs: number }, bounds = LOOP_BOUND_MS) => `event-loop delay p99 ${d.p99Ms} ms, max ${d.maxMs} ms (bounds ${bounds.p99} / ${bounds.max} ms)`;
 function expectLoopWithinBounds(d: { p99Ms: number; maxMs: number }, bounds = LOOP_BOUND_MS) {
   expect(d.p99Ms, delayLine(d, bounds)).toBeLessThanOrEqual(bounds.p99);
@@ -378,12 +380,14 @@ describe('hostile input to the MCP endpoint and the authorization server', () =>
     expect(service.child.exitCode).toBeNull();
   }, 180_000);
 
-  // Issue 23 item 2: long signals, the guard beside them. The calls are held to the bound; the
-  // clustering the worker runs afterwards in the same process is printed beside them (it is the
-  // opportunities work's, issue 23 item 7 and its own issue).
-  it('takes 400 signals of ~14 KB through add_signals with the event loop within bounds', async () => {
+  // Issue 23 item 2 and issue 21: a product of 400 signals of ~14 KB (an add_signals once froze the
+  // whole service 12 s on them). /healthz is asked every 20 ms from the first call until the worker has
+  // placed every signal in an opportunity (embedding and clustering run in its semantics thread):
+  // its p99 stays under 50 ms, and the event loop within bounds, in both windows.
+  it('takes 400 signals of ~14 KB through add_signals and clusters them with /healthz under 50 ms', async () => {
     await loopDelay();
     const started = performance.now();
+    const sampler = sampleWhile();
     const text = (i: number) => `Signal ${i}: ` + Array.from({ length: 1400 }, (_, j) => ['exports', 'are', 'slow', 'when', 'the', 'report', 'has', 'many', 'rows', `w${(i * 7 + j) % 97}`][j % 10]).join(' ');
     const statuses: number[] = [];
     for (let batch = 0; batch < 4; batch++) {
@@ -394,16 +398,25 @@ describe('hostile input to the MCP endpoint and the authorization server', () =>
     }
     const calls = await loopDelay();
     const callsMs = Math.round(performance.now() - started);
-    // The worker's clustering of the product, in the same process, meanwhile and just after.
-    await new Promise((r) => setTimeout(r, 8000));
-    const view = await toolCall(apiKeys[4]!, 'get_opportunities', { product_id: demo.productId });
+    // Until the worker has placed every one (the view says how many wait).
+    let view = await toolCall(apiKeys[4]!, 'get_opportunities', { product_id: demo.productId });
+    for (let i = 0; i < 600 && view.data?.pending_signals !== 0; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      view = await toolCall(apiKeys[4]!, 'get_opportunities', { product_id: demo.productId });
+    }
+    const placedMs = Math.round(performance.now() - started);
+    const health = await sampler.stop();
     const clustering = await loopDelay();
     console.log([
       `400 signals of ~14 KB in 4 add_signals calls: ${callsMs} ms, statuses ${JSON.stringify(statuses)}; ${delayLine(calls)}`,
-      `the 8 s after them (the worker clustering the product) and get_opportunities (${view.status}, ${view.isError ? 'error' : `${JSON.stringify(view.text).length} characters`}): event-loop delay p99 ${clustering.p99Ms} ms, max ${clustering.maxMs} ms`,
+      `all placed in opportunities after ${placedMs} ms (get_opportunities ${view.status}, ${JSON.stringify(view.text).length} characters): ${delayLine(clustering)}`,
+      `/healthz throughout: ${health.probes} probes, p99 ${health.p99Ms} ms, max ${health.maxMs} ms (bound p99 ${LONG_SIGNALS_HEALTH_P99_MS} ms)`,
     ].join('\n'));
+    expect(view.data?.pending_signals).toBe(0);
     expectLoopWithinBounds(calls);
-  }, 180_000);
+    expectLoopWithinBounds(clustering);
+    expect(health.p99Ms).toBeLessThan(LONG_SIGNALS_HEALTH_P99_MS);
+  }, 240_000);
 
   // Issue 23 items 3 and 5: one person farming workspaces (and their welcome credits) and sending invitations.
   it('cuts off workspace-creation loops and invitation loops, granting welcome credits once', async () => {

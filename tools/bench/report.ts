@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { cpuLine, type IngestFigures } from './ingest';
 import type { PipelineFigures } from './pipeline';
+import type { OpportunitiesFigures } from './opportunities';
 import type { SearchFigures } from './search';
 import type { McpFigures } from './mcp';
 import type { SoakFigures } from './soak';
@@ -177,7 +178,22 @@ Settings: ${f.settings}. Target: p99 < 150 ms at 1,000,000 sources for every sha
 ${scales}`;
 }
 
-export function reportMarkdown(ingest: IngestFigures, pipeline: PipelineFigures, soak: SoakFigures, mcp: McpFigures, token: TokenFigures, machine: string, date: string, chartFile: string, search?: SearchFigures): string {
+/** The opportunities section: one row per scale. */
+export function opportunitiesMarkdown(f: OpportunitiesFigures): string {
+  return `## Opportunities (\`npm run bench:opportunities\`)
+
+A product seeded with N signals (CLINC150 texts, repeated as N grows), then: the backfill (every signal embedded, the product
+clustered), one \`add_signals\` of 100 until each is placed, and a full re-clustering (read, cluster, write), while \`/healthz\`
+is asked every 20 ms. Targets: placed within 2 s and a full re-clustering under 60 s at 100,000; \`/healthz\` p99 < 50 ms throughout.
+
+| signals | backfill s | add_signals of 100 → placed s | full re-clustering s | opportunities | largest | /healthz p99 ms | /healthz max ms | service RSS MB |
+|---|---|---|---|---|---|---|---|---|
+${f.scales.map((s) => `| ${s.signals.toLocaleString('en')} | ${s.backfillSeconds} | ${s.addHundredToPlacedSeconds} | ${s.reclusterSeconds ?? '—'} | ${s.opportunities} | ${s.largestShare} % | ${s.healthzP99Ms} | ${s.healthzMaxMs} | ${s.rssMb} |`).join('\n')}
+`;
+}
+
+export function reportMarkdown(ingest: IngestFigures, pipeline: PipelineFigures, soak: SoakFigures, mcp: McpFigures, token: TokenFigures, machine: string, date: string, chartFile: string, search?: SearchFigures,
+  opportunities?: OpportunitiesFigures): string {
   return `# Benchmark report
 
 Date: ${date}
@@ -232,6 +248,7 @@ CPU per 1,000 records over the soak (sending and processing): ${cpuLine(soak.cpu
 ${mcpMarkdown(mcp)}
 ${tokenMarkdown(token)}
 ${search ? searchMarkdown(search) : ''}
+${opportunities ? opportunitiesMarkdown(opportunities) : ''}
 ![records/s and latency over the run](${chartFile})
 `;
 }

@@ -3,13 +3,14 @@ import path from 'node:path';
 import { printIngest, runIngestBench } from './ingest';
 import { machine } from './lib';
 import { printMcp, runMcpBench } from './mcp';
+import { printOpportunities, runOpportunitiesBench } from './opportunities';
 import { printPipeline, runPipelineBench } from './pipeline';
 import { chartSvg, reportMarkdown } from './report';
 import { printSearch, runSearchBench } from './search';
 import { printSoak, runSoakBench } from './soak';
 import { printToken, runTokenBench } from './token';
 
-// `npm run bench`: ingest, pipeline, soak, MCP, token endpoint and search, then tools/bench/reports/latest.md and latest.svg.
+// `npm run bench`: ingest, pipeline, soak, MCP, token endpoint, search and opportunities, then tools/bench/reports/latest.md and latest.svg.
 const ingest = await runIngestBench();
 printIngest(ingest);
 const pipeline = await runPipelineBench();
@@ -22,8 +23,10 @@ const token = await runTokenBench();
 printToken(token);
 const search = await runSearchBench();
 printSearch(search);
+const opportunities = await runOpportunitiesBench();
+printOpportunities(opportunities);
 const dir = path.join(import.meta.dirname, 'reports');
 await mkdir(dir, { recursive: true });
 await writeFile(path.join(dir, 'latest.svg'), chartSvg(ingest, pipeline, soak, mcp, token));
-await writeFile(path.join(dir, 'latest.md'), reportMarkdown(ingest, pipeline, soak, mcp, token, machine(), new Date().toISOString(), 'latest.svg', search));
+await writeFile(path.join(dir, 'latest.md'), reportMarkdown(ingest, pipeline, soak, mcp, token, machine(), new Date().toISOString(), 'latest.svg', search, opportunities));
 console.log(`report: ${path.relative(process.cwd(), path.join(dir, 'latest.md'))}`);

@@ -14,6 +14,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createApiKey } from '@loupe/api-keys';
 import { grantCredits } from '@loupe/credits';
+import { startSemanticsThread } from '@loupe/semantics';
+import { createSemanticSearch, searchSources } from '@loupe/sources';
 import { createProduct, createProject } from '@loupe/workspaces';
 import { benchTenant, machine, round, startBenchService, type BenchTarget } from '../bench/lib';
 import { ari, largestShare, nmi, precisionAtK, readLabelledCsv } from './metrics';
@@ -145,6 +147,43 @@ async function clusteringRun(service: BenchTarget, rows: Labelled[], per: number
   };
 }
 
+/** Waits until the worker has embedded every source of the workspace and the service's index holds them. */
+async function waitSearchable(service: BenchTarget, workspaceId: string, mcp: Mcp, productId: string): Promise<void> {
+  for (;;) {
+    const { rows } = await service.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM sources WHERE workspace_id = $1 AND semantic_pending', [workspaceId]);
+    if (rows[0]!.n === 0) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  for (;;) {
+    const out = await mcp.call('find_sources', { query: 'warm up', product_id: productId, limit: 1 });
+    if (!out.not_yet_searchable) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+type Ranker = (query: string) => Promise<string[]>;
+
+async function precisionOf(rank: Ranker, corpus: Labelled[], sourceOf: Map<string, number>, queries: Labelled[]) {
+  const results: string[][] = [];
+  const latencies: number[] = [];
+  for (const q of queries) {
+    const t = performance.now();
+    const ids = await rank(q.text);
+    latencies.push(performance.now() - t);
+    results.push(ids.slice(0, 10).map((id) => corpus[sourceOf.get(id)!]?.label ?? '?'));
+  }
+  latencies.sort((a, b) => a - b);
+  return {
+    precisionAt10: round(precisionAtK(queries.map((q) => q.label), results, 10), 3),
+    empty: results.filter((r) => r.length === 0).length, p50Ms: round(latencies[Math.floor(latencies.length / 2)]!, 1),
+  };
+}
+
+/**
+ * Search quality three ways over the same sources: find_sources as a client calls it (lexical and
+ * semantic fused), and each half alone through the libraries (the lexical search, and a semantic
+ * index of the eval's own), to show what the fusion adds.
+ */
 async function searchRun(service: BenchTarget, corpus: Labelled[], queries: Labelled[]) {
   const tenant = await benchTenant(service, 1);
   await grantCredits(service.pool, tenant.workspaceId, 1_000_000, `eval-${Date.now()}`);
@@ -152,20 +191,28 @@ async function searchRun(service: BenchTarget, corpus: Labelled[], queries: Labe
   const project = await createProject(service.db, tenant.workspaceId, product.id, { name: 'Eval' });
   const sourceOf = await ingest(service, tenant.keys[0]!, product.id, project.id, corpus, 's');
   const mcp = new Mcp(service, tenant.workspaceId, product.id);
-  const results: string[][] = [];
-  const latencies: number[] = [];
-  for (const q of queries) {
-    const t = performance.now();
-    const out = await mcp.call('find_sources', { query: q.text, product_id: product.id, limit: 10 });
-    latencies.push(performance.now() - t);
-    results.push((out.items as Array<{ id: string }>).slice(0, 10).map((s) => corpus[sourceOf.get(s.id)!]?.label ?? '?'));
+  await waitSearchable(service, tenant.workspaceId, mcp, product.id);
+  const thread = startSemanticsThread();
+  const semantic = createSemanticSearch({ pool: service.pool, semantics: thread });
+  try {
+    const fused = await precisionOf(async (q) => {
+      // A query of common words alone that nothing answers is refused: it found nothing.
+      const out = await mcp.call('find_sources', { query: q, product_id: product.id, limit: 10 }).catch(() => ({ items: [] }));
+      return (out.items as Array<{ id: string }>).map((s) => s.id);
+    }, corpus, sourceOf, queries);
+    const lexical = await precisionOf(async (q) => {
+      const page = await searchSources(service.pool, tenant.workspaceId, { query: q, limit: 10, filters: { productId: product.id } }).catch(() => undefined);
+      return page?.items.map((s) => s.id) ?? [];
+    }, corpus, sourceOf, queries);
+    for (let found = await semantic.search(tenant.workspaceId, 'warm up', {}, 1); found.indexing; found = await semantic.search(tenant.workspaceId, 'warm up', {}, 1)) {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const alone = await precisionOf(async (q) => (await semantic.search(tenant.workspaceId, q, { productId: product.id }, 10)).hits.map((h) => h.sourceId), corpus, sourceOf, queries);
+    return { queries: queries.length, sources: corpus.length, fused, lexical, semantic: alone };
+  } finally {
+    await mcp.close();
+    await thread.close();
   }
-  await mcp.close();
-  latencies.sort((a, b) => a - b);
-  return {
-    queries: queries.length, sources: corpus.length, precisionAt10: round(precisionAtK(queries.map((q) => q.label), results, 10), 3),
-    empty: results.filter((r) => r.length === 0).length, p50Ms: round(latencies[Math.floor(latencies.length / 2)]!, 1),
-  };
 }
 
 const test = readLabelledCsv(await readFile(path.join(dataDir, 'clinc150-test.csv'), 'utf8'));
@@ -185,7 +232,10 @@ try {
     const queries = val.filter((_, i) => i % step === 0).slice(0, queryCount);
     const s = await searchRun(service, test, queries);
     console.log('\nSearch (find_sources, clinc150-val texts as queries against the 4,500 test texts as sources):');
-    console.log(`| queries | sources | precision@10 | answered with nothing | p50 ms |\n|---|---|---|---|---|\n| ${s.queries} | ${s.sources} | ${s.precisionAt10} | ${s.empty} | ${s.p50Ms} |`);
+    console.log(`${s.queries} queries, ${s.sources} sources.\n| ranking | precision@10 | answered with nothing | p50 ms |\n|---|---|---|---|`);
+    console.log(`| find_sources (lexical + semantic, fused) | ${s.fused.precisionAt10} | ${s.fused.empty} | ${s.fused.p50Ms} |`);
+    console.log(`| lexical alone | ${s.lexical.precisionAt10} | ${s.lexical.empty} | ${s.lexical.p50Ms} |`);
+    console.log(`| semantic alone | ${s.semantic.precisionAt10} | ${s.semantic.empty} | ${s.semantic.p50Ms} |`);
   }
 } finally {
   await service.close();

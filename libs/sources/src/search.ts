@@ -548,12 +548,21 @@ async function searchIn(db: Queryable, workspaceId: string, request: SearchReque
   const query = request.query?.trim();
   if (!query) return listSources(db, workspaceId, filters, limit, offset);
 
-  const lexical = await lexicalIn(db, workspaceId, query, filters, { wanted: offset + limit });
+  const extra = request.extraRankings?.filter((list) => list.length) ?? [];
+  let lexical: LexicalResult;
+  try {
+    lexical = await lexicalIn(db, workspaceId, query, filters, { wanted: offset + limit });
+  } catch (error) {
+    // A query of common words alone ("what's up?") has nothing to match lexically; another ranking
+    // (its meaning) may still answer it.
+    if (!(error instanceof SearchQueryError) || extra.length === 0) throw error;
+    lexical = { hits: [], matched: 'none', capped: false, withAllWords: 0, highlightQuery: '', occurredAt: new Map() };
+  }
   const sort = request.sort ?? 'relevance';
   let ranked: { sourceId: string; score: number; positions: number[]; titleMatched: boolean }[] = rankSources(lexical.hits);
-  if (request.extraRankings?.length) {
+  if (extra.length) {
     const titled = new Set(ranked.filter((r) => r.titleMatched).map((r) => r.sourceId));
-    ranked = fuseRankings([lexical.hits, ...request.extraRankings]).map((f) => ({ ...f, titleMatched: titled.has(f.sourceId) }));
+    ranked = fuseRankings([lexical.hits, ...extra]).map((f) => ({ ...f, titleMatched: titled.has(f.sourceId) }));
   }
   if (sort === 'newest') {
     // Sources the extra rankings brought have no date here yet: read them.

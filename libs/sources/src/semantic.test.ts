@@ -85,6 +85,12 @@ describe('semantic search of sources', () => {
     expect(fused.matched).toBe('none');
     expect(fused.items[0]!.excerpts![0]!.position).toBe(0);
 
+    // A query of common words alone has nothing to match lexically: answered by its meaning when it has one.
+    await expect(searchSources(t.pool, ws, { query: "why can't we?" })).rejects.toThrow(/no word to search for/);
+    const common = await search.search(ws, "why can't we?", {}, 3);
+    expect(common.hits.length).toBeGreaterThan(0);
+    expect((await searchSources(t.pool, ws, { query: "why can't we?", extraRankings: [common.hits] })).items.map((i) => i.id)).toEqual(common.hits.map((h) => h.sourceId));
+
     const slow = await search.search(ws, 'downloading the report is slow', {}, 3);
     expect(slow.hits[0]!.sourceId).toBe(ids.export);
     const filtered = await search.search(ws, 'the phone application keeps crashing', { productId: 'prod_1' }, 5);
