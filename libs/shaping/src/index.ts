@@ -13,6 +13,7 @@ export {
 export {
   createShapingNote,
   getShapingNote,
+  getVersion,
   listShapingNotes,
   listVersions,
   restoreVersion,
@@ -22,5 +23,6 @@ export {
   type RestoreVersionInput,
   type ShapingNote,
   type ShapingNoteVersion,
+  type ShapingNoteWrite,
   type UpdateShapingNoteInput,
 } from './notes';

@@ -79,9 +79,16 @@ export interface ListShapingNotesOptions {
   productId: string;
   /** A pipeline status; null lists only notes outside the pipeline; omitted lists all. */
   status?: string | null;
+  /** Only notes carrying this tag (case aside). */
+  tag?: string;
+  /** Words that must all appear (case aside) in the title, subtitle, content or tags. */
+  query?: string;
   limit: number;
   offset: number;
 }
+
+/** What an update or a restore did: `unchanged` when the note already was in that state (no new version). */
+export type ShapingNoteWrite = ShapingNote & { unchanged: boolean };
 
 export interface RestoreVersionInput {
   workspaceId: string;
@@ -196,7 +203,9 @@ async function writeNextVersion(
   state: NoteState,
   byUserId: string | null,
   clock: Clock,
-): Promise<ShapingNote> {
+): Promise<ShapingNoteWrite> {
+  // The same state again is not a new version: an update is idempotent, as its tool says.
+  if (sameState(current, state)) return { ...current, unchanged: true };
   const now = new Date(clock.now());
   const { rows } = await client.query<NoteRow>(
     `UPDATE shaping_notes
@@ -210,7 +219,12 @@ async function writeNextVersion(
   }
   const note = toNote(rows[0]);
   await insertVersion(client, note, byUserId);
-  return note;
+  return { ...note, unchanged: false };
+}
+
+function sameState(a: NoteState, b: NoteState): boolean {
+  return a.title === b.title && a.subtitle === b.subtitle && a.content === b.content && a.status === b.status
+    && a.tags.length === b.tags.length && a.tags.every((t, i) => t === b.tags[i]);
 }
 
 /** Creates a note at version 1 (stored as version 1 too). The product must belong to the workspace. */
@@ -246,9 +260,10 @@ export async function createShapingNote(pool: pg.Pool, input: CreateShapingNoteI
 
 /**
  * Replaces each given field outright, keeps the omitted ones, bumps the version and stores the
- * new full state as that version, all in one transaction.
+ * new full state as that version, all in one transaction. When nothing differs from the current
+ * state, nothing is written and the note comes back `unchanged`.
  */
-export async function updateShapingNote(pool: pg.Pool, input: UpdateShapingNoteInput, clock: Clock): Promise<ShapingNote> {
+export async function updateShapingNote(pool: pg.Pool, input: UpdateShapingNoteInput, clock: Clock): Promise<ShapingNoteWrite> {
   assertWorkspaceId(input.workspaceId);
   const changes: Partial<NoteState> = {};
   if (input.title !== undefined) changes.title = validateTitle(input.title);
@@ -310,7 +325,17 @@ export async function listShapingNotes(
     params.push(validateStatus(options.status));
     statusFilter = ` AND status = $${params.length}`;
   }
-  const where = `workspace_id = $1 AND product_id = $2${statusFilter}`;
+  let textFilter = '';
+  if (options.tag !== undefined && options.tag.trim() !== '') {
+    params.push(options.tag.trim().toLowerCase());
+    textFilter += ` AND $${params.length} = ANY (SELECT lower(t) FROM unnest(tags) t)`;
+  }
+  for (const word of (options.query ?? '').split(/\s+/).filter(Boolean).slice(0, 20)) {
+    params.push(`%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    const p = `$${params.length}`;
+    textFilter += ` AND (title ILIKE ${p} OR subtitle ILIKE ${p} OR content ILIKE ${p} OR array_to_string(tags, ' ') ILIKE ${p})`;
+  }
+  const where = `workspace_id = $1 AND product_id = $2${statusFilter}${textFilter}`;
   const [page, count] = await Promise.all([
     pool.query<NoteRow>(
       `SELECT ${NOTE_COLUMNS} FROM shaping_notes WHERE ${where}
@@ -320,6 +345,21 @@ export async function listShapingNotes(
     pool.query<{ total: number }>(`SELECT count(*)::int AS total FROM shaping_notes WHERE ${where}`, params),
   ]);
   return { items: page.rows.map(toNote), total: count.rows[0]?.total ?? 0 };
+}
+
+/** One version of a note (its full state then); a note of another workspace is answered like a missing one. */
+export async function getVersion(pool: pg.Pool, workspaceId: string, noteId: string, version: number): Promise<ShapingNoteVersion> {
+  assertWorkspaceId(workspaceId);
+  const { rows } = await pool.query<VersionRow & { found: boolean }>(
+    `SELECT v.note_id, v.version, v.title, v.subtitle, v.content, v.status, v.tags, v.created_by_user_id, v.created_at
+       FROM shaping_notes n
+       LEFT JOIN shaping_note_versions v ON v.note_id = n.id AND v.version = $3
+      WHERE n.id = $1 AND n.workspace_id = $2`,
+    [noteId, workspaceId, version],
+  );
+  if (!rows[0]) throw new ShapingNoteNotFoundError(noteId);
+  if (rows[0].version === null) throw new ShapingVersionNotFoundError(noteId, version);
+  return toVersion(rows[0]);
 }
 
 /** Every version of a note, oldest first. */
@@ -338,8 +378,11 @@ export async function listVersions(pool: pg.Pool, workspaceId: string, noteId: s
   return rows.map(toVersion);
 }
 
-/** Makes an earlier version current again, as a new version equal to it (history is never rewritten). */
-export async function restoreVersion(pool: pg.Pool, input: RestoreVersionInput, clock: Clock): Promise<ShapingNote> {
+/**
+ * Makes an earlier version current again, as a new version equal to it (history is never rewritten);
+ * when the note already is in that state, nothing is written and it comes back `unchanged`.
+ */
+export async function restoreVersion(pool: pg.Pool, input: RestoreVersionInput, clock: Clock): Promise<ShapingNoteWrite> {
   assertWorkspaceId(input.workspaceId);
   if (!Number.isInteger(input.version) || input.version < 1) {
     throw new ShapingValidationError('version', `version must be a whole number of at least 1 (got ${input.version})`);

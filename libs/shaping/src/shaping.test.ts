@@ -9,6 +9,7 @@ import {
   ShapingVersionNotFoundError,
   createShapingNote,
   getShapingNote,
+  getVersion,
   listShapingNotes,
   listVersions,
   restoreVersion,
@@ -201,6 +202,47 @@ describe('shaping notes', () => {
     await expect(listShapingNotes(t.pool, ws, { productId: product, limit: 101, offset: 0 })).rejects.toThrow(/limit must be/);
     await expect(listShapingNotes(t.pool, ws, { productId: product, limit: 5, offset: -1 })).rejects.toThrow(/offset must be/);
     await expect(listShapingNotes(t.pool, ws, { productId: product, status: 'shipped', limit: 5, offset: 0 })).rejects.toThrow(/Unknown status/);
+  });
+
+  // Issue 24 item 1: an update that changes nothing is not a version (the tool says idempotentHint: true).
+  it('writes no version when an update or a restore leaves the note as it is', async () => {
+    const { ws, product } = await workspaceWithProduct();
+    const created = await note(ws, product, { status: 'ideas', tags: ['a', 'b'] });
+    tick();
+    const same = await updateShapingNote(t.pool, { workspaceId: ws, noteId: created.id, title: ' Bulk export ', content: created.content, status: 'ideas', tags: ['a', 'b'] }, clock);
+    expect(same).toMatchObject({ version: 1, unchanged: true });
+    expect(same.updatedAt.getTime()).toBe(created.updatedAt.getTime());
+    const changed = await updateShapingNote(t.pool, { workspaceId: ws, noteId: created.id, tags: ['b', 'a'] }, clock);
+    expect(changed).toMatchObject({ version: 2, unchanged: false });
+    const restored = await restoreVersion(t.pool, { workspaceId: ws, noteId: created.id, version: 1 }, clock);
+    expect(restored).toMatchObject({ version: 3, unchanged: false, tags: ['a', 'b'] });
+    expect(await restoreVersion(t.pool, { workspaceId: ws, noteId: created.id, version: 1 }, clock)).toMatchObject({ version: 3, unchanged: true });
+    expect(await listVersions(t.pool, ws, created.id)).toHaveLength(3);
+  });
+
+  it('reads one version; another workspace\'s note or a missing version is not found', async () => {
+    const { ws, product } = await workspaceWithProduct();
+    const b = await workspaceWithProduct();
+    const created = await note(ws, product);
+    await updateShapingNote(t.pool, { workspaceId: ws, noteId: created.id, content: 'second' }, clock);
+    expect(await getVersion(t.pool, ws, created.id, 1)).toMatchObject({ version: 1, content: created.content });
+    expect(await getVersion(t.pool, ws, created.id, 2)).toMatchObject({ version: 2, content: 'second' });
+    await expect(getVersion(t.pool, ws, created.id, 3)).rejects.toThrow(ShapingVersionNotFoundError);
+    await expect(getVersion(t.pool, b.ws, created.id, 1)).rejects.toThrow(ShapingNoteNotFoundError);
+  });
+
+  it('lists by tag and by words (all of them, anywhere in title, subtitle, content or tags; % and _ are plain characters)', async () => {
+    const { ws, product } = await workspaceWithProduct();
+    const sso = await note(ws, product, { title: 'SAML SSO', content: 'Admins need Okta.', tags: ['Enterprise'] });
+    const pct = await note(ws, product, { title: 'Pricing', content: 'Raise prices by 10% for teams.', subtitle: 'enterprise tier' });
+    await note(ws, product, { title: 'Other', content: 'Nothing here.' });
+    const ids = async (o: { tag?: string; query?: string }) => (await listShapingNotes(t.pool, ws, { productId: product, limit: 10, offset: 0, ...o })).items.map((n) => n.id);
+    expect(await ids({ tag: 'enterprise' })).toEqual([sso.id]);
+    expect((await ids({ query: 'enterprise' })).sort()).toEqual([sso.id, pct.id].sort());
+    expect(await ids({ query: 'okta admins' })).toEqual([sso.id]);
+    expect(await ids({ query: 'okta pricing' })).toEqual([]);
+    expect(await ids({ query: '10%' })).toEqual([pct.id]);
+    expect(await ids({ query: '%' })).toEqual([pct.id]);
   });
 
   describe('validation', () => {
