@@ -3,6 +3,7 @@ import { cpuLine, type IngestFigures } from './ingest';
 import type { PipelineFigures } from './pipeline';
 import type { OpportunitiesFigures } from './opportunities';
 import type { SearchFigures } from './search';
+import type { VectorIndexScale } from './vector-index';
 import type { McpFigures } from './mcp';
 import type { SoakFigures } from './soak';
 import type { TokenFigures } from './token';
@@ -192,8 +193,20 @@ ${f.scales.map((s) => `| ${s.signals.toLocaleString('en')} | ${s.backfillSeconds
 `;
 }
 
+/** The semantic index section: its exact scan at each size. */
+export function vectorIndexMarkdown(f: { scales: VectorIndexScale[] }): string {
+  return `## Semantic index (\`npm run bench:vector-index\`)
+
+find_sources' in-memory index of source vectors (one per workspace, in the MCP process's semantics thread), an exact scan per query.
+
+| sources | fill s | memory MB | query p50 ms | query p99 ms | with a product filter p50 ms |
+|---|---|---|---|---|---|
+${f.scales.map((s) => `| ${s.vectors.toLocaleString('en')} | ${s.fillSeconds} | ${s.heapMb} | ${s.queryP50Ms} | ${s.queryP99Ms} | ${s.filteredP50Ms} |`).join('\n')}
+`;
+}
+
 export function reportMarkdown(ingest: IngestFigures, pipeline: PipelineFigures, soak: SoakFigures, mcp: McpFigures, token: TokenFigures, machine: string, date: string, chartFile: string, search?: SearchFigures,
-  opportunities?: OpportunitiesFigures): string {
+  opportunities?: OpportunitiesFigures, vectorIndex?: { scales: VectorIndexScale[] }): string {
   return `# Benchmark report
 
 Date: ${date}
@@ -248,6 +261,7 @@ CPU per 1,000 records over the soak (sending and processing): ${cpuLine(soak.cpu
 ${mcpMarkdown(mcp)}
 ${tokenMarkdown(token)}
 ${search ? searchMarkdown(search) : ''}
+${vectorIndex ? vectorIndexMarkdown(vectorIndex) : ''}
 ${opportunities ? opportunitiesMarkdown(opportunities) : ''}
 ![records/s and latency over the run](${chartFile})
 `;

@@ -9,8 +9,9 @@ import { chartSvg, reportMarkdown } from './report';
 import { printSearch, runSearchBench } from './search';
 import { printSoak, runSoakBench } from './soak';
 import { printToken, runTokenBench } from './token';
+import { printVectorIndex, runVectorIndexBench } from './vector-index';
 
-// `npm run bench`: ingest, pipeline, soak, MCP, token endpoint, search and opportunities, then tools/bench/reports/latest.md and latest.svg.
+// `npm run bench`: ingest, pipeline, soak, MCP, token endpoint, search, the semantic index and opportunities, then tools/bench/reports/latest.md and latest.svg.
 const ingest = await runIngestBench();
 printIngest(ingest);
 const pipeline = await runPipelineBench();
@@ -23,10 +24,12 @@ const token = await runTokenBench();
 printToken(token);
 const search = await runSearchBench();
 printSearch(search);
+const vectorIndex = await runVectorIndexBench();
+printVectorIndex(vectorIndex);
 const opportunities = await runOpportunitiesBench();
 printOpportunities(opportunities);
 const dir = path.join(import.meta.dirname, 'reports');
 await mkdir(dir, { recursive: true });
 await writeFile(path.join(dir, 'latest.svg'), chartSvg(ingest, pipeline, soak, mcp, token));
-await writeFile(path.join(dir, 'latest.md'), reportMarkdown(ingest, pipeline, soak, mcp, token, machine(), new Date().toISOString(), 'latest.svg', search, opportunities));
+await writeFile(path.join(dir, 'latest.md'), reportMarkdown(ingest, pipeline, soak, mcp, token, machine(), new Date().toISOString(), 'latest.svg', search, opportunities, vectorIndex));
 console.log(`report: ${path.relative(process.cwd(), path.join(dir, 'latest.md'))}`);
