@@ -1,3 +1,4 @@
+import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { assignToClusters } from './clustering';
 import { recluster } from './recluster';
@@ -7,6 +8,15 @@ import type { SemanticsRequest, SemanticsResponse } from './thread-protocol';
 import { VectorIndex } from './vector-index';
 
 // The semantics thread: embedding and clustering off the event loop that serves requests.
+// On Linux a priority set with pid 0 is this thread's alone: a long clustering yields the CPU to the
+// event loop (and to PostgreSQL) on a busy machine. Elsewhere it may apply to the process, so only here.
+if (process.platform === 'linux') {
+  try {
+    setPriority(0, 10);
+  } catch {
+    // not permitted: run at normal priority
+  }
+}
 const embedder = createEmbedder(loadWordVectors());
 
 /** Nearest-neighbour indexes held by this thread, by collection (a workspace's sources). */
