@@ -81,6 +81,14 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     g.reset();
     for (const r of rows) g.set({ queue: r.name }, Math.max(0, Number(r.age)));
   });
+  gauge('loupe_search_backlog', 'Work waiting before what was stored is searchable by meaning or grouped: sources not yet embedded, signals not yet placed in an opportunity', ['kind'], async (g) => {
+    const { rows } = await deps.pool.query<{ sources: string; signals: string }>(
+      `SELECT (SELECT count(*) FROM sources WHERE semantic_pending) AS sources, (SELECT count(*) FROM signals WHERE cluster_pending) AS signals`,
+    );
+    g.reset();
+    g.set({ kind: 'sources_not_embedded' }, Number(rows[0]!.sources));
+    g.set({ kind: 'signals_not_placed' }, Number(rows[0]!.signals));
+  });
   gauge('loupe_credits_charged_total', 'Credits charged, by what used them (records, tool calls), service-wide', ['kind'], async (g) => {
     const { rows } = await deps.pool.query<{ kind: string; credits: string }>(
       `SELECT CASE WHEN tool IS NULL THEN 'records' ELSE 'tool_calls' END AS kind, COALESCE(-sum(amount), 0) AS credits

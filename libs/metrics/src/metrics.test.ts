@@ -12,6 +12,10 @@ beforeAll(async () => {
     `INSERT INTO batches (id, workspace_id, product_id, source, type, status, accepted_count, rejected_count, total_error_count, duplicate_count)
      VALUES ('bat_1', 'ws_m', 'p', 'api', 'call', 'COMPLETE', 10, 2, 2, 3), ('bat_2', 'ws_m', 'p', 'api', 'call', 'LANDED', 5, 0, 0, 0)`,
   );
+  await t.pool.query(
+    `INSERT INTO sources (id, workspace_id, product_id, project_ids, type, nature, title, occurred_at, status, semantic_pending)
+     VALUES ('src_1', 'ws_m', 'p', '{}', 'call', 'evidence', 'A', now(), 'ready', true), ('src_2', 'ws_m', 'p', '{}', 'call', 'evidence', 'B', now(), 'ready', false)`,
+  );
   await t.pool.query(`INSERT INTO credit_ledger (id, workspace_id, kind, amount, reference, tool) VALUES ('cl_1', 'ws_m', 'charge', -4, 'r1', NULL), ('cl_2', 'ws_m', 'charge', -1, 't1', 'get_products')`);
 });
 afterAll(() => t.close());
@@ -44,6 +48,8 @@ describe('metrics', () => {
     expect(value('loupe_records_total', { outcome: 'duplicate' })).toBe(3);
     expect(value('loupe_batches', { status: 'LANDED' })).toBe(1);
     expect(value('loupe_batches', { status: 'FAILED' })).toBe(0);
+    expect(value('loupe_search_backlog', { kind: 'sources_not_embedded' })).toBe(1);
+    expect(value('loupe_search_backlog', { kind: 'signals_not_placed' })).toBe(0);
     expect(value('loupe_credits_charged_total', { kind: 'records' })).toBe(4);
     expect(value('loupe_credits_charged_total', { kind: 'tool_calls' })).toBe(1);
     expect(families.some((f) => f.name.startsWith('loupe_process_'))).toBe(true);
