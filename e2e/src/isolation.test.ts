@@ -200,6 +200,7 @@ function argumentsAgainstA(name: string): Record<string, unknown> {
     case 'get_products': return {};
     case 'find_skills': return { query: MARK };
     case 'read_skills': return { names: [MARK] };
+    case 'list_shaping_notes': return { product_id: a.product, query: MARK };
     default: throw new Error(`no arguments against workspace A for the new tool ${name}: add them here`);
   }
 }

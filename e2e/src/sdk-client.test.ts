@@ -118,7 +118,7 @@ describe('real OAuth clients against npm start', () => {
     expect(names).toEqual(expect.arrayContaining(['get_products', 'find_sources', 'read_source', 'add_source']));
     const products = await client.callTool({ name: 'get_products', arguments: {} });
     expect(products.isError).toBeFalsy();
-    expect(products.structuredContent).toMatchObject({ products: [], default_product_id: null });
+    expect(products.structuredContent).toEqual({ products: [] }); // no default product: left out (results carry no nulls)
 
     // Let the access token in hand lapse on the service's clock, then call again: the service answers
     // 401 invalid_token, and the SDK refreshes by itself and repeats the call.
@@ -211,7 +211,7 @@ describe('real OAuth clients against npm start', () => {
       const mcp = new Client({ name: 'cimd-e2e', version: '1.0.0' });
       await mcp.connect(new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers: { authorization: `Bearer ${refreshed.access_token}` } } }));
       const products = await mcp.callTool({ name: 'get_products', arguments: {} });
-      expect(products.structuredContent).toMatchObject({ products: [], default_product_id: null });
+      expect(products.structuredContent).toEqual({ products: [] }); // no default product: left out (results carry no nulls)
       await mcp.close();
 
       const withRevocation = { ...as, revocation_endpoint: `${service.url}/oauth/revoke` };

@@ -31,7 +31,8 @@ describe('add_source', () => {
   it('a note lands as a record of an mcp batch, queued for the worker like ingested records', async () => {
     const r = await call(client, 'add_source', { project_id: w.projectId, source_type: 'meeting_notes', title: 'Sync with Globex', content: '# Notes\nThey want CSV export.' });
     expect(r.isError, r.text).toBe(false);
-    expect(r.data).toMatchObject({ already_exists: false, status: 'processing', source_id: null, record_id: expect.stringMatching(/^rec_/) });
+    expect(r.data).toMatchObject({ already_exists: false, status: 'processing', record_id: expect.stringMatching(/^rec_/) });
+    expect(r.data).not.toHaveProperty('source_id'); // not built yet: left out, not null
     expect(await landed(r.data!.record_id)).toMatchObject({
       type: 'meeting_notes', nature: 'evidence', product_id: w.productId, project_ids: [w.projectId], source: 'mcp', status: 'LANDED', workspace_id: w.workspaceId,
       data: { title: 'Sync with Globex', content: '# Notes\nThey want CSV export.' },
@@ -68,6 +69,10 @@ describe('add_source', () => {
     [{}, /^Nothing to add/],
     [{ content: 'x', media_url: 'http://insecure.example.com/a.mp3' }, /https/],
     [{ file_base64: Buffer.from([0, 1, 2, 255]).toString('base64'), filename: 'deck.key' }, /not a format Loupe reads/],
+    // Issue 24 item 9: a broken encoding is named as such, not as an unreadable format.
+    [{ file_base64: '%%% this is not base64 %%%', filename: 'notes.md' }, /^file_base64 is not valid base64/],
+    // Issue 24 item 4: an unknown argument is refused by name, with the ones that exist.
+    [{ content: 'x', text: 'hello' }, /^Invalid arguments for add_source: unknown argument "text": add_source takes only project_id, source_type, .*content/],
   ])('refuses %j', async (extra, message) => {
     const r = await call(client, 'add_source', { project_id: w.projectId, source_type: 'document', ...(('content' in extra || 'messages' in extra || 'file_base64' in extra || Object.keys(extra).length === 0) ? {} : { content: 'x' }), ...extra });
     expect(r.isError).toBe(true);

@@ -77,7 +77,9 @@ describe('add_signals and update_signals', () => {
     expect((await call(writer, 'view_item', { item_id: id, item_type: 'signal' })).data!.item.title).toBe('Old title');
     const ok = await call(writer, 'update_signals', { updates: [{ id, title: 'New title', who_said_it: null }] });
     expect(ok.data).toEqual({ updated: [id] });
-    expect((await call(writer, 'view_item', { item_id: id, item_type: 'signal' })).data!.item).toMatchObject({ title: 'New title', who_said_it: null, content: 'Some content' });
+    const viewed = (await call(writer, 'view_item', { item_id: id, item_type: 'signal' })).data!.item;
+    expect(viewed).toMatchObject({ title: 'New title', content: 'Some content' });
+    expect(viewed).not.toHaveProperty('who_said_it'); // cleared: left out, not null
   });
 });
 
@@ -154,6 +156,36 @@ describe('get_opportunities and view_item', () => {
     await call(writer, 'update_shaping_note', { note_id: note.data!.id, status: 'ideas' });
     const viewed = await call(writer, 'view_item', { item_id: note.data!.id, item_type: 'shaping_note' });
     expect(viewed.data!.item.versions.map((v: { version: number }) => v.version)).toEqual([1, 2]);
+  });
+
+  // Issue 24 item 9.
+  it('a signal shows its source\'s title and its opportunity; opportunity rows carry updated_at and the week\'s growth; an opp_ id given as a source is named', async () => {
+    const ws = await seedWorkspace(h, 'Growth');
+    const c = await connectClient(h, { key: ws.key });
+    const src = await seedSource(h, ws, { title: 'Globex onboarding call' });
+    const added = await call(c, 'add_signals', {
+      source_id: src,
+      signals: [1, 2, 3].map((i) => ({ ...signal(`Slow export ${i}`, `Exporting the quarterly report to Excel takes twenty minutes (${i}).`), theme: 'Slow report export' })),
+    });
+    await updateOpportunitiesOf(ws);
+    const [first, , old] = added.data!.signals.map((s: { id: string }) => s.id);
+    await h.pool.query("UPDATE signals SET updated_at = now() - interval '10 days' WHERE id = $1", [old]);
+    const list = await call(c, 'get_opportunities');
+    const row = list.data!.items[0];
+    expect(row).toMatchObject({ evidence_count: 3, signals_last_7_days: 2, updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    expect(list.text).toContain(`\`${row.id}\`: 3 signals`);
+    expect(list.text).toContain('+2 in 7 days');
+    const viewed = await call(c, 'view_item', { item_id: first, item_type: 'signal' });
+    expect(viewed.data!.item).toMatchObject({ source_id: src, source_title: 'Globex onboarding call', opportunity: { id: row.id, title: row.title } });
+    expect(viewed.text).toContain(`**Source**: Globex onboarding call \`${src}\``);
+    expect(viewed.text).toContain(`**Opportunity**: ${row.title} \`${row.id}\``);
+    const wrongType = await call(c, 'view_item', { item_id: row.id, item_type: 'source' });
+    expect(wrongType.isError).toBe(true);
+    expect(wrongType.text).toMatch(/^source opp_\S+ does not exist or you are not allowed to access it\. The id starts with opp_: it looks like an opportunity; call view_item with item_type "opportunity"/);
+    const pastEnd = await call(c, 'get_opportunities', { offset: 5 });
+    expect(pastEnd.data!.digest).toMatch(/offset 5 is past the end/);
+    expect(pastEnd.text).not.toMatch(/showing 6–5/);
+    await c.close();
   });
 
   it('another workspace\'s product: Product not found; an OAuth connection without product_id: product_id is required', async () => {

@@ -5,6 +5,7 @@ import type { ChargeBatcher } from '@loupe/credits';
 import type { Db } from '@loupe/db';
 import type { Clock, Logger } from '@loupe/http';
 import type { Principal } from './principal';
+import { compact } from './render';
 
 /** Everything a tool handler may use: the caller and the service's parts. */
 export interface ToolContext {
@@ -60,9 +61,18 @@ export interface ToolDefinition<In extends z.ZodRawShape = z.ZodRawShape, Out ex
   name: string;
   title: string;
   description: string;
+  /** The arguments: a strict object (an unknown argument is refused, naming the ones that exist). */
   inputSchema: In;
+  /**
+   * The shape of `structuredContent` (nulls left out). Checked by the tests on every call; not published
+   * in tools/list, whose size every client pays on every conversation (issue 24 item 3).
+   */
   outputSchema: Out;
   annotations: ToolAnnotations;
+  /** Left out of tools/list (a removed tool that still answers when called). */
+  hidden?: boolean;
+  /** The markdown a text-only client shows the model; compact JSON of the result when absent. */
+  render?(value: z.infer<z.ZodObject<Out>>): string;
   /** `write` tools need mcp:write (only the signal-writing ones, spec 5.3 rule 3). */
   access: Access;
   /** Skills tools are free and keep working when MCP access is paused (spec 8.2). */
@@ -76,8 +86,13 @@ export function defineTool<In extends z.ZodRawShape, Out extends z.ZodRawShape>(
   return tool;
 }
 
-export function okResult(value: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }], structuredContent: value };
+/**
+ * A successful result: the markdown for clients that show the text, and the same result without nulls
+ * as `structuredContent` for those that read that (Claude Code shows the model only this) and for programs.
+ */
+export function okResult(tool: Pick<ToolDefinition, 'render'>, value: Record<string, unknown>): CallToolResult {
+  const structured = compact(value);
+  return { content: [{ type: 'text', text: tool.render ? tool.render(value as never) : JSON.stringify(structured) }], structuredContent: structured };
 }
 
 export function errorResult(message: string): CallToolResult {

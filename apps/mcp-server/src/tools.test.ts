@@ -18,22 +18,24 @@ afterAll(async () => {
 });
 
 describe('tools/list', () => {
-  it('lists every tool with a description, an input and output schema, and truthful annotations', async () => {
+  it('lists every tool with a description, an input schema and truthful annotations; output schemas stay out of the list (issue 24 item 3)', async () => {
     const { tools } = await client.listTools();
     for (const tool of tools) {
       expect(tool.description!.length, tool.name).toBeGreaterThan(40);
       expect(tool.inputSchema.type).toBe('object');
-      expect(tool.outputSchema?.type, tool.name).toBe('object');
+      expect(tool.outputSchema, tool.name).toBeUndefined();
       expect(typeof tool.annotations?.readOnlyHint, tool.name).toBe('boolean');
     }
-    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['get_products', 'find_sources', 'read_source', 'see_updated_roadmap']));
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['get_products', 'find_sources', 'read_source', 'list_shaping_notes']));
+    expect(tools.map((t) => t.name)).not.toContain('see_updated_roadmap');
   });
 });
 
 describe('get_products', () => {
   it('lists the workspace\'s products with their projects and marks the key\'s default', async () => {
-    const { data, isError } = await call(client, 'get_products');
+    const { data, isError, text } = await call(client, 'get_products');
     expect(isError).toBe(false);
+    expect(text).toContain(`**Acme app** \`${w.productId}\` (default)`);
     expect(data).toEqual({
       products: [{ id: w.productId, name: 'Acme app', description: 'The main product', status: 'active', projects: [{ id: w.projectId, name: 'Onboarding' }], is_default: true }],
       default_product_id: w.productId,

@@ -11,7 +11,9 @@ import { createBoss, ensureQueues } from '@loupe/jobs';
 import { createSafeFetch } from '@loupe/safe-fetch';
 import { createThirdPartyGateway } from '@loupe/third-party-mcp';
 import { refreshSearchDocuments } from '@loupe/sources';
+import { z } from 'zod';
 import { createMcpApp, MCP_PATH } from '../app';
+import { TOOLS } from '../tools';
 
 export interface McpHarness {
   url: string;
@@ -127,11 +129,27 @@ export async function connectClient(h: McpHarness, credential: { key: string } |
   return client;
 }
 
-/** A tool call's structured result, or its error text. */
+/**
+ * A tool call's structured result, or its error text. Every successful result of our tools is checked
+ * against the tool's output schema (not published in tools/list), and holds no null anywhere.
+ */
 export async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
   const result = await client.callTool({ name, arguments: args });
   const text = (result.content as Array<{ type: string; text?: string }>)[0]?.text ?? '';
+  const tool = TOOLS.find((t) => t.name === name);
+  if (tool && result.isError !== true) {
+    const checked = z.object(tool.outputSchema).safeParse(result.structuredContent);
+    if (!checked.success) throw new Error(`${name} answered structured content its output schema refuses: ${checked.error.message}`);
+    const hasNull = (v: unknown): boolean => v === null || (typeof v === 'object' && Object.values(v as object).some(hasNull));
+    if (hasNull(result.structuredContent)) throw new Error(`${name} answered a null in its structured content`);
+  }
   return { isError: result.isError === true, text, data: result.structuredContent as Record<string, any> | undefined };
+}
+
+/** What the model reads of a result: Claude Code shows only structuredContent when present; text-only clients only the text. */
+export function seenBy(kind: 'structured-first' | 'text-only', result: Record<string, unknown>): string {
+  const text = ((result.content ?? []) as Array<{ type: string; text?: string }>).map((c) => c.text ?? '').join('\n');
+  return kind === 'structured-first' && result.structuredContent ? JSON.stringify(result.structuredContent) : text;
 }
 
 /** A raw JSON-RPC POST, for the transport rules. */

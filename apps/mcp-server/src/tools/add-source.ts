@@ -3,56 +3,62 @@ import { landBatch } from '@loupe/batches';
 import { newId } from '@loupe/db';
 import type { Boss } from '@loupe/jobs';
 import { NATURES, parseBody, RECORD_TYPES, validateItems } from '@loupe/records';
+import { blocks, next } from '../render';
 import { defineTool, ToolError } from '../tool-kit';
 import { documentText as processDocumentText, UnreadableDocumentError, type DocumentText } from './document-text';
 
 /** Text per call (spec 8.3): 4 MB; files about 50 MB before base64. */
 export const ADD_SOURCE_LIMITS = { textBytes: 4 * 1024 * 1024, fileBytes: 50 * 1024 * 1024 } as const;
 
-const turn = z.object({ speaker: z.string().min(1).max(256), text: z.string().min(1), start_ms: z.number().int().min(0).optional() });
-const message = z.object({ author: z.string().min(1).max(256), text: z.string().min(1), sent_at: z.iso.datetime({ offset: true }).optional() });
-const participant = z.object({
-  name: z.string().max(256).optional(),
-  email: z.email().max(320).optional(),
-  role: z.enum(['internal', 'external', 'unknown']).optional().describe('internal = your team, external = the customer'),
+const turn = z.strictObject({
+  speaker: z.string().min(1).max(256).describe('Who spoke.'),
+  text: z.string().min(1).describe('What they said.'),
+  start_ms: z.number().int().min(0).optional().describe('ms from the start.'),
+});
+const message = z.strictObject({
+  author: z.string().min(1).max(256).describe('Who wrote it.'),
+  text: z.string().min(1).describe('The message.'),
+  sent_at: z.iso.datetime({ offset: true }).optional().describe('When (ISO 8601).'),
+});
+const participant = z.strictObject({
+  name: z.string().max(256).optional().describe('Their name.'),
+  email: z.email().max(320).optional().describe('Their email.'),
+  role: z.enum(['internal', 'external', 'unknown']).optional().describe('external: the customer.'),
 });
 
 export const addSource = defineTool({
   name: 'add_source',
   title: 'Add a source',
   description:
-    'Add customer evidence to the workspace: a note or document you write (content, markdown), a file (file_base64 + filename: PDF, Word, text), ' +
-    'a meeting (transcript_turns, and/or media_url of a recording), or a communication (messages, or content). Give exactly one of content, ' +
-    'transcript_turns, messages, file_base64 (media_url may come alone or with transcript_turns). project_id comes from get_products. ' +
-    'The source is processed in the background like ingested records (and uses credits then); when it is ready the result has source_id, otherwise ' +
-    'call find_sources in a moment. To avoid duplicates pass external_source and external_id together (e.g. "zoom" and the meeting id): ' +
-    'the same pair again answers already_exists with the existing ids and nothing is processed twice. Text is limited to 4 MB per call.',
+    'Add customer evidence: one of content, file_base64 + filename, transcript_turns (and/or media_url), messages; project_id from get_products. ' +
+    'Processed in the background (source_id when ready, else find_sources soon). external_source + external_id make retries safe. ' +
+    'DO NOT USE for signals or notes (add_signals, create_shaping_note).',
   inputSchema: {
-    project_id: z.string().min(1).max(128).describe('The project the source belongs to (get_products lists them); its product is the source\'s product.'),
-    source_type: z.enum(RECORD_TYPES).describe('meeting_notes, call_transcription or call for meetings; email, email_thread, conversation or message for communications; document or spreadsheet for files.'),
-    nature: z.enum(NATURES).optional().describe('evidence (what customers said or did; the default), guidance (your team\'s direction), or context (background).'),
-    title: z.string().min(1).max(300).optional(),
-    subtitle: z.string().max(300).optional(),
-    content: z.string().min(1).optional().describe('Markdown or plain text: a note, meeting notes, an email body.'),
-    transcript_turns: z.array(turn).min(1).max(20_000).optional().describe('A meeting transcript, one entry per turn.'),
-    media_url: z.url().max(2048).optional().describe('https URL of the meeting recording (audio or video), fetched by Loupe.'),
-    messages: z.array(message).min(1).max(5000).optional().describe('A conversation or email thread, one entry per message, in order.'),
-    file_base64: z.string().min(1).optional().describe('A document, base64-encoded, about 50 MB at most: PDF (with a text layer), Word .docx, markdown, plain text, CSV, JSON, HTML or subtitles.'),
-    filename: z.string().min(1).max(512).optional(),
-    mime_type: z.string().max(256).optional(),
-    participants: z.array(participant).max(5000).optional(),
-    occurred_at: z.iso.datetime({ offset: true }).optional().describe('When it happened (ISO 8601); now when omitted.'),
-    thread_id: z.string().max(512).optional(),
-    tags: z.array(z.string().min(1).max(64)).max(200).optional(),
-    external_source: z.string().min(1).max(64).optional().describe('The system it comes from (zoom, gmail, intercom…); requires external_id.'),
-    external_id: z.string().min(1).max(512).optional().describe('Its id in that system; requires external_source.'),
+    project_id: z.string().min(1).max(128).describe('From get_products.'),
+    source_type: z.enum(RECORD_TYPES).describe('Its kind.'),
+    nature: z.enum(NATURES).optional().describe('evidence (default): customers; guidance: your team; context: background.'),
+    title: z.string().min(1).max(300).optional().describe('Default: the file name.'),
+    subtitle: z.string().max(300).optional().describe('One line under the title.'),
+    content: z.string().min(1).optional().describe('Markdown or text.'),
+    transcript_turns: z.array(turn).min(1).max(20_000).optional().describe('A transcript.'),
+    media_url: z.url().max(2048).optional().describe('https recording.'),
+    messages: z.array(message).min(1).max(5000).optional().describe('A thread, in order.'),
+    file_base64: z.string().min(1).optional().describe('≤ ~50 MB: PDF, .docx, text, CSV, JSON, HTML, subtitles.'),
+    filename: z.string().min(1).max(512).optional().describe('Its extension tells the format.'),
+    mime_type: z.string().max(256).optional().describe('When the name does not tell.'),
+    participants: z.array(participant).max(5000).optional().describe('Who took part.'),
+    occurred_at: z.iso.datetime({ offset: true }).optional().describe('ISO 8601; default now.'),
+    thread_id: z.string().max(512).optional().describe('Groups a conversation.'),
+    tags: z.array(z.string().min(1).max(64)).max(200).optional().describe('Free labels.'),
+    external_source: z.string().min(1).max(64).optional().describe('Its system, e.g. zoom.'),
+    external_id: z.string().min(1).max(512).optional().describe('Its id there.'),
   },
   outputSchema: {
     already_exists: z.boolean(),
     status: z.enum(['ready', 'processing']),
-    source_id: z.string().nullable(),
+    source_id: z.string().nullish(),
     record_id: z.string(),
-    batch_id: z.string().nullable(),
+    batch_id: z.string().nullish(),
     message: z.string(),
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
@@ -81,7 +87,12 @@ export const addSource = defineTool({
     if (args.messages) data.messages = args.messages.map((m) => ({ from: m.author, text: m.text, ...(m.sent_at ? { sent_at: m.sent_at } : {}) }));
     if (args.file_base64 !== undefined) {
       if (args.file_base64.length > Math.ceil((ADD_SOURCE_LIMITS.fileBytes * 4) / 3) + 4) throw new ToolError('file_base64 is over about 50 MB: split the file or send its text as content.');
-      const bytes = Buffer.from(args.file_base64, 'base64');
+      // Buffer.from skips what is not base64, so a broken encoding would reach the readers as garbage.
+      const encoded = args.file_base64.replace(/\s+/g, '');
+      if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(encoded) || encoded.length % 4 === 1) {
+        throw new ToolError('file_base64 is not valid base64 (only A–Z, a–z, 0–9, +, / and = padding): encode the file\'s bytes again, or send its text as content.');
+      }
+      const bytes = Buffer.from(encoded, 'base64');
       const name = args.filename ?? 'document';
       // The app passes its reader (its worker slots bound the parses at once); else the process's default.
       const documentText = (ctx.services.documentText as DocumentText | undefined) ?? processDocumentText;
@@ -168,5 +179,12 @@ export const addSource = defineTool({
       }
     });
     return result;
+  },
+  render(r) {
+    return blocks(
+      `# ${r.already_exists ? 'Already added' : r.status === 'ready' ? 'Source added' : 'Source added, processing'}`,
+      r.message,
+      [r.source_id ? `**Source**: \`${r.source_id}\`` : undefined, `**Record**: \`${r.record_id}\``, r.batch_id ? `**Batch**: \`${r.batch_id}\`` : undefined].filter(Boolean).join('\n'),
+    ) + next(r.source_id ? [`read_source(source_id: "${r.source_id}")`, 'add_signals(source_id, signals)'] : ['find_sources in a minute for its source_id']);
   },
 });

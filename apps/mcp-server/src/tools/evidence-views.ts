@@ -1,4 +1,5 @@
 import { getOpportunity, getSignal, type SignalView } from '@loupe/evidence';
+import { UNTRUSTED } from '../render';
 import { fitToPage, PAGE_CHARS, type ToolContext } from '../tool-kit';
 
 const signalJson = (s: SignalView) => ({
@@ -10,9 +11,24 @@ const signalJson = (s: SignalView) => ({
 export const EVIDENCE_PAGE = 50;
 const EVIDENCE_CONTENT_CHARS = 1_500;
 
+/** A signal with the title of its source and the opportunity it belongs to (issue 24 item 9). */
 export async function viewSignal(ctx: ToolContext, id: string) {
   const signal = await getSignal(ctx.pool, ctx.principal.workspaceId, id);
-  return signal ? signalJson(signal) : undefined;
+  if (!signal) return undefined;
+  const { rows } = await ctx.pool.query<{ source_title: string | null; opportunity_id: string | null; opportunity_title: string | null }>(
+    `SELECT (SELECT title FROM sources WHERE id = $2 AND workspace_id = $1) AS source_title, o.id AS opportunity_id, o.title AS opportunity_title
+       FROM (SELECT 1) one
+       LEFT JOIN opportunity_signals os ON os.signal_id = $3
+       LEFT JOIN opportunities o ON o.id = os.opportunity_id AND o.workspace_id = $1`,
+    [ctx.principal.workspaceId, signal.sourceId, signal.id],
+  );
+  const r = rows[0];
+  return {
+    ...signalJson(signal),
+    source_title: r?.source_title ?? null,
+    opportunity: r?.opportunity_id ? { id: r.opportunity_id, title: r.opportunity_title } : null,
+    ...UNTRUSTED,
+  };
 }
 
 /** An opportunity with one page of its evidence, newest first: at most EVIDENCE_PAGE signals and about PAGE_CHARS of text. */
@@ -28,8 +44,9 @@ export async function viewOpportunity(ctx: ToolContext, id: string, offset = 0) 
   const next = offset + kept.length < o.evidenceTotal ? offset + kept.length : undefined;
   return {
     id: o.id, product_id: o.productId, title: o.title, subtitle: o.subtitle, type: o.type, keywords: o.keywords, created_at: o.createdAt.toISOString(),
-    evidence_count: o.evidenceCount, unique_company_count: o.uniqueCompanyCount,
-    evidence: kept, evidence_offset: offset, evidence_returned: kept.length,
+    updated_at: o.updatedAt.toISOString(), evidence_count: o.evidenceCount, unique_company_count: o.uniqueCompanyCount,
+    ...UNTRUSTED,
+    evidence: kept, evidence_offset: offset, evidence_returned: kept.length, evidence_total: o.evidenceTotal,
     ...(next !== undefined ? { evidence_next_offset: next, more_evidence: `view_item again with offset ${next} for more evidence` } : {}),
     ...(kept.some((k) => 'content_truncated' in k) ? { truncated_content: 'long signals are cut: view_item(item_type: "signal") shows one whole' } : {}),
   };

@@ -1,11 +1,22 @@
 import { z } from 'zod';
-import { HIGHLIGHT, SEARCH_LIMITS, SearchQueryError, searchSources, type SearchPage } from '@loupe/sources';
+import { NATURES, RECORD_TYPES } from '@loupe/records';
+import {
+  HIGHLIGHT, pendingSemanticSources, SEARCH_LIMITS, SearchQueryError, searchSources, type SearchFilters, type SearchPage, type SemanticSearch,
+} from '@loupe/sources';
+import { blocks, next, oneLine, pageLine, UNTRUSTED, UNTRUSTED_NOTE, when } from '../render';
 import { defineTool, fitToPage, PAGE_CHARS, pageFields, ToolError } from '../tool-kit';
+
+/** Sources per page (issue 24 item 8: 1–100, default 20, like get_opportunities). */
+export const FIND_SOURCES_LIMITS = { defaultLimit: 20, maxLimit: 100 } as const;
+
+/** Semantic neighbours asked for beyond the page's end, and at most. */
+const SEMANTIC_EXTRA = 30;
+const SEMANTIC_MAX = 300;
 
 const excerpt = z.object({
   position: z.number().describe('Segment position: read_source(source_id, from_position) starts there'),
-  speaker: z.string().nullable(),
-  heading: z.string().nullable(),
+  speaker: z.string().nullish(),
+  heading: z.string().nullish(),
   snippet: z.string().describe(`The segment around the matched words, which stand between ${HIGHLIGHT.start} and ${HIGHLIGHT.stop}`),
 });
 
@@ -31,18 +42,18 @@ function digestOf(page: SearchPage, query: string | undefined, shown: number, ne
       ? 'No source matches these words. Try other or fewer words, or remove filters.'
       : 'No source matches. Widen the search (no filters) or check the product with get_products.';
   }
-  const total = page.total_is_lower_bound ? `At least ${page.total}` : `${page.total}`;
   const order = page.sort === 'newest' ? 'newest first' : 'most relevant first';
-  const parts = [`${total} source${page.total === 1 ? '' : 's'} match; showing ${page.offset + 1}–${page.offset + shown}, ${order}.`];
-  if (page.matched === 'some_words') parts.push('No source has all the words: these have some of them, the rarest words weighing most.');
+  const line = pageLine(['source matches', 'sources match'], page.offset, shown, page.total, page.total_is_lower_bound);
+  if (shown === 0) return line;
+  const parts = [`${line.slice(0, -1)}, ${order}.`];
+  if (page.matched === 'none') parts.push('No source has these words: these say something alike in other words.');
+  else if (page.matched === 'some_words') parts.push('No source has all the words: these have some of them, the rarest words weighing most.');
   else if (page.with_all_words !== undefined && page.with_all_words < page.total) {
     parts.push(`The first ${page.with_all_words} have all the words; the others have some of them, the rarest words weighing most.`);
   }
   if (page.total_is_lower_bound && query) parts.push('The words are common: only the first candidates were ranked; add words or filters to narrow.');
-  if (next !== undefined) parts.push(`More remain: call find_sources again with offset ${next}.`);
-  parts.push(query
-    ? `Excerpts mark matched words ${HIGHLIGHT.start}like this${HIGHLIGHT.stop}; read the context with read_source(source_id, from_position = the excerpt's position).`
-    : 'Read one with read_source(source_id).');
+  if (next !== undefined) parts.push(`More: offset ${next}.`);
+  if (query) parts.push(`Matched words are marked ${HIGHLIGHT.start}like this${HIGHLIGHT.stop}.`);
   return parts.join(' ');
 }
 
@@ -50,26 +61,24 @@ export const findSources = defineTool({
   name: 'find_sources',
   title: 'Find sources',
   description:
-    'Search the customer evidence of this workspace (calls, meetings, emails, support conversations, documents) by words in their title or content, ' +
-    'and filter by product, project, source type, nature and date. With a query, results are ranked by relevance (sources with all the words first, ' +
-    'then, when few have them all, sources with some of them; a title match ranks above a body match) and each carries its best-matching excerpts ' +
-    '(segment position, speaker, snippet with the matched words marked); without a query, newest first. Plain sentences work ("customers struggling with onboarding"). ' +
-    'Use it to discover what was ingested before read_source (start at an excerpt with from_position) or add_signals. ' +
-    'Results are paged: when next_offset is present, call again with offset = next_offset.',
+    'Search sources (calls, emails, chats, documents) by words, best first with excerpts, or list them newest first, to find what customers said. ' +
+    'Next: read_source(source_id, from_position). DO NOT USE for opportunities (get_opportunities) or notes (list_shaping_notes). Paged: offset = next_offset.',
   inputSchema: {
-    query: z.string().max(500).optional().describe('What to look for: plain words or a sentence; also "exact phrase", -exclude, or. Omit to list everything newest first.'),
-    sort: z.enum(['relevance', 'newest']).optional().describe('relevance (default with a query) or newest (the only order without a query).'),
-    limit: z.number().int().min(1).max(SEARCH_LIMITS.maxLimit).optional().describe(`Sources per page (default ${SEARCH_LIMITS.defaultLimit}, at most ${SEARCH_LIMITS.maxLimit}).`),
-    product_id: z.string().max(128).optional().describe('Only sources of this product (from get_products).'),
-    project_id: z.string().max(128).optional().describe('Only sources of this project.'),
-    source_type: z.string().max(64).optional().describe('e.g. meeting_notes, call_transcription, email_thread, conversation, document.'),
-    nature: z.string().max(64).optional().describe('e.g. meeting, communication, document.'),
-    since: z.iso.datetime({ offset: true }).optional().describe('Only sources that happened at or after this time (ISO 8601).'),
-    until: z.iso.datetime({ offset: true }).optional().describe('Only sources that happened before this time (ISO 8601).'),
-    offset: z.number().int().min(0).optional().describe('Where the page starts; use next_offset of the previous page.'),
+    query: z.string().max(500).optional().describe('Words or a sentence; "phrase", -word, or. Omit to list.'),
+    sort: z.enum(['relevance', 'newest']).optional().describe('Order of a query\'s results.'),
+    limit: z.number().int().min(1).max(FIND_SOURCES_LIMITS.maxLimit).optional().describe(`Sources per page (default ${FIND_SOURCES_LIMITS.defaultLimit}).`),
+    product_id: z.string().max(128).optional().describe('From get_products.'),
+    project_id: z.string().max(128).optional().describe('From get_products.'),
+    source_type: z.enum(RECORD_TYPES).optional().describe('Kind of source.'),
+    nature: z.enum(NATURES).optional().describe('evidence: customers; guidance: your team; context: background.'),
+    since: z.iso.datetime({ offset: true }).optional().describe('From this time (ISO 8601).'),
+    until: z.iso.datetime({ offset: true }).optional().describe('Before this time (ISO 8601).'),
+    offset: z.number().int().min(0).optional().describe('next_offset of the previous page.'),
   },
   outputSchema: {
+    query: z.string().optional(),
     digest: z.string(),
+    untrusted_content: z.string().optional(),
     items: z.array(item),
     returned: z.number(),
     offset: z.number(),
@@ -80,6 +89,7 @@ export const findSources = defineTool({
     with_all_words: z.number().optional().describe('How many of the matching sources have every word (they come first)'),
     next_offset: z.number().optional(),
     cut_to_fit: z.boolean(),
+    not_yet_searchable: z.number().optional().describe('Sources stored but not yet searchable by meaning (indexing runs behind): results may be incomplete; ask again in a few seconds'),
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   access: 'read',
@@ -94,25 +104,67 @@ export const findSources = defineTool({
       if (!rowCount) throw new ToolError(`Project not found or access denied: ${args.project_id}. Call get_products for the projects of each product.`);
     }
     const query = args.query?.trim() || undefined;
-    let page: SearchPage;
+    const limit = args.limit ?? FIND_SOURCES_LIMITS.defaultLimit;
+    const offset = args.offset ?? 0;
+    let page: SearchPage | undefined;
+    const found: SearchPage['items'] = [];
+    const filters: SearchFilters = {
+      productId: args.product_id, projectId: args.project_id, sourceType: args.source_type, nature: args.nature,
+      since: args.since ? new Date(args.since) : undefined, until: args.until ? new Date(args.until) : undefined,
+    };
+    // Sources alike in meaning (issue 22), fused with the lexical ranking: as many as the page can reach.
+    const semanticSearch = ctx.services.semanticSearch as SemanticSearch | undefined;
+    const [semantic, pending] = query && semanticSearch
+      ? await Promise.all([semanticSearch.search(ws, query, filters, Math.min(offset + limit + SEMANTIC_EXTRA, SEMANTIC_MAX)), pendingSemanticSources(ctx.pool, ws, 1_000)])
+      : [undefined, 0];
     try {
-      page = await searchSources(ctx.pool, ws, {
-        query,
-        sort: query ? args.sort : 'newest',
-        limit: args.limit ?? (query ? SEARCH_LIMITS.defaultLimit : SEARCH_LIMITS.maxLimit),
-        offset: args.offset ?? 0,
-        filters: {
-          productId: args.product_id, projectId: args.project_id, sourceType: args.source_type, nature: args.nature,
-          since: args.since ? new Date(args.since) : undefined, until: args.until ? new Date(args.until) : undefined,
-        },
-      });
+      // The search answers at most SEARCH_LIMITS.maxLimit sources a call: a larger page is read in parts.
+      for (let at = offset; found.length < limit;) {
+        const part: SearchPage = await searchSources(ctx.pool, ws, {
+          query,
+          sort: query ? args.sort : 'newest',
+          limit: Math.min(limit - found.length, SEARCH_LIMITS.maxLimit),
+          offset: at,
+          filters,
+          extraRankings: semantic?.hits.length ? [semantic.hits] : undefined,
+        });
+        page ??= part;
+        found.push(...part.items);
+        at += part.items.length;
+        if (part.items.length === 0 || at >= part.total) break;
+      }
     } catch (err) {
       if (err instanceof SearchQueryError) throw new ToolError(err.message);
       throw err;
     }
-    const { kept, cut } = fitToPage(page.items, PAGE_CHARS.withGuidance);
-    const paging = pageFields(page.offset, kept.length, page.total);
-    const { items: _items, ...rest } = page;
-    return { ...rest, digest: digestOf(page, query, kept.length, paging.next_offset), items: kept, ...paging, cut_to_fit: cut };
+    const { kept, cut } = fitToPage(found, PAGE_CHARS.withGuidance);
+    const paging = pageFields(offset, kept.length, page!.total);
+    const { items: _items, ...rest } = page!;
+    const notYet = semantic?.indexing ? Math.max(pending, 1) : pending;
+    return {
+      ...rest, query, digest: digestOf(page!, query, kept.length, paging.next_offset), items: kept, ...paging, cut_to_fit: cut,
+      ...(kept.length ? UNTRUSTED : {}),
+      ...(notYet ? { not_yet_searchable: notYet } : {}),
+    };
+  },
+  render(r) {
+    const known = new Set(['digest', 'items', 'returned', 'offset', 'total', 'total_is_lower_bound', 'sort', 'matched', 'with_all_words', 'next_offset', 'cut_to_fit', 'query', 'untrusted_content', 'not_yet_searchable']);
+    // Fields the search may add (e.g. that semantic indexing is behind) are shown as they come.
+    const extra = Object.entries(r).filter(([k, v]) => !known.has(k) && v !== undefined && v !== null && v !== false && typeof v !== 'object');
+    const rows = r.items.map((s, i) => {
+      const head = `${r.offset + i + 1}. **${oneLine(s.title, 200)}** \`${s.id}\` (${s.source_type}, ${s.nature}, ${when(s.occurred_at)}, ${s.segments} segments${s.status === 'ready' ? '' : `, ${s.status}`})`;
+      const excerpts = (s.excerpts ?? []).map((e) => `   - [${e.position}]${e.speaker ? ` ${e.speaker}:` : ''} ${oneLine(e.snippet, 400)}`);
+      return [head, ...excerpts].join('\n');
+    });
+    const steps = r.items.length ? [`read_source(source_id${r.items.some((s) => s.excerpts?.length) ? ', from_position = an excerpt\'s [position]' : ''})`] : [];
+    if (r.next_offset !== undefined) steps.push(`more: find_sources with offset ${r.next_offset}`);
+    return blocks(
+      `# Sources${r.query ? ` for "${oneLine(r.query, 100)}"` : ''}`,
+      r.digest,
+      r.not_yet_searchable ? `${r.not_yet_searchable} source${r.not_yet_searchable === 1 ? ' is' : 's are'} not yet searchable by meaning (indexing): results may be incomplete; ask again in a few seconds.` : undefined,
+      extra.length ? extra.map(([k, v]) => `**${k}**: ${String(v)}`).join('\n') : undefined,
+      r.items.length ? UNTRUSTED_NOTE : undefined,
+      rows.join('\n'),
+    ) + next(steps);
   },
 });

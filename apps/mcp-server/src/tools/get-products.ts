@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { blocks, next } from '../render';
 import { defineTool } from '../tool-kit';
 
 const project = z.object({ id: z.string(), name: z.string() });
 const product = z.object({
   id: z.string(),
   name: z.string(),
-  description: z.string().nullable(),
+  description: z.string().nullish(),
   status: z.string(),
   projects: z.array(project),
 });
@@ -14,10 +15,10 @@ export const getProducts = defineTool({
   name: 'get_products',
   title: 'List products',
   description:
-    'List every product of this workspace with its projects. Call this first: most tools need a product_id (and add_source a project_id) from here. ' +
-    'is_default marks the product this connection uses when product_id is omitted (API keys have one; OAuth connections do not). Never pick a product for the user when several exist and none is default: ask.',
+    'Call first: the products and projects; most tools take a product_id, add_source a project_id. is_default: used when product_id is omitted. ' +
+    'Several and no default: ask the user.',
   inputSchema: {},
-  outputSchema: { products: z.array(product.extend({ is_default: z.boolean() })), default_product_id: z.string().nullable() },
+  outputSchema: { products: z.array(product.extend({ is_default: z.boolean() })), default_product_id: z.string().nullish() },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   access: 'read',
   async handler(_args, ctx) {
@@ -35,5 +36,13 @@ export const getProducts = defineTool({
       products: rows.map((r) => ({ ...r, is_default: r.id === defaultId })),
       default_product_id: rows.some((r) => r.id === defaultId) ? defaultId : null,
     };
+  },
+  render(r) {
+    if (r.products.length === 0) return 'No products in this workspace yet: a person creates them in the Loupe settings.';
+    const rows = r.products.map((p) =>
+      `- **${p.name}** \`${p.id}\`${p.is_default ? ' (default)' : ''}, ${p.status}${p.description ? `: ${p.description}` : ''}\n  Projects: ${p.projects.length ? p.projects.map((j) => `${j.name} \`${j.id}\``).join(', ') : 'none'}`);
+    const choose = r.default_product_id ? `Without product_id, tools use ${r.default_product_id}.` : r.products.length > 1 ? 'No default product: ask the user which product, then pass product_id.' : undefined;
+    return blocks(`# Products (${r.products.length})`, rows.join('\n'), choose)
+      + next(['find_sources, get_opportunities or list_shaping_notes with product_id', 'add_source with a project_id']);
   },
 });

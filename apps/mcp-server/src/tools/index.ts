@@ -7,8 +7,8 @@ import { getOpportunities } from './opportunities';
 import { seeUpdatedRoadmap } from './see-updated-roadmap';
 import { addSignalsTool, updateSignalsTool } from './signals';
 import { viewItem } from './view-item';
-import { createShapingNoteTool, updateShapingNoteTool } from './shaping-notes';
+import { createShapingNoteTool, listShapingNotesTool, updateShapingNoteTool } from './shaping-notes';
 import { findSkillsTool, readSkillsTool } from './skills';
 
 /** Every tool the endpoint offers, in the order tools/list shows them. */
-export const TOOLS: readonly ToolDefinition[] = [getProducts, findSkillsTool, readSkillsTool, findSources, readSourceTool, addSource, addSignalsTool, updateSignalsTool, getOpportunities, viewItem, createShapingNoteTool, updateShapingNoteTool, seeUpdatedRoadmap] as unknown as ToolDefinition[];
+export const TOOLS: readonly ToolDefinition[] = [getProducts, findSkillsTool, readSkillsTool, findSources, readSourceTool, addSource, addSignalsTool, updateSignalsTool, getOpportunities, viewItem, listShapingNotesTool, createShapingNoteTool, updateShapingNoteTool, seeUpdatedRoadmap] as unknown as ToolDefinition[];

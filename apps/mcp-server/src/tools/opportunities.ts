@@ -1,23 +1,39 @@
 import { z } from 'zod';
 import { listOpportunities } from '@loupe/evidence';
-import { defineTool, fitToPage, PAGE_CHARS, pageFields, requireProductId, ToolError } from '../tool-kit';
+import { blocks, next, oneLine } from '../render';
+import { defineTool, fitToPage, PAGE_CHARS, pageFields, requireProductId, ToolError, type ToolContext } from '../tool-kit';
+
+const WEEK_MS = 7 * 24 * 3600 * 1000;
 
 const row = z.object({
   id: z.string(), title: z.string(), subtitle: z.string(), type: z.string(), keywords: z.array(z.string()), created_at: z.string(),
+  updated_at: z.string().describe('When its evidence or name last changed'),
   evidence_count: z.number(), unique_company_count: z.number(),
+  signals_last_7_days: z.number().describe('Its signals recorded or edited in the last 7 days: how much it grew this week'),
 });
+
+/** Per opportunity, how many of its signals were recorded (or edited) since `since`: the week's growth. */
+async function recentSignals(ctx: ToolContext, ids: string[], since: Date): Promise<Map<string, number>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await ctx.pool.query<{ id: string; n: number }>(
+    `SELECT os.opportunity_id AS id, count(*)::int AS n FROM opportunity_signals os
+       JOIN signals s ON s.id = os.signal_id AND s.workspace_id = $1
+      WHERE os.opportunity_id = ANY($2) AND s.updated_at >= $3 GROUP BY os.opportunity_id`,
+    [ctx.principal.workspaceId, ids, since],
+  );
+  return new Map(rows.map((r) => [r.id, r.n]));
+}
 
 export const getOpportunities = defineTool({
   name: 'get_opportunities',
   title: 'Get opportunities',
   description:
-    'List the opportunities of a product: signals grouped by what they mean, with how much evidence backs each (evidence_count), ' +
-    'from how many companies, and the words that set it apart (keywords). Biggest first. Open one with view_item(item_type: "opportunity") for its signals. ' +
-    'New signals join within seconds; pending_signals says how many are still being placed, regrouping_soon that a regrouping of the whole product is due. Paged: call again with offset = next_offset.',
+    'A product\'s opportunities (signals grouped by meaning), biggest first, with companies, keywords and signals_last_7_days (this week\'s growth). ' +
+    'Next: view_item(item_type: "opportunity") for its evidence. DO NOT USE to search sources (find_sources). Paged: offset = next_offset.',
   inputSchema: {
-    product_id: z.string().max(128).optional().describe("The product (from get_products); defaults to the API key's default product."),
-    limit: z.number().int().min(1).max(100).optional().describe('Rows per page (default 25, at most 100).'),
-    offset: z.number().int().min(0).optional(),
+    product_id: z.string().max(128).optional().describe('From get_products; default: the key\'s.'),
+    limit: z.number().int().min(1).max(100).optional().describe('Default 25.'),
+    offset: z.number().int().min(0).optional().describe('next_offset of the previous page.'),
   },
   outputSchema: {
     digest: z.string(), items: z.array(row), returned: z.number(), offset: z.number(), total: z.number(), next_offset: z.number().optional(), cut_to_fit: z.boolean(),
@@ -32,19 +48,30 @@ export const getOpportunities = defineTool({
     if (!rowCount) throw new ToolError(`Product not found: ${productId} is not a product of this workspace. Call get_products for the valid ids.`);
     const offset = args.offset ?? 0;
     const { items, total, pendingSignals, settling } = await listOpportunities(ctx.pool, ctx.principal.workspaceId, productId, { limit: args.limit ?? 25, offset });
+    const recent = await recentSignals(ctx, items.map((o) => o.id), new Date(ctx.clock.now() - WEEK_MS));
     const rows = items.map((o) => ({
-      id: o.id, title: o.title, subtitle: o.subtitle, type: o.type, keywords: o.keywords, created_at: o.createdAt.toISOString(),
-      evidence_count: o.evidenceCount, unique_company_count: o.uniqueCompanyCount,
+      id: o.id, title: o.title, subtitle: o.subtitle, type: o.type, keywords: o.keywords, created_at: o.createdAt.toISOString(), updated_at: o.updatedAt.toISOString(),
+      evidence_count: o.evidenceCount, unique_company_count: o.uniqueCompanyCount, signals_last_7_days: recent.get(o.id) ?? 0,
     }));
     const { kept, cut } = fitToPage(rows, PAGE_CHARS.withGuidance);
     const paging = pageFields(offset, kept.length, total);
     const pending = pendingSignals
       ? ` ${pendingSignals} new or changed signal${pendingSignals === 1 ? ' is' : 's are'} still being placed; call again in a few seconds for the complete picture.`
       : settling ? ' Recent signals were placed one at a time; the whole product is regrouped within a minute.' : '';
+    const shown = kept.length ? `${total} opportunit${total === 1 ? 'y' : 'ies'}; showing ${offset + 1}–${offset + kept.length}, most evidence first.` : '';
     const digest = total === 0
       ? (pendingSignals ? `No opportunities yet.${pending}` : 'No opportunities yet: they are built from signals. Record signals from sources with add_signals (see the extract-signals skill).')
-      : `${total} opportunit${total === 1 ? 'y' : 'ies'}; showing ${offset + 1}–${offset + kept.length}, most evidence first.` +
-        (paging.next_offset !== undefined ? ` More: offset ${paging.next_offset}.` : '') + pending;
+      : kept.length === 0
+        ? `${total} opportunit${total === 1 ? 'y' : 'ies'}; offset ${offset} is past the end (the last is at offset ${total - 1}): call again with a smaller offset, e.g. 0.${pending}`
+        : shown + (paging.next_offset !== undefined ? ` More: offset ${paging.next_offset}.` : '') + pending;
     return { digest, items: kept, ...paging, cut_to_fit: cut, pending_signals: pendingSignals, regrouping_soon: settling };
+  },
+  render(r) {
+    const rows = r.items.map((o, i) =>
+      `${r.offset + i + 1}. **${oneLine(o.title, 200)}** \`${o.id}\`: ${o.evidence_count} signals, ${o.unique_company_count} compan${o.unique_company_count === 1 ? 'y' : 'ies'}` +
+      `${o.signals_last_7_days ? `, +${o.signals_last_7_days} in 7 days` : ''}; ${o.type}${o.keywords.length ? `; ${o.keywords.slice(0, 6).join(', ')}` : ''}; updated ${o.updated_at.slice(0, 10)}`);
+    const steps = r.items.length ? ['view_item(item_id, item_type: "opportunity") for its evidence'] : [];
+    if (r.next_offset !== undefined) steps.push(`more: get_opportunities with offset ${r.next_offset}`);
+    return blocks('# Opportunities', r.digest, rows.join('\n')) + next(steps);
   },
 });

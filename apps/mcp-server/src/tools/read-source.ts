@@ -1,36 +1,50 @@
 import { z } from 'zod';
 import { READ_LIMITS, readSource } from '@loupe/sources';
+import { blocks, compact, facts, next, UNTRUSTED, UNTRUSTED_NOTE, when } from '../render';
 import { defineTool, ToolError } from '../tool-kit';
 
 const segment = z.object({
   position: z.number(),
   kind: z.string(),
-  speaker: z.string().nullable(),
-  heading: z.string().nullable(),
+  speaker: z.string().nullish(),
+  heading: z.string().nullish(),
   text: z.string(),
-  start_ms: z.number().nullable(),
+  start_ms: z.number().nullish(),
 });
+type Segment = z.infer<typeof segment>;
+
+const participantLine = (p: unknown) => {
+  if (!p || typeof p !== 'object') return String(p);
+  const { name, email, id, role } = p as Record<string, unknown>;
+  const who = [name, email && email !== name ? `<${String(email)}>` : undefined].filter(Boolean).join(' ') || String(id ?? '?');
+  return role && role !== 'unknown' ? `${who} (${String(role)})` : who;
+};
+
+/** One segment as a line of the text: `[position] Speaker: text`, a section as its heading then its text. */
+function segmentText(s: Pick<Segment, 'position' | 'speaker' | 'heading' | 'text'>): string {
+  const heading = s.heading ? `### ${s.heading}\n` : '';
+  return `${heading}[${s.position}]${s.speaker ? ` ${s.speaker}:` : ''} ${s.text}`;
+}
 
 export const readSourceTool = defineTool({
   name: 'read_source',
   title: 'Read a source',
   description:
-    'Read the content of one source (a call transcript, meeting notes, an email thread, a support conversation, a document) in order: ' +
-    'conversations as speaker-attributed segments, documents as titled sections. Get source ids from find_sources or view_item. ' +
-    'To read around an excerpt of find_sources, pass from_position = its position. ' +
-    `Pages hold up to ${READ_LIMITS.maxSegments} segments or about ${READ_LIMITS.maxChars.toLocaleString('en')} characters; when has_more is true, call again with offset = next_offset.`,
+    'Read a source in order ([position] Speaker: text) for context and exact quotes before add_signals. Ids from find_sources or view_item. ' +
+    `Pages ≤ ${READ_LIMITS.maxSegments} segments or ~${READ_LIMITS.maxChars.toLocaleString('en')} characters; has_more: offset = next_offset. DO NOT USE to search (find_sources).`,
   inputSchema: {
-    source_id: z.string().min(1).max(128).describe('The source id (src_…).'),
-    offset: z.number().int().min(0).optional().describe('First segment to return (0 = the start); use next_offset of the previous page.'),
-    from_position: z.number().int().min(0).optional().describe('Start reading at this segment position (an excerpt\'s position from find_sources); the same as offset, give one or the other.'),
-    limit: z.number().int().min(1).max(READ_LIMITS.maxSegments).optional().describe(`Segments per page (default ${READ_LIMITS.defaultSegments}, at most ${READ_LIMITS.maxSegments}).`),
+    source_id: z.string().min(1).max(128).describe('src_… id.'),
+    offset: z.number().int().min(0).optional().describe('First segment: next_offset of the previous page.'),
+    from_position: z.number().int().min(0).optional().describe('Same as offset: a find_sources excerpt\'s position.'),
+    limit: z.number().int().min(1).max(READ_LIMITS.maxSegments).optional().describe(`Default ${READ_LIMITS.defaultSegments}.`),
   },
   outputSchema: {
     source: z.object({
       id: z.string(), title: z.string(), source_type: z.string(), nature: z.string(), status: z.string(), occurred_at: z.string(),
       product_id: z.string(), project_ids: z.array(z.string()), participants: z.array(z.unknown()), tags: z.array(z.string()),
-      thread_id: z.string().nullable(), record_id: z.string().nullable(),
+      thread_id: z.string().nullish(), record_id: z.string().nullish(),
     }),
+    untrusted_content: z.string(),
     segments: z.array(segment),
     offset: z.number(),
     returned: z.number(),
@@ -44,11 +58,52 @@ export const readSourceTool = defineTool({
     if (args.offset !== undefined && args.from_position !== undefined && args.offset !== args.from_position) {
       throw new ToolError('Give offset or from_position, not both: they name the same thing (the first segment to return).');
     }
-    const page = await readSource(ctx.pool, ctx.principal.workspaceId, args.source_id, { offset: args.from_position ?? args.offset, limit: args.limit });
+    const offset = args.from_position ?? args.offset ?? 0;
+    const page = await readSource(ctx.pool, ctx.principal.workspaceId, args.source_id, { offset, limit: args.limit });
     if (!page) throw new ToolError(`Source not found or access denied: ${args.source_id} is not a source of this workspace. Use find_sources to look sources up.`);
     if (page.source.status !== 'ready' || page.total_segments === 0) {
       throw new ToolError(`This source has no content yet: ${args.source_id} is still being processed. Try again in a minute.`);
     }
-    return page;
+    if (offset >= page.total_segments) {
+      throw new ToolError(`offset ${offset} is past the end: ${args.source_id} has ${page.total_segments} segments (positions 0–${page.total_segments - 1}). Call again with a smaller offset, e.g. 0.`);
+    }
+    // The cap (spec 8.3, about 60,000 characters) is on what the client receives: the segments travel
+    // in the text and in structuredContent, so each segment counts as both, beside the source's details.
+    const head = compact(page.source);
+    let chars = 2 * JSON.stringify(head).length + 600;
+    const kept: typeof page.segments = [];
+    for (const s of page.segments) {
+      const size = JSON.stringify(compact(s)).length + segmentText(s).length + 2;
+      if (kept.length > 0 && chars + size > READ_LIMITS.maxChars) break;
+      kept.push(s);
+      chars += size;
+    }
+    const end = offset + kept.length;
+    const hasMore = end < page.total_segments;
+    return {
+      source: page.source,
+      ...UNTRUSTED,
+      segments: kept,
+      offset,
+      returned: kept.length,
+      total_segments: page.total_segments,
+      has_more: hasMore,
+      ...(hasMore ? { next_offset: end } : {}),
+    };
+  },
+  render(r) {
+    const s = r.source;
+    return blocks(
+      `# ${s.title} \`${s.id}\``,
+      facts([
+        ['Type', `${s.source_type} (${s.nature})`], ['When', when(s.occurred_at)], ['Participants', s.participants.map(participantLine)],
+        ['Tags', s.tags], ['Thread', s.thread_id], ['Product', s.product_id],
+        ['Segments', `${r.offset}–${r.offset + r.returned - 1} of ${r.total_segments} (positions)`],
+      ]),
+      UNTRUSTED_NOTE,
+      r.segments.map(segmentText).join('\n'),
+    ) + next(r.has_more
+      ? [`more: read_source(source_id: "${s.id}", offset: ${r.next_offset})`, 'add_signals(source_id, signals) to record what customers said']
+      : ['add_signals(source_id, signals) to record what customers said']);
   },
 });

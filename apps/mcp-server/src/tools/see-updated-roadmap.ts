@@ -11,6 +11,8 @@ export const seeUpdatedRoadmap = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   access: 'read',
   free: true,
+  // Not advertised any more (issue 24 item 2); a client that still calls it is told what replaced it.
+  hidden: true,
   async handler() {
     throw new ToolError('see_updated_roadmap was removed: call get_opportunities(product_id) instead, after get_products if you need the product id.');
   },

@@ -1,16 +1,17 @@
 import { z } from 'zod';
 import { addSignals, SignalNotFoundError, SourceNotFoundError, UnknownSignalTypeError, updateSignals } from '@loupe/evidence';
 import { QUEUES } from '@loupe/jobs';
+import { blocks, next } from '../render';
 import { defineTool, ToolError, type ToolContext } from '../tool-kit';
 
-const signalInput = z.object({
-  type: z.string().min(1).max(64).describe('A signal type key or name active in the workspace: need, problem, pain_point, feedback, quote, feature_request, or a custom one.'),
-  title: z.string().min(1).max(200).describe('One line naming the observation.'),
-  content: z.string().min(1).max(20_000).describe("The observation, with the customer's words in quotes where possible."),
-  who_said_it: z.string().max(256).optional().describe('Name or email of the person, as the source shows it.'),
-  participant_id: z.string().max(256).optional().describe('The participant id from read_source (usually an email).'),
-  created_at: z.iso.datetime({ offset: true }).optional().describe('When it was said (ISO 8601); the source time when omitted.'),
-  theme: z.string().max(80).optional().describe('3–6 words naming the problem or need (e.g. "Slow CSV export"); use the same words for the same problem, as in get_opportunities keywords.'),
+const signalInput = z.strictObject({
+  type: z.string().min(1).max(64).describe('need, problem, pain_point, feedback, quote, feature_request, or custom.'),
+  title: z.string().min(1).max(200).describe('One line.'),
+  content: z.string().min(1).max(20_000).describe("With the customer's words quoted."),
+  who_said_it: z.string().max(256).optional().describe('Name or email.'),
+  participant_id: z.string().max(256).optional().describe('From read_source.'),
+  created_at: z.iso.datetime({ offset: true }).optional().describe('ISO 8601; default: the source\'s.'),
+  theme: z.string().max(80).optional().describe('3–6 words ("Slow CSV export"), the same for one problem.'),
 });
 
 /** New and changed signals are placed in opportunities in the background (worker queue opportunities.recompute); a re-sent one schedules nothing. */
@@ -29,12 +30,11 @@ export const addSignalsTool = defineTool({
   name: 'add_signals',
   title: 'Add signals',
   description:
-    'Record 1–100 customer signals observed in one source: needs, problems, pain points, feedback, quotes (or a custom type of the workspace). ' +
-    'Read the "extract-signals" skill and the source (read_source) first. One observation per signal. All or nothing: if one item is refused, none is stored. ' +
-    'Sending the same source, type and content again returns the existing signal marked reused, so retries are safe. Needs mcp:write.',
+    'Record 1–100 signals observed in one source, all or nothing. First read the extract-signals skill (read_skills) and the source (read_source). ' +
+    'One observation each; the same content again returns the existing one (reused). DO NOT USE to edit (update_signals).',
   inputSchema: {
-    source_id: z.string().min(1).max(128).describe('The source the signals come from.'),
-    signals: z.array(signalInput).min(1).max(100),
+    source_id: z.string().min(1).max(128).describe('src_… id.'),
+    signals: z.array(signalInput).min(1).max(100).describe('1–100.'),
   },
   outputSchema: { signals: z.array(z.object({ id: z.string(), reused: z.boolean() })), created: z.number(), reused: z.number() },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -56,28 +56,34 @@ export const addSignalsTool = defineTool({
       return evidenceError(error);
     }
   },
+  render(r) {
+    return blocks(
+      `# Signals: ${r.created} recorded${r.reused ? `, ${r.reused} already there (reused)` : ''}`,
+      r.signals.map((s, i) => `${i + 1}. \`${s.id}\`${s.reused ? ' (reused)' : ''}`).join('\n'),
+    ) + next(['get_opportunities in a few seconds to see where they joined', 'view_item(item_type: "signal") to read one']);
+  },
 });
 
-const updateInput = z.object({
-  id: z.string().min(1).max(128).describe('The signal id (sig_…).'),
-  title: z.string().min(1).max(200).optional(),
-  content: z.string().min(1).max(20_000).optional(),
-  type: z.string().min(1).max(64).optional().describe('A new signal type key or name.'),
-  created_at: z.iso.datetime({ offset: true }).optional(),
+const updateInput = z.strictObject({
+  id: z.string().min(1).max(128).describe('sig_… id.'),
+  title: z.string().min(1).max(200).optional().describe('New title.'),
+  content: z.string().min(1).max(20_000).optional().describe('New content.'),
+  type: z.string().min(1).max(64).optional().describe('New type.'),
+  created_at: z.iso.datetime({ offset: true }).optional().describe('ISO 8601.'),
   who_said_it: z.string().max(256).nullable().optional().describe('null clears it.'),
   participant_id: z.string().max(256).nullable().optional().describe('null clears it.'),
-  theme: z.string().max(80).nullable().optional().describe('3–6 words naming the problem; null clears it.'),
+  theme: z.string().max(80).nullable().optional().describe('null clears it.'),
 });
 
 export const updateSignalsTool = defineTool({
   name: 'update_signals',
   title: 'Update signals',
   description:
-    'Edit 1–100 existing signals at once, all or nothing: each field you give replaces the old value, omitted fields stay, ' +
-    'null clears who_said_it or participant_id. Use view_item(item_type: "signal") to read a signal first. Needs mcp:write.',
-  inputSchema: { updates: z.array(updateInput).min(1).max(100) },
+    'Edit 1–100 signals, all or nothing: given fields replace the old value (not kept), null clears. First read it with view_item. DO NOT USE to add (add_signals).',
+  inputSchema: { updates: z.array(updateInput).min(1).max(100).describe('One per signal.') },
   outputSchema: { updated: z.array(z.string()) },
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  // Destructive: a replaced title or content is not kept anywhere (shaping notes keep versions; signals do not).
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   access: 'write',
   async handler(args, ctx) {
     try {
@@ -90,5 +96,9 @@ export const updateSignalsTool = defineTool({
     } catch (error) {
       return evidenceError(error);
     }
+  },
+  render(r) {
+    return `# ${r.updated.length} signal${r.updated.length === 1 ? '' : 's'} updated\n\n${r.updated.map((id) => `- \`${id}\``).join('\n')}`
+      + next(['view_item(item_type: "signal") to check one']);
   },
 });

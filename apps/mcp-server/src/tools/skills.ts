@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { findSkills, readSkills } from '@loupe/skills';
+import { blocks, next } from '../render';
 import { defineTool, ToolError } from '../tool-kit';
 
 const summary = z.object({ name: z.string(), title: z.string(), description: z.string(), source: z.enum(['built_in', 'workspace']) });
@@ -8,14 +9,13 @@ export const findSkillsTool = defineTool({
   name: 'find_skills',
   title: 'Find skills',
   description:
-    'Free. List the methodology guides (skills) of this workspace: built-in ones (customer research, extracting signals, summarising a conversation, ' +
-    'shaping, writing a PRD, a weekly evidence digest) and the workspace\'s own. Read the relevant one with read_skills before doing that work. ' +
-    'Also returns the products to choose from and the one this connection uses by default, if any: ask the user when there are several and none is selected.',
-  inputSchema: { query: z.string().max(200).optional().describe('Words to filter the catalogue by name, title or description.') },
+    'Free. Methodology guides (research, extracting signals, summaries, shaping, PRDs, weekly digest, your own) and the products. ' +
+    'At the start of a task; then read_skills the guide.',
+  inputSchema: { query: z.string().max(200).optional().describe('Words to filter by.') },
   outputSchema: {
     skills: z.array(summary),
     products: z.array(z.object({ id: z.string(), name: z.string() })),
-    selected_product_id: z.string().nullable(),
+    selected_product_id: z.string().nullish(),
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   access: 'read',
@@ -29,12 +29,21 @@ export const findSkillsTool = defineTool({
     const selected = products.some((p) => p.id === ctx.principal.defaultProductId) ? ctx.principal.defaultProductId : null;
     return { skills, products, selected_product_id: selected };
   },
+  render(r) {
+    const skills = r.skills.map((s) => `- **${s.name}**${s.source === 'workspace' ? ' (workspace)' : ''}: ${s.description}`);
+    const products = r.products.map((p) => `${p.name} \`${p.id}\`${p.id === r.selected_product_id ? ' (selected)' : ''}`).join(', ');
+    return blocks(
+      `# Skills (${r.skills.length})`,
+      skills.join('\n') || 'No skill matches; call find_skills without a query for all of them.',
+      `**Products**: ${products || 'none'}${r.selected_product_id ? '' : r.products.length > 1 ? '. None selected: ask the user which one.' : ''}`,
+    ) + next(['read_skills(names) for a guide\'s full text']);
+  },
 });
 
 export const readSkillsTool = defineTool({
   name: 'read_skills',
   title: 'Read skills',
-  description: 'Free. Read the full text of one or more skills (names from find_skills), with their reference files.',
+  description: 'Free. The full text of skills, with references. Names from find_skills.',
   inputSchema: { names: z.array(z.string().min(1).max(100)).min(1).max(20).describe('Skill names, e.g. ["extract-signals"].') },
   outputSchema: {
     skills: z.array(summary.extend({ body: z.string(), references: z.array(z.object({ name: z.string(), body: z.string() })) })),
@@ -49,5 +58,11 @@ export const readSkillsTool = defineTool({
       throw new ToolError(`No skill is called ${result.missing.map((n) => JSON.stringify(n)).join(', ')}. Call find_skills for the catalogue.`);
     }
     return { skills: result.skills.map((s) => ({ ...s, references: s.references.map((r) => ({ name: r.name, body: r.body })) })), missing: result.missing };
+  },
+  render(r) {
+    return blocks(
+      ...r.skills.map((s) => blocks(`# ${s.title} (${s.name})`, s.body, ...s.references.map((ref) => `## Reference: ${ref.name}\n\n${ref.body}`))),
+      r.missing.length ? `Not found: ${r.missing.join(', ')} (find_skills lists the names).` : undefined,
+    );
   },
 });

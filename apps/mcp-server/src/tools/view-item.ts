@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { getShapingNote, listVersions, ShapingNoteNotFoundError } from '@loupe/shaping';
+import { getShapingNote, getVersion, listVersions, shapingStatusDisplayName, ShapingNoteNotFoundError, ShapingVersionNotFoundError } from '@loupe/shaping';
 import { readSource } from '@loupe/sources';
+import { blocks, facts, next, oneLine, UNTRUSTED, UNTRUSTED_NOTE, when } from '../render';
 import { defineTool, ToolError, type ToolContext } from '../tool-kit';
 import { noteView } from './shaping-notes';
 import { viewOpportunity, viewSignal } from './evidence-views';
@@ -8,44 +9,123 @@ import { viewOpportunity, viewSignal } from './evidence-views';
 export const ITEM_TYPES = ['signal', 'opportunity', 'source', 'shaping_note'] as const;
 type ItemType = (typeof ITEM_TYPES)[number];
 
-const notFound = (type: ItemType, id: string) =>
-  new ToolError(`${type} ${id} does not exist or you are not allowed to access it. Use find_sources, get_opportunities or the ids other tools returned.`);
+/** What an id's prefix says it is, to point a model that passed the wrong item_type at the right one. */
+const PREFIXES: Record<string, ItemType> = { sig_: 'signal', opp_: 'opportunity', src_: 'source', shn_: 'shaping_note' };
+
+function notFound(type: ItemType, id: string) {
+  const looksLike = Object.entries(PREFIXES).find(([prefix]) => id.startsWith(prefix))?.[1];
+  const hint = looksLike && looksLike !== type
+    ? ` The id starts with ${id.slice(0, 4)}: it looks like ${looksLike === 'opportunity' ? 'an' : 'a'} ${looksLike}; call view_item with item_type "${looksLike}".`
+    : ' Use find_sources, get_opportunities, list_shaping_notes or the ids other tools returned.';
+  return new ToolError(`${type} ${id} does not exist or you are not allowed to access it.${hint}`);
+}
 
 async function viewSource(ctx: ToolContext, id: string) {
   const page = await readSource(ctx.pool, ctx.principal.workspaceId, id, { limit: 20 });
   if (!page) return undefined;
-  return { ...page.source, total_segments: page.total_segments, preview: page.segments.map((s) => ({ speaker: s.speaker, heading: s.heading, text: s.text.slice(0, 500) })), next: 'read_source(source_id) for the whole content' };
+  return {
+    ...page.source, total_segments: page.total_segments, ...UNTRUSTED,
+    preview: page.segments.map((s) => ({ position: s.position, speaker: s.speaker, heading: s.heading, text: s.text.slice(0, 500) })),
+  };
 }
 
-async function viewNote(ctx: ToolContext, id: string) {
+async function viewNote(ctx: ToolContext, id: string, version?: number) {
   try {
     const note = await getShapingNote(ctx.pool, ctx.principal.workspaceId, id);
-    const versions = await listVersions(ctx.pool, ctx.principal.workspaceId, id);
-    return { ...noteView(note), versions: versions.map((v) => ({ version: v.version, title: v.title, status: v.status, created_at: v.createdAt.toISOString() })) };
+    const versions = (await listVersions(ctx.pool, ctx.principal.workspaceId, id)).map((v) => ({ version: v.version, title: v.title, status: v.status, created_at: v.createdAt.toISOString() }));
+    if (version === undefined || version === note.version) return { ...noteView(note), versions };
+    if (!versions.some((v) => v.version === version)) {
+      throw new ToolError(`Version ${version} of shaping note ${id} does not exist: it has versions ${versions[0]?.version ?? 1} to ${note.version} (listed by view_item without version).`);
+    }
+    const old = await getVersion(ctx.pool, ctx.principal.workspaceId, id, version);
+    return {
+      id: note.id, product_id: note.productId, current_version: note.version, version: old.version, title: old.title, subtitle: old.subtitle, content: old.content,
+      status: old.status, status_name: shapingStatusDisplayName(old.status), tags: old.tags, created_at: note.createdAt.toISOString(), version_created_at: old.createdAt.toISOString(),
+      versions,
+    };
   } catch (error) {
     if (error instanceof ShapingNoteNotFoundError) return undefined;
+    if (error instanceof ShapingVersionNotFoundError) throw new ToolError(`${error.message}: view_item without version lists the versions.`);
     throw error;
   }
 }
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the shape depends on item_type; each renderer reads the fields its loader above wrote
+type Item = Record<string, any>;
+
+const renderers: Record<ItemType, (i: Item) => string> = {
+  signal: (s) => blocks(
+    `# Signal: ${oneLine(s.title, 200)} \`${s.id}\``,
+    facts([
+      ['Type', s.type_name], ['Who', s.who_said_it], ['Said', when(s.created_at)], ['Theme', s.theme],
+      ['Source', `${s.source_title ? `${oneLine(s.source_title, 150)} ` : ''}\`${s.source_id}\``],
+      ['Opportunity', s.opportunity ? `${oneLine(s.opportunity.title ?? '', 150)} \`${s.opportunity.id}\`` : 'not placed yet'],
+    ]),
+    UNTRUSTED_NOTE,
+    s.content,
+  ) + next([`read_source(source_id: "${s.source_id}") for its context`, 'update_signals to correct it']),
+  opportunity: (o) => {
+    const rows = (o.evidence as Item[]).map((s, i) =>
+      `${o.evidence_offset + i + 1}. **${oneLine(s.title, 200)}** \`${s.id}\` (${s.type_name}${s.who_said_it ? `, ${s.who_said_it}` : ''}, ${when(s.created_at)}, source \`${s.source_id}\`)\n   ${oneLine(s.content, 1600)}`);
+    const shown = o.evidence_returned
+      ? `Evidence ${o.evidence_offset + 1}–${o.evidence_offset + o.evidence_returned} of ${o.evidence_total}, newest first.`
+      : o.evidence_total && o.evidence_offset >= o.evidence_total
+        ? `offset ${o.evidence_offset} is past the end: it has ${o.evidence_total} signals (offsets 0–${o.evidence_total - 1}).`
+        : 'No evidence.';
+    const steps = [];
+    if (o.evidence_next_offset !== undefined) steps.push(`more: view_item with offset ${o.evidence_next_offset}`);
+    steps.push('read_source(source_id) for a signal\'s context', 'create_shaping_note to shape it');
+    return blocks(
+      `# Opportunity: ${oneLine(o.title, 200)} \`${o.id}\``,
+      o.subtitle,
+      facts([['Type', o.type], ['Evidence', `${o.evidence_count} signals from ${o.unique_company_count} compan${o.unique_company_count === 1 ? 'y' : 'ies'}`], ['Keywords', o.keywords], ['Updated', when(o.updated_at)]]),
+      shown,
+      rows.length ? UNTRUSTED_NOTE : undefined,
+      rows.join('\n'),
+      o.truncated_content ? `Long signals are cut; ${o.truncated_content.replace(/^long signals are cut: /, '')}.` : undefined,
+    ) + next(steps);
+  },
+  source: (s) => blocks(
+    `# Source: ${oneLine(s.title, 200)} \`${s.id}\``,
+    facts([['Type', `${s.source_type} (${s.nature})`], ['When', when(s.occurred_at)], ['Status', s.status], ['Segments', s.total_segments], ['Tags', s.tags], ['Product', s.product_id]]),
+    (s.preview as Item[]).length ? UNTRUSTED_NOTE : undefined,
+    (s.preview as Item[]).map((p) => `${p.heading ? `### ${p.heading}\n` : ''}[${p.position}]${p.speaker ? ` ${p.speaker}:` : ''} ${p.text}`).join('\n'),
+  ) + next([`read_source(source_id: "${s.id}") for the whole content`]),
+  shaping_note: (n) => {
+    const old = n.current_version !== undefined;
+    return blocks(
+      `# ${oneLine(n.title, 200)} \`${n.id}\``,
+      old ? `**Version ${n.version}** of ${n.current_version} (an earlier version, written ${when(n.version_created_at)}; not the current text).` : undefined,
+      facts([['Status', n.status_name ?? 'outside the pipeline'], ['Subtitle', n.subtitle], ['Tags', n.tags], ['Version', old ? undefined : n.version], ['Updated', old ? undefined : when(n.updated_at)]]),
+      n.content,
+      `## Versions\n${(n.versions as Item[]).map((v) => `- ${v.version}: ${oneLine(v.title, 120)} (${v.status ?? 'outside the pipeline'}, ${when(v.created_at)})`).join('\n')}`,
+    ) + next(old
+      ? [`update_shaping_note(note_id: "${n.id}", restore_version: ${n.version}) to make this version current again`]
+      : ['update_shaping_note(note_id, …) to change it', 'view_item with version: N to read an earlier version']);
+  },
+};
 
 export const viewItem = defineTool({
   name: 'view_item',
   title: 'View one item',
   description:
-    'Show one item in full: a signal, an opportunity (with the signals that are its evidence, a page at a time), a source (its details and the first segments), ' +
-    'or a shaping note (with its version history). Pass the id and its item_type.',
+    'One item by id: a signal, an opportunity with its evidence (paged), a source\'s start, a shaping note with its versions. ' +
+    'DO NOT USE to read a source (read_source) or search (find_sources).',
   inputSchema: {
-    item_id: z.string().min(1).max(128),
-    item_type: z.enum(ITEM_TYPES).describe('signal, opportunity, source or shaping_note'),
-    offset: z.number().int().min(0).optional().describe("Opportunity only: where its evidence list starts (the previous answer's evidence_next_offset)."),
+    item_id: z.string().min(1).max(128).describe('sig_, opp_, src_ or shn_ id.'),
+    item_type: z.enum(ITEM_TYPES).describe('What the id is.'),
+    offset: z.number().int().min(0).optional().describe('Opportunity: evidence_next_offset.'),
+    version: z.number().int().min(1).optional().describe('Shaping note: an earlier version.'),
   },
   outputSchema: { item_type: z.enum(ITEM_TYPES), item: z.record(z.string(), z.unknown()) },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   access: 'read',
   async handler(args, ctx) {
+    if (args.version !== undefined && args.item_type !== 'shaping_note') throw new ToolError('version is for shaping notes only: versions are kept for shaping notes.');
+    if (args.offset !== undefined && args.item_type !== 'opportunity') throw new ToolError('offset is for opportunities only (their evidence); read_source pages a source.');
     const loaders: Record<ItemType, (ctx: ToolContext, id: string) => Promise<Record<string, unknown> | undefined>> = {
       source: viewSource,
-      shaping_note: viewNote,
+      shaping_note: (c, id) => viewNote(c, id, args.version),
       signal: viewSignal,
       opportunity: (c, id) => viewOpportunity(c, id, args.offset ?? 0),
     };
@@ -53,4 +133,5 @@ export const viewItem = defineTool({
     if (!item) throw notFound(args.item_type, args.item_id);
     return { item_type: args.item_type, item };
   },
+  render: (r) => renderers[r.item_type](r.item),
 });
