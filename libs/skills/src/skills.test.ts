@@ -19,7 +19,7 @@ import {
 } from './index';
 
 const BUILT_IN = ['customer-research', 'extract-signals', 'shaping', 'summarize-conversation', 'weekly-evidence-digest', 'write-prd'];
-const TOOLS = ['get_products', 'find_sources', 'read_source', 'add_source', 'add_signals', 'update_signals', 'get_opportunities', 'view_item', 'create_shaping_note', 'update_shaping_note'];
+const TOOLS = ['get_products', 'find_sources', 'read_source', 'add_source', 'add_signals', 'update_signals', 'get_opportunities', 'view_item', 'list_shaping_notes', 'create_shaping_note', 'update_shaping_note'];
 
 describe('built-in skills', () => {
   it('loads the six built-in skills with frontmatter, bodies of 300 to 900 words and their references', () => {
