@@ -68,7 +68,7 @@ export const getOpportunities = defineTool({
   },
   render(r) {
     const rows = r.items.map((o, i) =>
-      `${r.offset + i + 1}. **${oneLine(o.title, 200)}** \`${o.id}\`: ${o.evidence_count} signals, ${o.unique_company_count} compan${o.unique_company_count === 1 ? 'y' : 'ies'}` +
+      `${r.offset + i + 1}. **${oneLine(o.title, 200)}** \`${o.id}\`: ${o.evidence_count} signal${o.evidence_count === 1 ? '' : 's'}, ${o.unique_company_count} compan${o.unique_company_count === 1 ? 'y' : 'ies'}` +
       `${o.signals_last_7_days ? `, +${o.signals_last_7_days} in 7 days` : ''}; ${o.type}${o.keywords.length ? `; ${o.keywords.slice(0, 6).join(', ')}` : ''}; updated ${o.updated_at.slice(0, 10)}`);
     const steps = r.items.length ? ['view_item(item_id, item_type: "opportunity") for its evidence'] : [];
     if (r.next_offset !== undefined) steps.push(`more: get_opportunities with offset ${r.next_offset}`);

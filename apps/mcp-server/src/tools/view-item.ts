@@ -78,7 +78,7 @@ const renderers: Record<ItemType, (i: Item) => string> = {
     return blocks(
       `# Opportunity: ${oneLine(o.title, 200)} \`${o.id}\``,
       o.subtitle,
-      facts([['Type', o.type], ['Evidence', `${o.evidence_count} signals from ${o.unique_company_count} compan${o.unique_company_count === 1 ? 'y' : 'ies'}`], ['Keywords', o.keywords], ['Updated', when(o.updated_at)]]),
+      facts([['Type', o.type], ['Evidence', `${o.evidence_count} signal${o.evidence_count === 1 ? '' : 's'} from ${o.unique_company_count} compan${o.unique_company_count === 1 ? 'y' : 'ies'}`], ['Keywords', o.keywords], ['Updated', when(o.updated_at)]]),
       shown,
       rows.length ? UNTRUSTED_NOTE : undefined,
       rows.join('\n'),
