@@ -197,11 +197,11 @@ ${f.scales.map((s) => `| ${s.signals.toLocaleString('en')} | ${s.backfillSeconds
 export function vectorIndexMarkdown(f: { scales: VectorIndexScale[] }): string {
   return `## Semantic index (\`npm run bench:vector-index\`)
 
-find_sources' in-memory index of source vectors (one per workspace, in the MCP process's semantics thread), an exact scan per query.
+find_sources' in-memory index of source vectors (one per workspace, in the MCP process's semantics thread): an exact scan up to 50,000 sources, a sign-code prefilter then an exact score beyond.
 
-| sources | fill s | memory MB | query p50 ms | query p99 ms | with a product filter p50 ms |
-|---|---|---|---|---|---|
-${f.scales.map((s) => `| ${s.vectors.toLocaleString('en')} | ${s.fillSeconds} | ${s.heapMb} | ${s.queryP50Ms} | ${s.queryP99Ms} | ${s.filteredP50Ms} |`).join('\n')}
+| sources | fill s | memory MB | query p50 ms | query p99 ms | with a product filter p50 ms | recall@30 vs exact |
+|---|---|---|---|---|---|---|
+${f.scales.map((s) => `| ${s.vectors.toLocaleString('en')} | ${s.fillSeconds} | ${s.heapMb} | ${s.queryP50Ms} | ${s.queryP99Ms} | ${s.filteredP50Ms} | ${s.recallAt30} |`).join('\n')}
 `;
 }
 

@@ -6,7 +6,7 @@ import { loadWordVectors } from './model';
 import { classTerms } from './recluster';
 import { startSemanticsThread } from './thread';
 import { dot } from './vectors';
-import { quantize, VectorIndex } from './vector-index';
+import { PREFILTER_MIN, quantize, VectorIndex } from './vector-index';
 
 const embedder = createEmbedder(loadWordVectors());
 
@@ -147,5 +147,35 @@ describe('VectorIndex', () => {
     index.remove(['crash']);
     expect(index.search(query('mobile app crashes with the camera'), 8).map((h) => h.id)).not.toContain('crash');
     expect(index.search(query('zzxqv qqzzy'), 5)).toEqual([]);
+  });
+});
+
+describe('VectorIndex prefilter (large collections)', () => {
+  it('finds nearly the same neighbours as the exact scan, within the filters', () => {
+    const dims = embedder.denseDims;
+    let seed = 11;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648) - 0.5;
+    // 40 topics, each a direction with noise around it.
+    const topics = Array.from({ length: 40 }, () => Float32Array.from({ length: dims }, random));
+    const n = PREFILTER_MIN + 10_000;
+    const items = Array.from({ length: n }, (_, i) => ({
+      id: `i${i}`, vector: quantize(topics[i % 40]!.map((x) => x + random() * 0.8)), product: i % 3 ? 'a' : 'b', type: 't', nature: 'n', at: i, projects: [],
+    }));
+    const index = new VectorIndex(dims);
+    index.upsert(items);
+    expect(index.size).toBe(n);
+    let found = 0;
+    for (let q = 0; q < 10; q++) {
+      const query = topics[q]!.map((x) => x + random() * 0.8);
+      const hits = index.search(query, 10, { product: 'b' });
+      expect(hits).toHaveLength(10);
+      // Every hit is of the query's topic and of product b (the filter holds through the prefilter).
+      for (const h of hits) {
+        const i = Number(h.id.slice(1));
+        expect(i % 3).toBe(0);
+        if (i % 40 === q) found++;
+      }
+    }
+    expect(found / 100).toBeGreaterThanOrEqual(0.9);
   });
 });
