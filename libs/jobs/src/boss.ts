@@ -29,7 +29,8 @@ export function createBoss(options: BossOptions): PgBoss {
     superviseIntervalSeconds: 5,
     // A stately queue's fetch skips the singleton keys its cached queue stats say are active: with the
     // defaults (stats every 60 s, cached for 60 s) a product's next recompute waited up to two minutes
-    // after the previous one finished (bench:opportunities: 69 s). Now at most about 7 s.
+    // after the previous one finished (bench:opportunities: 69 s). Our queues are `short` now; queues
+    // an earlier version created stately wait at most about 7 s with these.
     monitorIntervalSeconds: 5,
     queueCacheIntervalSeconds: 2,
     schedule: false,
@@ -61,8 +62,12 @@ export async function ensureQueues(boss: PgBoss, policy: JobPolicy = DEFAULT_JOB
     deadLetter: QUEUES.deadLetter,
   });
   await create(QUEUES.recomputeOpportunities, {
-    // stately + a singleton key per product: a burst of signal changes leaves one queued recompute per product
-    policy: 'stately',
+    // short + a singleton key per product: a burst of signal changes leaves one queued recompute per
+    // product. Not stately: its fetch skips keys that cached stats call active, so the next recompute
+    // of a product waited up to 7 s after the last one (two minutes with pg-boss's default intervals).
+    // One update of a product at a time is the job's own advisory lock. (Queues created stately by an
+    // earlier version stay so: pg-boss cannot change a policy.)
+    policy: 'short',
     retryLimit: 5,
     retryDelay: policy.retryBaseSeconds,
     retryBackoff: true,
@@ -73,7 +78,7 @@ export async function ensureQueues(boss: PgBoss, policy: JobPolicy = DEFAULT_JOB
   });
   await create(QUEUES.settleOpportunities, {
     // the same key: one settle waits per product, sent with a delay after a burst of changes
-    policy: 'stately',
+    policy: 'short',
     retryLimit: 3,
     retryDelay: policy.retryBaseSeconds,
     retryBackoff: true,
@@ -82,8 +87,8 @@ export async function ensureQueues(boss: PgBoss, policy: JobPolicy = DEFAULT_JOB
     deadLetter: QUEUES.deadLetter,
   });
   await create(QUEUES.embedSources, {
-    // stately + the workspace as key: while one runs, one more waits and picks up everything stored meanwhile
-    policy: 'stately',
+    // short + the workspace as key: one waits (and picks up everything stored meanwhile), whatever runs
+    policy: 'short',
     retryLimit: 5,
     retryDelay: policy.retryBaseSeconds,
     retryBackoff: true,

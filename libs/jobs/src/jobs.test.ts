@@ -44,7 +44,7 @@ describe('queues', () => {
   });
 
   it('collapses a burst of opportunity recomputes into one pending job per workspace and product', async () => {
-    expect((await boss.getQueue(QUEUES.recomputeOpportunities))?.policy).toBe('stately');
+    expect((await boss.getQueue(QUEUES.recomputeOpportunities))?.policy).toBe('short');
     await expect(enqueue(boss, QUEUES.recomputeOpportunities, { workspaceId: 'w' } as never)).rejects.toThrow(/productId/);
     const burst = await Promise.all(
       Array.from({ length: 5 }, () => enqueue(boss, QUEUES.recomputeOpportunities, { workspaceId: 'w1', productId: 'p1' })),

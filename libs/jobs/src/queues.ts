@@ -46,7 +46,7 @@ export type Payload<Q extends QueueName> = z.infer<(typeof payloadSchemas)[Q]>;
 
 /**
  * The singleton key of a queue's jobs, where it has one: `enqueue` uses it unless told otherwise.
- * `opportunities.recompute` is a `stately` queue keyed by workspace and product, so a burst of signal
+ * `opportunities.recompute` is a `short` queue keyed by workspace and product, so a burst of signal
  * changes leaves at most one queued recompute per product (and one more may queue while one runs,
  * so a change made during a recompute is not lost).
  */
