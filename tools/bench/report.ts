@@ -166,7 +166,7 @@ export function searchMarkdown(f: SearchFigures): string {
   const scales = f.scales.map((s) => `### ${s.sources.toLocaleString('en')} sources (${s.segments.toLocaleString('en')} segments)
 
 Index \`sources_search_doc_idx\` (GIN): ${mb(s.indexBytes)}; tables with their vectors: sources ${mb(s.tableBytes.sources)}, segments ${mb(s.tableBytes.segments)}.
-Ingest → searchable (a record's 202 to find_sources returning it): ${s.searchableAfterMs} ms. Loaded at ${s.loadRecordsPerSecond} records/s end to end. Load average while measuring: ${s.loadAverage} on ${os.cpus().length} cores.
+Ingest → searchable (a record's 202 to find_sources returning it): ${s.searchableAfterMs} ms. Every source embedded and in the semantic index ${s.semanticReadySeconds ?? '—'} s after the load ended. Loaded at ${s.loadRecordsPerSecond} records/s end to end. Load average while measuring: ${s.loadAverage} on ${os.cpus().length} cores.
 
 | Query shape (\`get_products\`: the floor of an MCP call, same rounds) | p50 | p99 | max | mean total |
 |---|---|---|---|---|
