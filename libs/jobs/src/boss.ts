@@ -27,12 +27,6 @@ export function createBoss(options: BossOptions): PgBoss {
     supervise: options.supervise ?? true,
     // The supervisor also notices stopped heartbeats; pg-boss's default of 60 s would add up to a minute.
     superviseIntervalSeconds: 5,
-    // A stately queue's fetch skips the singleton keys its cached queue stats say are active: with the
-    // defaults (stats every 60 s, cached for 60 s) a product's next recompute waited up to two minutes
-    // after the previous one finished (bench:opportunities: 69 s). Our queues are `short` now; queues
-    // an earlier version created stately wait at most about 7 s with these.
-    monitorIntervalSeconds: 5,
-    queueCacheIntervalSeconds: 2,
     schedule: false,
     migrate: true,
   });
@@ -64,9 +58,9 @@ export async function ensureQueues(boss: PgBoss, policy: JobPolicy = DEFAULT_JOB
   await create(QUEUES.recomputeOpportunities, {
     // short + a singleton key per product: a burst of signal changes leaves one queued recompute per
     // product. Not stately: its fetch skips keys that cached stats call active, so the next recompute
-    // of a product waited up to 7 s after the last one (two minutes with pg-boss's default intervals).
+    // of a product waited up to two minutes after the last one (pg-boss's stats every 60 s, cached 60 s).
     // One update of a product at a time is the job's own advisory lock. (Queues created stately by an
-    // earlier version stay so: pg-boss cannot change a policy.)
+    // earlier version stay so, with that wait: pg-boss cannot change a policy.)
     policy: 'short',
     retryLimit: 5,
     retryDelay: policy.retryBaseSeconds,
