@@ -61,22 +61,8 @@ function similarityMatrix(vectors: Float32Array, dims: number, idx: Int32Array):
   for (let i = 0; i < n; i++) local.set(vectors.subarray(idx[i]! * dims, idx[i]! * dims + dims), i * dims);
   const S = new Float32Array(n * n);
   for (let i = 0; i < n; i++) {
-    const a = i * dims;
     for (let j = i + 1; j < n; j++) {
-      const b = j * dims;
-      let s0 = 0;
-      let s1 = 0;
-      let s2 = 0;
-      let s3 = 0;
-      let d = 0;
-      for (; d + 3 < dims; d += 4) {
-        s0 += local[a + d]! * local[b + d]!;
-        s1 += local[a + d + 1]! * local[b + d + 1]!;
-        s2 += local[a + d + 2]! * local[b + d + 2]!;
-        s3 += local[a + d + 3]! * local[b + d + 3]!;
-      }
-      for (; d < dims; d++) s0 += local[a + d]! * local[b + d]!;
-      const s = s0 + s1 + s2 + s3;
+      const s = dotAt(local, i, local, j, dims);
       S[i * n + j] = s;
       S[j * n + i] = s;
     }
