@@ -68,7 +68,8 @@ export function createWorker(deps: WorkerDeps): Worker {
     options,
     shutdown: shutdown.signal,
   };
-  const semantics = deps.semantics ?? startSemanticsThread();
+  // The thread keeps nothing between jobs: it ends after 30 s without work, so its memory is not held while the worker is idle.
+  const semantics = deps.semantics ?? startSemanticsThread({ idleExitMs: 30_000 });
   const concurrency = Math.max(1, deps.config.workerConcurrency);
   let state: 'idle' | 'running' | 'stopped' = 'idle';
   let stopping: Promise<void> | undefined;

@@ -104,6 +104,20 @@ describe('the semantics thread', () => {
     expect([...r.labels]).toEqual([0, 0, 1, 1, 2, 2]);
     expect(r.terms[1]).toContain('sign');
   });
+
+  it('with idleExitMs, ends when idle and starts again on the next request', async () => {
+    const idle = startSemanticsThread({ idleExitMs: 100 });
+    try {
+      const threadsBefore = (await import('node:fs')).readdirSync('/proc/self/task').length;
+      expect((await idle.run('embed', { texts: ['one'] })).vectors.length).toBe(228);
+      await new Promise((r) => setTimeout(r, 1_000));
+      // Its OS thread is gone once it has ended.
+      expect((await import('node:fs')).readdirSync('/proc/self/task').length).toBeLessThanOrEqual(threadsBefore);
+      expect((await idle.run('embed', { texts: ['two'] })).vectors.length).toBe(228);
+    } finally {
+      await idle.close();
+    }
+  });
 });
 
 describe('VectorIndex', () => {

@@ -27,6 +27,12 @@ export interface EmbeddingInfo {
 export interface SemanticsThreadOptions {
   /** Heap limit of the thread. */
   maxHeapMb?: number;
+  /**
+   * Ends the thread after this long without work (it starts again on the next request), giving its
+   * memory (the model, ~150 MB) back between bursts. For callers that keep no state in it: the
+   * worker's embedding and clustering, not the MCP server's search index.
+   */
+  idleExitMs?: number;
 }
 
 const require = createRequire(import.meta.url);
@@ -35,6 +41,7 @@ export function startSemanticsThread(options: SemanticsThreadOptions = {}): Sema
   let worker: Worker | undefined;
   let info: Promise<EmbeddingInfo> | undefined;
   let nextId = 1;
+  let idleTimer: NodeJS.Timeout | undefined;
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
 
   function failAll(error: Error) {
@@ -82,16 +89,28 @@ export function startSemanticsThread(options: SemanticsThreadOptions = {}): Sema
     },
     run(op, args, transfer = []) {
       const id = nextId++;
+      clearTimeout(idleTimer);
       const w = ensure();
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
         w.ref();
         w.postMessage({ id, op, ...args }, transfer);
       }).finally(() => {
-        if (pending.size === 0) worker?.unref();
+        if (pending.size > 0) return;
+        worker?.unref();
+        if (options.idleExitMs !== undefined) {
+          idleTimer = setTimeout(() => {
+            const idle = worker;
+            if (!idle || pending.size > 0) return;
+            worker = undefined;
+            void idle.terminate();
+          }, options.idleExitMs);
+          idleTimer.unref();
+        }
       }) as Promise<SemanticsResults[typeof op]>;
     },
     async close() {
+      clearTimeout(idleTimer);
       const w = worker;
       worker = undefined;
       if (w) await w.terminate();
