@@ -55,41 +55,22 @@ export async function ensureQueues(boss: PgBoss, policy: JobPolicy = DEFAULT_JOB
     heartbeatSeconds: policy.heartbeatSeconds,
     deadLetter: QUEUES.deadLetter,
   });
-  await create(QUEUES.recomputeOpportunities, {
-    // short + a singleton key per product: a burst of signal changes leaves one queued recompute per
-    // product. Not stately: its fetch skips keys that cached stats call active, so the next recompute
-    // of a product waited up to two minutes after the last one (pg-boss's stats every 60 s, cached 60 s).
-    // One update of a product at a time is the job's own advisory lock. (Queues created stately by an
-    // earlier version stay so, with that wait: pg-boss cannot change a policy.)
-    policy: 'short',
-    retryLimit: 5,
-    retryDelay: policy.retryBaseSeconds,
-    retryBackoff: true,
-    // A backfill of 100,000 signals takes minutes: well inside this.
-    expireInSeconds: 30 * 60,
-    heartbeatSeconds: policy.heartbeatSeconds,
-    deadLetter: QUEUES.deadLetter,
-  });
-  await create(QUEUES.settleOpportunities, {
-    // the same key: one settle waits per product, sent with a delay after a burst of changes
-    policy: 'short',
-    retryLimit: 3,
-    retryDelay: policy.retryBaseSeconds,
-    retryBackoff: true,
-    expireInSeconds: 15 * 60,
-    heartbeatSeconds: policy.heartbeatSeconds,
-    deadLetter: QUEUES.deadLetter,
-  });
-  await create(QUEUES.embedSources, {
-    // short + the workspace as key: one waits (and picks up everything stored meanwhile), whatever runs
-    policy: 'short',
-    retryLimit: 5,
-    retryDelay: policy.retryBaseSeconds,
-    retryBackoff: true,
-    expireInSeconds: 30 * 60,
-    heartbeatSeconds: policy.heartbeatSeconds,
-    deadLetter: QUEUES.deadLetter,
-  });
+  // One queued job per singleton key, retried with backoff, dead letters kept.
+  const shortQueue = (retryLimit: number, expireInSeconds: number) => ({
+    policy: 'short', retryLimit, retryDelay: policy.retryBaseSeconds, retryBackoff: true, expireInSeconds,
+    heartbeatSeconds: policy.heartbeatSeconds, deadLetter: QUEUES.deadLetter,
+  }) as const;
+  // short + a singleton key per product: a burst of signal changes leaves one queued recompute per
+  // product. Not stately: its fetch skips keys that cached stats call active, so the next recompute
+  // of a product waited up to two minutes after the last one (pg-boss's stats every 60 s, cached 60 s).
+  // One update of a product at a time is the job's own advisory lock. (Queues created stately by an
+  // earlier version stay so, with that wait: pg-boss cannot change a policy.) A backfill of 100,000
+  // signals takes minutes: well inside 30.
+  await create(QUEUES.recomputeOpportunities, shortQueue(5, 30 * 60));
+  // the same key: one settle waits per product, sent with a delay after a burst of changes
+  await create(QUEUES.settleOpportunities, shortQueue(3, 15 * 60));
+  // the workspace as key: one waits (and picks up everything stored meanwhile), whatever runs
+  await create(QUEUES.embedSources, shortQueue(5, 30 * 60));
   await create(QUEUES.downloadAttachment, {
     retryLimit: 4,
     retryDelay: policy.retryBaseSeconds,
