@@ -163,6 +163,8 @@ describe('field rules', () => {
     ['1 fraction digit', { _event_at: '2026-03-04T05:06:07.1Z' }],
     ['sensitive_score of 0 and 1', { _pii: { sensitive_score: 1, detected_entities: [{ type: 'email', confidence: 0 }] } }],
     ['any properties inside data', { data: { anything: { nested: [1, 'two', null] }, extra: true } }],
+    // data is kept as the JSON text sent; landing it failed with "unsupported Unicode escape sequence".
+    ['a NUL character and a lone surrogate inside data', { data: { text: 'a\u0000b \ud800 c' } }],
   ];
   it.each(limits)('accepts %s', async (_name, override) => {
     const r = await post(h.base, h.a.writeKey, [rec(h.a, override)]);

@@ -44,4 +44,13 @@ describe('landing', () => {
       expect(landed[0]!.duplicateCount + landed[1]!.duplicateCount).toBe(400);
     }
   }, 120_000);
+
+  it('keeps a NUL character and a lone surrogate in data exactly as sent (json_to_recordset would refuse to de-escape them)', async () => {
+    const text = '{"_type":"call","_schema_version":"1.0.0","_event_at":"2026-01-02T03:04:05Z","_vendor_ids":{"id":"nul"},"_product_id":"p","_project_ids":["j"],"_nature":"evidence","data":{"text":"a\\u0000b \\ud800 c"}}';
+    const accepted = validateItems(parseBody('json', Buffer.from(`[${text}]`))).accepted;
+    expect(accepted).toHaveLength(1);
+    await land(accepted);
+    const { rows } = await t.pool.query(`SELECT data::text AS data FROM records WHERE vendor_ids @> '{"id":"nul"}'`);
+    expect(rows[0].data).toBe('{"text":"a\\u0000b \\ud800 c"}');
+  });
 });

@@ -28,14 +28,17 @@ export interface Landed {
   attachmentDownloadTotal: number;
 }
 
-// One JSON parameter carries every record; `data` is spliced in as the raw text that was sent.
+// One JSON parameter carries every record's fields and a text array their `data`, each the raw text
+// that was sent, cast to json on its own: json_to_recordset would de-escape every string in it and
+// refuse \u0000 and lone surrogates, which json keeps as written.
 // Rows are inserted in dedup-key order: two requests holding the same records in another order then
 // wait on each other's first common key instead of deadlocking.
 function recordsParameter(ids: string[], accepted: AcceptedRecord[]): string {
-  const parts = accepted.map((a, i) => {
+  return JSON.stringify(accepted.map((a, i) => {
     const r = a.record;
-    const head = JSON.stringify({
+    return {
       id: ids[i],
+      n: i + 1,
       position: a.index,
       dedup_key: a.dedupKey,
       type: r._type,
@@ -47,20 +50,18 @@ function recordsParameter(ids: string[], accepted: AcceptedRecord[]): string {
       participants: r._participants ?? null,
       tags: r._tags ?? [],
       pii: r._pii ?? null,
-    });
-    return `${head.slice(0, -1)},"data":${a.rawData}}`;
-  });
-  return `[${parts.join(',')}]`;
+    };
+  }));
 }
 
 const INSERT_RECORDS = `
   INSERT INTO records (id, workspace_id, batch_id, position, dedup_key, type, nature, product_id, project_ids,
                        event_at, vendor_ids, thread_id, participants, tags, pii, data, received_at)
   SELECT r.id, $1, $2, r.position, r.dedup_key, r.type, r.nature, $3, r.project_ids,
-         r.event_at, r.vendor_ids, r.thread_id, r.participants, r.tags, r.pii, r.data, $5
-    FROM json_to_recordset($4::json) AS r(id text, position int, dedup_key text, type text, nature text,
+         r.event_at, r.vendor_ids, r.thread_id, r.participants, r.tags, r.pii, ($6::text[])[r.n]::json, $5
+    FROM json_to_recordset($4::json) AS r(id text, n int, position int, dedup_key text, type text, nature text,
          project_ids text[], event_at timestamptz, vendor_ids jsonb, thread_id text, participants jsonb,
-         tags text[], pii jsonb, data json)
+         tags text[], pii jsonb)
    ORDER BY r.dedup_key COLLATE "C"
   ON CONFLICT (workspace_id, dedup_key) DO NOTHING
   RETURNING position`;
@@ -101,6 +102,7 @@ export async function landBatch(
     );
     const { rows } = await client.query<{ position: number }>(INSERT_RECORDS, [
       input.workspaceId, batchId, input.productId, recordsParameter(recordIds, input.accepted), createdAt,
+      input.accepted.map((a) => a.rawData),
     ]);
     const inserted = new Set(rows.map((r) => r.position));
     const attachments: Record<string, unknown>[] = [];
