@@ -92,6 +92,16 @@ describe('add_source', () => {
     expect(r.text).toMatch(/4 MB/);
   });
 
+  // The record is no longer serialised and re-parsed to be validated: what PostgreSQL cannot store is still caught outside `data`.
+  it('a NUL character in a participant is refused by name; in the text it is kept, as ingestion keeps it', async () => {
+    const bad = await call(client, 'add_source', { project_id: w.projectId, source_type: 'document', content: 'x', participants: [{ name: 'Ana\u0000', role: 'external' }] });
+    expect(bad.isError).toBe(true);
+    expect(bad.text).toMatch(/_participants\[0\]\.id.*NUL character/);
+    const kept = await call(client, 'add_source', { project_id: w.projectId, source_type: 'document', content: 'before\u0000after \ud800 lone' });
+    expect(kept.isError, kept.text).toBe(false);
+    expect((await landed(kept.data!.record_id)).data.content).toBe('before\u0000after \ud800 lone');
+  });
+
   // Issue 23 item 1: these parsed on the event loop of the one process, which stalled or died.
   it.each([
     ['a PDF whose stream inflates to 50 MB', 'bomb.pdf', () => Promise.resolve(pdfBomb(50))],

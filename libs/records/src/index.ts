@@ -1,4 +1,4 @@
 export * from './schemas';
-export { parseBody, bodyKindOf, BodyError, type BodyItem, type BodyKind } from './parse-body';
+export { parseBody, itemOfRecord, bodyKindOf, BodyError, type BodyItem, type BodyKind } from './parse-body';
 export { validateItems, checkRequestRules, dedupKeyOf, canonicalVendorIds, type AcceptedRecord, type ValidationResult, type RequestRuleViolation } from './validate';
 export { recordJsonSchema, openApiDocument } from './openapi';

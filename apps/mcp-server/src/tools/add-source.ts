@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { landBatch } from '@loupe/batches';
 import { newId } from '@loupe/db';
 import type { Boss } from '@loupe/jobs';
-import { NATURES, parseBody, RECORD_TYPES, validateItems } from '@loupe/records';
+import { itemOfRecord, NATURES, RECORD_TYPES, validateItems } from '@loupe/records';
 import { blocks, next } from '../render';
 import { defineTool, ToolError } from '../tool-kit';
 import { documentText as processDocumentText, UnreadableDocumentError, type DocumentText } from './document-text';
@@ -25,6 +25,15 @@ const participant = z.strictObject({
   email: z.email().max(320).optional().describe('Their email.'),
   role: z.enum(['internal', 'external', 'unknown']).optional().describe('external: the customer.'),
 });
+
+/** The UTF-8 size of every string in a value: the text of a call, counted without serialising it on the event loop. */
+function utf8BytesOf(value: unknown): number {
+  if (typeof value === 'string') return Buffer.byteLength(value, 'utf8');
+  if (value === null || typeof value !== 'object') return 0;
+  let sum = 0;
+  for (const v of Array.isArray(value) ? value : Object.values(value)) sum += utf8BytesOf(v);
+  return sum;
+}
 
 export const addSource = defineTool({
   name: 'add_source',
@@ -105,7 +114,7 @@ export const addSource = defineTool({
       data.filename = name;
       if (!data.title) data.title = name.replace(/\.[a-z0-9]+$/i, '');
     }
-    const textBytes = Buffer.byteLength(JSON.stringify(data), 'utf8');
+    const textBytes = utf8BytesOf(data);
     if (textBytes > ADD_SOURCE_LIMITS.textBytes) {
       throw new ToolError(`The text is ${(textBytes / 1048576).toFixed(1)} MB; add_source takes at most 4 MB per call. Split it into several sources.`);
     }
@@ -147,7 +156,7 @@ export const addSource = defineTool({
         : {}),
       ...(args.media_url ? { _attachments: [{ type: 'unknown', vendor_url: args.media_url, ...(args.filename ? { filename: args.filename } : {}) }] } : {}),
     };
-    const validated = validateItems(parseBody('json', Buffer.from(JSON.stringify([record]))));
+    const validated = validateItems([itemOfRecord(record)]);
     if (!validated.accepted.length) throw new ToolError(`The source was refused: ${validated.errors.map((e) => e.message).join('; ')}`);
     const landed = await landBatch(ctx.pool, boss, {
       workspaceId: ws, apiKeyId: ctx.principal.keyId ?? null, productId, type: args.source_type, source: 'mcp', format: undefined,
