@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Person, startAuthServer, type AuthHarness } from './test/harness';
 import { authorizeUrl, connect, exchange, type Client } from './test/flow';
 
@@ -33,6 +33,8 @@ afterAll(async () => {
   await new Promise((r) => docs.close(r));
   await h.close();
 });
+
+afterEach(() => vi.useRealTimers());
 
 const json = (body: unknown) => (res: import('node:http').ServerResponse) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 
@@ -118,5 +120,26 @@ describe('client ID metadata documents (spec 5.4)', () => {
     // Once the document loads, mcp:thirdparty alone is dropped like any scope an OAuth client cannot hold.
     const again = await person.follow(await person.get(authorizeUrl(client, { scope: 'mcp:thirdparty' }).path));
     expect(new URL(again.location!).searchParams.get('error')).toBe('invalid_scope');
+  });
+
+  // Issue 23 item 6: the grant took the scopes of the authorization request as they were when it began.
+  it('scopes are checked again when the person approves: a document narrowed meanwhile grants only what it allows now', async () => {
+    let scope = 'mcp:read mcp:write';
+    documents.set('/narrowing.json', (res, url) => json({ client_id: url, client_name: 'Narrowing Client', redirect_uris: ['http://127.0.0.1:7777/cb'], scope })(res));
+    const client: Client = { client_id: `${docsUrl}/narrowing.json`, redirect_uris: ['http://127.0.0.1:7777/cb'] };
+    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+    const connected = await connect(new Person(h, 'narrowed@acme.test'), client, {
+      extra: { scope: 'mcp:read mcp:write' },
+      beforeConsent: async () => {
+        // The page was shown; the client then drops mcp:write, and the cached document expires.
+        scope = 'mcp:read';
+        vi.setSystemTime(Date.now() + 6 * 60_000);
+      },
+    });
+    expect(connected.consentHtml).toContain('Add and update signals');
+    expect(hits.get('/narrowing.json')).toBe(2);
+    const tokens = await exchange(h, client, connected);
+    expect(tokens.status).toBe(200);
+    expect(tokens.body.scope).toBe('mcp:read');
   });
 });

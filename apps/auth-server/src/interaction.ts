@@ -162,6 +162,12 @@ export function interactionPages(runtime: Runtime, deps: { mailer: Mailer; log: 
     if (scopes.length === 0) {
       return rt.provider.interactionFinished(req, res, { error: 'invalid_scope', error_description: 'None of the requested scopes can be granted to this application' }, { mergeWithLastSubmission: false });
     }
+    if (scopes.join(' ') !== String(details.params.scope ?? '')) {
+      // The authorization resumes from the stored request: narrowed there too, or the provider finds the
+      // grant short of what was asked and shows this page again.
+      details.params.scope = scopes.join(' ');
+      await details.save(details.exp - Math.floor(rt.clock.now() / 1000));
+    }
     const grant = new rt.provider.Grant({ accountId: user.id, clientId });
     grant.addOIDCScope(scopes.join(' '));
     const grantId = await grant.save();

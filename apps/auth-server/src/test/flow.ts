@@ -30,7 +30,7 @@ export interface Connected { code: string; state: string; verifier: string; redi
 export async function connect(
   person: Person,
   client: Client,
-  options: { workspaceName?: string; chooseWorkspace?: string; decision?: 'approve' | 'deny'; extra?: Record<string, string | undefined>; thirdParty?: string } = {},
+  options: { workspaceName?: string; chooseWorkspace?: string; decision?: 'approve' | 'deny'; extra?: Record<string, string | undefined>; thirdParty?: string; beforeConsent?: () => Promise<void> } = {},
 ): Promise<Connected> {
   const start = authorizeUrl(client, options.extra);
   let page = await person.follow(await person.get(start.path));
@@ -48,6 +48,7 @@ export async function connect(
   const workspace = /name="workspace" value="([^"]+)"/.exec(page.html)![1]!;
   const form: Record<string, string> = { _csrf: csrfOf(page.html), workspace, decision: options.decision ?? 'approve' };
   if (options.thirdParty) form.third_party = options.thirdParty;
+  await options.beforeConsent?.();
   const done = await person.follow(await person.post(`/oauth/interaction/${uid}/consent`, form));
   if (!done.location) throw new Error(`consent did not return to the client: ${done.res.status} ${done.html.slice(0, 800)}`);
   const callback = new URL(done.location);
