@@ -4,6 +4,7 @@ import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
 import {
   addSignals, BUILT_IN_SIGNAL_TYPES, createSignalType, ensureSignalTypes, getOpportunity, getSignal, listOpportunities, listSignalsOfSource,
   listSignalTypes, setSignalTypeActive, SignalNotFoundError, SourceNotFoundError, UnknownSignalTypeError, updateOpportunities, updateSignals,
+  deleteSignals, editSignal, listRecentSignals, listSignalChanges, moveSignals, OpportunityNotFoundError, opportunityGrowth,
 } from './index';
 import { startSemanticsThread, type SemanticsThread } from '@loupe/semantics';
 
@@ -273,5 +274,82 @@ describe('opportunities', () => {
     expect(await updateOpportunities(deps(), ws, prod, { ...large, settle: true })).toMatchObject({ reclustered: false, placed: 0 });
     const settled = await grouping(ws, prod, groupOf);
     for (const theme of ['pricing', 'slack', 'sso', 'crash', 'export']) expect(settled.filter((g) => g.includes(theme)), theme).toHaveLength(1);
+  });
+
+  it("a person's move, edit and delete: counts change at once, recorded with who did it, and the clustering keeps a moved signal where it was put", async () => {
+    const { ws, prod, src, groupOf } = await productWithFixture();
+    await updateOpportunities(deps(), ws, prod);
+    const ada = { userId: 'usr_ada', email: 'ada@acme.test' };
+    const opportunities = (await listOpportunities(t.pool, ws, prod, { limit: 100, offset: 0 })).items;
+    const idOf = async (theme: string) => {
+      for (const o of opportunities) {
+        const d = await getOpportunity(t.pool, ws, o.id, { limit: 100, offset: 0 });
+        if (d!.evidence.every((e) => groupOf.get(e.id) === theme)) return d!;
+      }
+      throw new Error(theme);
+    };
+    const sso = await idOf('sso');
+    const pricing = await idOf('pricing');
+    const moved = sso.evidence[0]!.id;
+    expect(await moveSignals(t.pool, ws, [moved], pricing.id, ada, clock)).toEqual({ moved: 1 });
+    const counts = async () => new Map((await listOpportunities(t.pool, ws, prod, { limit: 100, offset: 0 })).items.map((o) => [o.id, o.evidenceCount]));
+    expect((await counts()).get(sso.id)).toBe(4);
+    expect((await counts()).get(pricing.id)).toBe(6);
+    // Full re-clustering (a small product re-clusters after every change) and incremental placement both keep it there.
+    expect(await updateOpportunities(deps(), ws, prod, { full: true })).toMatchObject({ reclustered: true });
+    const placedIn = async (id: string) => (await t.pool.query<{ opportunity_id: string }>('SELECT opportunity_id FROM opportunity_signals WHERE signal_id = $1', [id])).rows[0]?.opportunity_id;
+    expect(await placedIn(moved)).toBe(pricing.id);
+    expect((await counts()).get(pricing.id)).toBe(6);
+    await editSignal(t.pool, ws, { id: moved, title: 'Okta single sign-on, again', theme: 'Single sign-on (SSO)' }, ada, clock);
+    expect(await updateOpportunities(deps(), ws, prod, { exactLimit: 8, smallProduct: 0 })).toMatchObject({ placed: 1, reclustered: false });
+    expect(await placedIn(moved)).toBe(pricing.id);
+    expect(await updateOpportunities(deps(), ws, prod, { exactLimit: 8, smallProduct: 0, settle: true })).toMatchObject({ reclustered: true });
+    expect(await placedIn(moved)).toBe(pricing.id);
+    // Moving every pricing signal elsewhere and back: an opportunity that only pinned signals hold is kept under its name.
+    const others = pricing.evidence.map((e) => e.id);
+    await moveSignals(t.pool, ws, others, sso.id, ada, clock);
+    expect((await counts()).get(pricing.id)).toBe(1);
+    await updateOpportunities(deps(), ws, prod, { full: true });
+    expect(await placedIn(moved)).toBe(pricing.id);
+    expect((await getOpportunity(t.pool, ws, pricing.id))!.title).toBe(pricing.title);
+    // Another product's opportunity, or one that does not exist, is refused.
+    await expect(moveSignals(t.pool, ws, [moved], 'opp_nope', ada, clock)).rejects.toBeInstanceOf(OpportunityNotFoundError);
+    const other = await productWithFixture();
+    await expect(moveSignals(t.pool, other.ws, [moved], pricing.id, ada, clock)).rejects.toBeInstanceOf(OpportunityNotFoundError);
+    // Deleting: the counts drop in the same transaction; "not a signal" keeps the text in the record.
+    const ssoCount = (await counts()).get(sso.id)!;
+    await deleteSignals(t.pool, ws, [others[0]!], ada, clock, 'not_a_signal');
+    expect((await counts()).get(sso.id)).toBe(ssoCount - 1);
+    expect(await getSignal(t.pool, ws, others[0]!)).toBeUndefined();
+    await deleteSignals(t.pool, ws, [moved], ada, clock);
+    expect((await counts()).has(pricing.id)).toBe(false); // emptied: gone at once
+    const changes = await listSignalChanges(t.pool, ws, { limit: 50 });
+    expect(changes.map((c) => c.action)).toEqual(expect.arrayContaining(['move', 'edit', 'delete', 'not_a_signal']));
+    expect(changes.every((c) => c.byEmail === 'ada@acme.test')).toBe(true);
+    expect(changes.find((c) => c.action === 'edit')!.detail).toMatchObject({ before: { title: expect.any(String) }, after: { title: 'Okta single sign-on, again' } });
+    expect(changes.find((c) => c.action === 'not_a_signal')!.detail).toMatchObject({ content: expect.any(String), source_id: src });
+    expect(await listSignalChanges(t.pool, other.ws)).toEqual([]);
+    await expect(deleteSignals(t.pool, other.ws, [others[1]!], ada, clock)).rejects.toBeInstanceOf(SignalNotFoundError);
+  });
+
+  it('recent signals page by page with filters; growth over 7 and 30 days', async () => {
+    const { ws, prod, src } = await productWithFixture();
+    await updateOpportunities(deps(), ws, prod);
+    const seen: string[] = [];
+    let after;
+    for (let i = 0; i < 10; i++) {
+      const page = await listRecentSignals(t.pool, ws, {}, { limit: 10, after });
+      seen.push(...page.items.map((s) => s.id));
+      if (!page.next) break;
+      after = page.next;
+    }
+    expect(new Set(seen).size).toBe(FIXTURE.length);
+    const needs = await listRecentSignals(t.pool, ws, { type: 'need', productId: prod, sourceId: src }, { limit: 100 });
+    expect(needs.items.length).toBe(FIXTURE.filter((_, i) => i % 3 === 0).length);
+    expect(needs.items.every((s) => s.type === 'need' && s.opportunityId && s.sourceTitle === 'Call')).toBe(true);
+    expect((await listRecentSignals(t.pool, 'ws_other', {}, { limit: 10 })).items).toEqual([]);
+    const o = needs.items[0]!.opportunityId!;
+    const growth = await opportunityGrowth(t.pool, ws, [o], new Date(now));
+    expect(growth.get(o)!.month).toBeGreaterThan(0);
   });
 });

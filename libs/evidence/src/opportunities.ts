@@ -16,7 +16,7 @@
 import type pg from 'pg';
 import { withTransaction } from '@loupe/db';
 import type { Clock } from '@loupe/http';
-import { withoutCommon, type EmbeddingInfo, type SemanticsThread } from '@loupe/semantics';
+import { withoutCommon, type CommonComponent, type EmbeddingInfo, type SemanticsThread } from '@loupe/semantics';
 import { addChanges, loadClusteringState, saveClusteringState, type ClusteringState } from './clustering-state';
 import { listSignalsOfProduct, type SignalView } from './signals';
 
@@ -78,7 +78,7 @@ function phaseTimer(phases: Record<string, number>) {
   return Object.assign(time, { add });
 }
 
-const lockProduct = (client: pg.PoolClient, workspaceId: string, productId: string) =>
+export const lockProduct = (client: pg.PoolClient, workspaceId: string, productId: string) =>
   client.query("SELECT pg_advisory_xact_lock(hashtextextended('opportunities:' || $1 || ':' || $2, 0))", [workspaceId, productId]);
 
 /** Stored vectors side by side; a missing one (or one of other dims) is zero. */
@@ -190,7 +190,7 @@ async function countOpportunities(pool: pg.Pool, workspaceId: string, productId:
 
 type PendingRow = {
   id: string; title: string; content: string; theme: string | null; type: string; updated_at: Date;
-  embedding: Buffer | null; embedding_version: string | null; keywords: string[] | null; opportunity_id: string | null;
+  embedding: Buffer | null; embedding_version: string | null; keywords: string[] | null; opportunity_id: string | null; pinned: boolean;
 };
 
 /**
@@ -204,7 +204,7 @@ async function placePending(deps: OpportunityDeps, workspaceId: string, productI
   let embedded = 0;
   for (;;) {
     const { rows } = await deps.pool.query<PendingRow>(
-      `SELECT s.id, s.title, s.content, s.theme, t.key AS type, s.updated_at, s.embedding, s.embedding_version, s.keywords, os.opportunity_id
+      `SELECT s.id, s.title, s.content, s.theme, t.key AS type, s.updated_at, s.embedding, s.embedding_version, s.keywords, os.opportunity_id, s.pinned
          FROM signals s JOIN signal_types t ON t.id = s.type_id
          LEFT JOIN opportunity_signals os ON os.signal_id = s.id
         WHERE s.workspace_id = $1 AND s.product_id = $2 AND s.cluster_pending
@@ -240,13 +240,34 @@ async function placePending(deps: OpportunityDeps, workspaceId: string, productI
       centred.set(withoutCommon(raw, state.common), i * dims);
       if (fresh.has(r.id)) r.keywords = fresh.get(r.id)!.keywords;
     });
-    const out = await deps.semantics.run('assign', { vectors: centred, dims, sums, sizes, threshold: OPPORTUNITY_THRESHOLD });
+    // A signal a person put in an opportunity (pinned) stays there: its new vector goes back into that
+    // opportunity's sum, and only the others are assigned.
+    const kept = rows.map((r) => r.pinned && r.opportunity_id !== null && indexOf.has(r.opportunity_id));
+    rows.forEach((r, i) => {
+      if (!kept[i]) return;
+      const at = indexOf.get(r.opportunity_id!)!;
+      for (let d = 0; d < dims; d++) sums[at * dims + d]! += centred[i * dims + d]!;
+      sizes[at]!++;
+    });
+    const free = rows.map((_, i) => i).filter((i) => !kept[i]);
+    const freeVectors = new Float32Array(free.length * dims);
+    free.forEach((i, j) => freeVectors.set(centred.subarray(i * dims, (i + 1) * dims), j * dims));
+    const out = free.length
+      ? await deps.semantics.run('assign', { vectors: freeVectors, dims, sums, sizes, threshold: OPPORTUNITY_THRESHOLD })
+      : { clusters: new Int32Array(0), sums, sizes };
+    const clusters = new Int32Array(rows.length);
+    rows.forEach((r, i) => {
+      if (kept[i]) clusters[i] = indexOf.get(r.opportunity_id!)!;
+    });
+    free.forEach((i, j) => {
+      clusters[i] = out.clusters[j]!;
+    });
     const now = new Date(deps.clock.now());
     await withTransaction(deps.pool, async (client) => {
       await lockProduct(client, workspaceId, productId);
       const created = new Map<number, { id: string; row: PendingRow }>();
       const membership = rows.map((r, i) => {
-        const c = out.clusters[i]!;
+        const c = clusters[i]!;
         if (c < ids.length) return ids[c]!;
         if (!created.has(c)) created.set(c, { id: `opp_${r.id.replace(/^sig_/, '')}`, row: r });
         return created.get(c)!.id;
@@ -266,7 +287,7 @@ async function placePending(deps: OpportunityDeps, workspaceId: string, productI
       );
       const sumOf = (c: number) => toBase64(out.sums.subarray(c * dims, (c + 1) * dims));
       const sumsById = new Map<string, string>();
-      out.clusters.forEach((c, i) => sumsById.set(membership[i]!, sumOf(c)));
+      clusters.forEach((c, i) => sumsById.set(membership[i]!, sumOf(c)));
       for (const id of rows.map((r) => r.opportunity_id)) if (id && indexOf.has(id)) sumsById.set(id, sumOf(indexOf.get(id)!));
       await client.query(
         `UPDATE opportunities o SET member_sum = decode(x.e, 'base64') FROM jsonb_to_recordset($3::jsonb) AS x(id text, e text)
@@ -294,7 +315,7 @@ async function placePending(deps: OpportunityDeps, workspaceId: string, productI
 }
 
 /** Counts, companies, type and subtitle of the given opportunities from their members; empty ones are removed. */
-async function refreshCounts(client: pg.PoolClient, workspaceId: string, productId: string, ids: string[], now: Date): Promise<void> {
+export async function refreshCounts(client: pg.PoolClient, workspaceId: string, productId: string, ids: string[], now: Date): Promise<void> {
   await client.query(
     `DELETE FROM opportunities o WHERE o.workspace_id = $1 AND o.product_id = $2 AND o.id = ANY($3)
         AND NOT EXISTS (SELECT 1 FROM opportunity_signals os WHERE os.opportunity_id = o.id)`,
@@ -322,35 +343,49 @@ export function subtitleOf(signals: number, companies: number, keywords: readonl
   return keywords.length ? `${counts} · ${keywords.join(', ')}` : counts;
 }
 
-type ClusterRow = { id: string; content_hash: string; type: string; company: string | null; updated_at: Date; cluster_pending: boolean; embedding: Buffer | null; keywords: string[] | null };
+type ClusterRow = {
+  id: string; content_hash: string; type: string; company: string | null; updated_at: Date; cluster_pending: boolean; embedding: Buffer | null; keywords: string[] | null;
+  /** The opportunity a person put it in (pinned), if any. */
+  pinned_to: string | null;
+};
 
 /** Re-clusters every signal of the product and writes the result, keeping ids by overlap. Returns the number of opportunities. */
 async function reclusterProduct(deps: OpportunityDeps, workspaceId: string, productId: string, info: EmbeddingInfo, options: UpdateOptions,
   time: ReturnType<typeof phaseTimer>): Promise<number> {
   const { version, dims } = info;
   const rows: ClusterRow[] = [];
+  const pinned: ClusterRow[] = [];
   let after = '';
   // Vectors are packed page by page as they arrive (and the rows let go of their buffers), so no step
   // on the event loop copies the whole product at once.
   const pages: Float32Array[] = [];
   await time('read', async () => { for (;;) {
     const { rows: page } = await deps.pool.query<ClusterRow>(
-      `SELECT s.id, s.content_hash, t.key AS type, s.company, s.updated_at, s.cluster_pending, s.embedding, s.keywords
+      `SELECT s.id, s.content_hash, t.key AS type, s.company, s.updated_at, s.cluster_pending, s.embedding, s.keywords,
+              CASE WHEN s.pinned THEN (SELECT os.opportunity_id FROM opportunity_signals os WHERE os.signal_id = s.id) END AS pinned_to
          FROM signals s JOIN signal_types t ON t.id = s.type_id
         WHERE s.workspace_id = $1 AND s.product_id = $2 AND s.id > $3 AND s.embedding_version = $4
         ORDER BY s.id LIMIT ${READ_PAGE}`,
       [workspaceId, productId, after, version],
     );
-    pages.push(vectorsFromRows(page, dims));
-    for (const r of page) {
+    // Pinned signals stay out of the clustering: they join the opportunity a person chose afterwards.
+    const free = page.filter((r) => !r.pinned_to);
+    pages.push(vectorsFromRows(free, dims));
+    for (const r of free) {
       r.embedding = null;
       rows.push(r);
     }
+    pinned.push(...page.filter((r) => r.pinned_to));
     if (page.length < READ_PAGE) break;
     after = page[page.length - 1]!.id;
     await yieldToLoop();
   } });
   const now = new Date(deps.clock.now());
+  if (rows.length === 0 && pinned.length) {
+    // Only pinned signals: nothing to cluster; they stay where people put them.
+    await deps.pool.query('UPDATE signals SET cluster_pending = false WHERE workspace_id = $1 AND product_id = $2 AND id = ANY($3)', [workspaceId, productId, pinned.map((r) => r.id)]);
+    return countOpportunities(deps.pool, workspaceId, productId);
+  }
   if (rows.length === 0) {
     await withTransaction(deps.pool, async (client) => {
       await lockProduct(client, workspaceId, productId);
@@ -391,7 +426,8 @@ async function reclusterProduct(deps: OpportunityDeps, workspaceId: string, prod
     }
     await yieldToLoop();
   }
-  const ids = matchIds(rows, result.labels, k, previous);
+  const pinnedTo = new Set(pinned.map((r) => r.pinned_to!));
+  const ids = matchIds(rows, result.labels, k, previous, pinnedTo);
   await yieldToLoop();
   const createdAt = new Map(previous.map((p) => [p.opportunity_id, p.created_at]));
   const { rows: centrals } = await deps.pool.query<{ id: string; title: string }>('SELECT id, title FROM signals WHERE workspace_id = $1 AND id = ANY($2)', [
@@ -401,9 +437,11 @@ async function reclusterProduct(deps: OpportunityDeps, workspaceId: string, prod
   const titleOf = new Map(centrals.map((c) => [c.id, c.title]));
   const members: number[][] = Array.from({ length: k }, () => []);
   result.labels.forEach((c, i) => members[c]!.push(i));
-  const opportunities = members.map((list, c) => {
+  const companySets = new Map<string, Set<string>>();
+  const opportunities: OpportunityOut[] = members.map((list, c) => {
     const types = new Map<string, number>();
     const companies = new Set<string>();
+    companySets.set(ids[c]!, companies);
     for (const i of list) {
       types.set(rows[i]!.type, (types.get(rows[i]!.type) ?? 0) + 1);
       if (rows[i]!.company) companies.add(rows[i]!.company!);
@@ -416,6 +454,7 @@ async function reclusterProduct(deps: OpportunityDeps, workspaceId: string, prod
       member_sum: toBase64(result.sums.subarray(c * dims, (c + 1) * dims)), created_at: (createdAt.get(ids[c]!) ?? now).toISOString(),
     };
   });
+  await addPinned(deps.pool, workspaceId, opportunities, companySets, pinned, result.common, dims, now);
   await yieldToLoop();
   const before = new Map(previous.map((p) => [p.signal_id, p.opportunity_id]));
   const moved = rows.map((r, i) => [r.id, ids[result.labels[i]!]!] as const).filter(([signal, opp]) => before.get(signal) !== opp);
@@ -441,7 +480,7 @@ async function reclusterProduct(deps: OpportunityDeps, workspaceId: string, prod
         [slice.map((m) => m[1]), slice.map((m) => m[0])],
       );
     }
-    const pending = rows.filter((r) => r.cluster_pending);
+    const pending = [...rows, ...pinned].filter((r) => r.cluster_pending);
     // In slices: one statement's parameters for 100,000 signals took 0.3 s to serialise on the event loop.
     for (let at = 0; at < pending.length; at += 5_000) {
       const slice = pending.slice(at, at + 5_000);
@@ -451,7 +490,7 @@ async function reclusterProduct(deps: OpportunityDeps, workspaceId: string, prod
         [workspaceId, productId, slice.map((r) => r.id), slice.map((r) => r.updated_at)],
       );
     }
-    await saveClusteringState(client, workspaceId, productId, { embeddingVersion: version, common: result.common, signalCount: rows.length, changesSince: 0 }, now);
+    await saveClusteringState(client, workspaceId, productId, { embeddingVersion: version, common: result.common, signalCount: rows.length + pinned.length, changesSince: 0 }, now);
   });
   time.add('write', performance.now() - writeStarted);
   if (moved.length + rows.filter((r) => r.cluster_pending).length >= VACUUM_AFTER) {
@@ -463,11 +502,58 @@ async function reclusterProduct(deps: OpportunityDeps, workspaceId: string, prod
   return opportunities.length;
 }
 
+type OpportunityOut = {
+  id: string; title: string; subtitle: string; type: string; evidence_count: number; unique_company_count: number; keywords: string[];
+  central_signal_id: string; member_sum: string; created_at: string;
+};
+
+/**
+ * Puts pinned signals in the opportunities people chose: into the cluster that kept that id, or, when
+ * none did, into the opportunity kept as it was named (its title and keywords) with its pinned signals
+ * alone. Counts, companies, type and the member sum follow.
+ */
+async function addPinned(
+  pool: pg.Pool, workspaceId: string, opportunities: OpportunityOut[], companySets: Map<string, Set<string>>, pinned: ClusterRow[], common: CommonComponent, dims: number, now: Date,
+) {
+  if (pinned.length === 0) return;
+  const byId = new Map(opportunities.map((o) => [o.id, o]));
+  const groups = new Map<string, ClusterRow[]>();
+  for (const r of pinned) groups.set(r.pinned_to!, [...(groups.get(r.pinned_to!) ?? []), r]);
+  const { rows: kept } = await pool.query<{ id: string; title: string; keywords: string[] | null; central_signal_id: string | null; created_at: Date }>(
+    'SELECT id, title, keywords, central_signal_id, created_at FROM opportunities WHERE workspace_id = $1 AND id = ANY($2)',
+    [workspaceId, [...groups.keys()]],
+  );
+  for (const [id, members] of groups) {
+    let o = byId.get(id);
+    if (!o) {
+      const old = kept.find((k) => k.id === id);
+      o = {
+        id, title: old?.title ?? '', subtitle: '', type: members[0]!.type, evidence_count: 0, unique_company_count: 0, keywords: old?.keywords ?? [],
+        central_signal_id: members.some((m) => m.id === old?.central_signal_id) ? old!.central_signal_id! : members[0]!.id,
+        member_sum: toBase64(new Float32Array(dims)), created_at: (old?.created_at ?? now).toISOString(),
+      };
+      opportunities.push(o);
+      byId.set(id, o);
+    }
+    const sum = new Float32Array(Buffer.from(o.member_sum, 'base64').buffer.slice(0));
+    for (const m of members) {
+      const centred = withoutCommon(vectorsFromRows([m], dims), common);
+      for (let d = 0; d < dims; d++) sum[d]! += centred[d]!;
+    }
+    o.member_sum = toBase64(sum);
+    const companies = companySets.get(id) ?? new Set<string>();
+    for (const m of members) if (m.company) companies.add(m.company);
+    o.evidence_count += members.length;
+    o.unique_company_count = companies.size;
+    o.subtitle = subtitleOf(o.evidence_count, o.unique_company_count, o.keywords);
+  }
+}
+
 /**
  * Ids for new clusters: each takes the id of the old opportunity it shares most signals with (largest
  * overlaps first, each old id once); the rest are named after their first signal.
  */
-function matchIds(rows: ClusterRow[], labels: Int32Array, k: number, previous: Array<{ signal_id: string; opportunity_id: string }>): string[] {
+function matchIds(rows: ClusterRow[], labels: Int32Array, k: number, previous: Array<{ signal_id: string; opportunity_id: string }>, reserved: ReadonlySet<string> = new Set()): string[] {
   const oldOf = new Map(previous.map((p) => [p.signal_id, p.opportunity_id]));
   const overlap = new Map<string, number>();
   rows.forEach((r, i) => {
@@ -494,7 +580,8 @@ function matchIds(rows: ClusterRow[], labels: Int32Array, k: number, previous: A
   for (let c = 0; c < k; c++) {
     if (ids[c]) continue;
     let id = `opp_${first[c]!.replace(/^sig_/, '')}`;
-    for (let n = 2; used.has(id); n++) id = `opp_${first[c]!.replace(/^sig_/, '')}_${n}`;
+    // A new name never takes the id of an opportunity pinned signals keep.
+    for (let n = 2; used.has(id) || reserved.has(id); n++) id = `opp_${first[c]!.replace(/^sig_/, '')}_${n}`;
     ids[c] = id;
     used.add(id);
   }

@@ -47,7 +47,7 @@ function unknownType(given: string, types: readonly SignalType[]): UnknownSignal
  */
 export async function addSignals(
   pool: pg.Pool,
-  input: { workspaceId: string; sourceId: string; items: NewSignal[] },
+  input: { workspaceId: string; sourceId: string; items: NewSignal[]; writtenBy?: { keyId?: string | undefined; clientId?: string | undefined } },
   clock: Clock,
 ): Promise<{ results: Array<{ id: string; reused: boolean }>; productIds: string[] }> {
   const types = await listSignalTypes(pool, input.workspaceId);
@@ -69,14 +69,15 @@ export async function addSignals(
       const hash = contentHash(type.id, item.content);
       const { rows } = await client.query<{ id: string; inserted: boolean }>(
         `WITH ins AS (
-           INSERT INTO signals (id, workspace_id, product_id, source_id, type_id, title, content, who_said_it, participant_id, content_hash, created_at, updated_at, theme, company)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+           INSERT INTO signals (id, workspace_id, product_id, source_id, type_id, title, content, who_said_it, participant_id, content_hash, created_at, updated_at, theme, company,
+                                written_by_key_id, written_by_client_id)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
            ON CONFLICT (workspace_id, source_id, type_id, content_hash) DO NOTHING RETURNING id)
          SELECT id, true AS inserted FROM ins
          UNION ALL SELECT id, false FROM signals WHERE workspace_id = $2 AND source_id = $4 AND type_id = $5 AND content_hash = $10 AND NOT EXISTS (SELECT 1 FROM ins)`,
         [newId('sig', clock.now()), input.workspaceId, source.product_id, input.sourceId, type.id, item.title.trim(), item.content.trim(),
           item.whoSaidIt?.trim() || null, item.participantId?.trim() || null, hash, item.createdAt ?? source.occurred_at, now,
-          item.theme?.trim() || null, companyOf(item.participantId, item.whoSaidIt)],
+          item.theme?.trim() || null, companyOf(item.participantId, item.whoSaidIt), input.writtenBy?.keyId ?? null, input.writtenBy?.clientId ?? null],
       );
       let row = rows[0];
       if (!row) {
@@ -112,6 +113,21 @@ export interface SignalUpdate {
  * back in its product's queue to be embedded and placed again. Returns the products to update.
  */
 export async function updateSignals(pool: pg.Pool, workspaceId: string, updates: SignalUpdate[], clock: Clock): Promise<{ updated: string[]; productIds: string[] }> {
+  return updateSignalsWith(pool, workspaceId, updates, clock);
+}
+
+/** The fields of a signal a change can touch, before and after it (for the record of a person's edit). */
+export interface SignalChangeFields {
+  id: string;
+  before: Record<string, string | null>;
+  after: Record<string, string | null>;
+}
+
+/** updateSignals, calling `changed` inside the transaction for each signal updated. */
+export async function updateSignalsWith(
+  pool: pg.Pool, workspaceId: string, updates: SignalUpdate[], clock: Clock,
+  changed?: (client: pg.PoolClient, change: SignalChangeFields) => Promise<void>,
+): Promise<{ updated: string[]; productIds: string[] }> {
   const types = await listSignalTypes(pool, workspaceId);
   return withTransaction(pool, async (client) => {
     const products = new Set<string>();
@@ -145,6 +161,14 @@ export async function updateSignals(pool: pg.Pool, workspaceId: string, updates:
         [workspaceId, u.id, title, content, typeId, contentHash(typeId, content), u.createdAt ?? null,
           whoSaidIt, participantId, theme, companyOf(participantId, whoSaidIt), replace, now],
       );
+      if (changed) {
+        const typeKey = (id: string) => types.find((t) => t.id === id)?.key ?? id;
+        await changed(client, {
+          id: u.id,
+          before: { title: current.title, content: current.content, type: typeKey(current.type_id), who_said_it: current.who_said_it, theme: current.theme },
+          after: { title, content, type: typeKey(typeId), who_said_it: whoSaidIt, theme },
+        });
+      }
       products.add(current.product_id);
     }
     return { updated: updates.map((u) => u.id), productIds: [...products] };

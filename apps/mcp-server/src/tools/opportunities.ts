@@ -1,9 +1,7 @@
 import { z } from 'zod';
-import { listOpportunities } from '@loupe/evidence';
+import { listOpportunities, opportunityGrowth } from '@loupe/evidence';
 import { blocks, next, oneLine } from '../render';
-import { defineTool, fitToPage, PAGE_CHARS, pageFields, requireProductId, ToolError, type ToolContext } from '../tool-kit';
-
-const WEEK_MS = 7 * 24 * 3600 * 1000;
+import { defineTool, fitToPage, PAGE_CHARS, pageFields, requireProductId, ToolError } from '../tool-kit';
 
 const row = z.object({
   id: z.string(), title: z.string(), subtitle: z.string(), type: z.string(), keywords: z.array(z.string()), created_at: z.string(),
@@ -11,18 +9,6 @@ const row = z.object({
   evidence_count: z.number(), unique_company_count: z.number(),
   signals_last_7_days: z.number().describe('Its signals recorded or edited in the last 7 days: how much it grew this week'),
 });
-
-/** Per opportunity, how many of its signals were recorded (or edited) since `since`: the week's growth. */
-async function recentSignals(ctx: ToolContext, ids: string[], since: Date): Promise<Map<string, number>> {
-  if (ids.length === 0) return new Map();
-  const { rows } = await ctx.pool.query<{ id: string; n: number }>(
-    `SELECT os.opportunity_id AS id, count(*)::int AS n FROM opportunity_signals os
-       JOIN signals s ON s.id = os.signal_id AND s.workspace_id = $1
-      WHERE os.opportunity_id = ANY($2) AND s.updated_at >= $3 GROUP BY os.opportunity_id`,
-    [ctx.principal.workspaceId, ids, since],
-  );
-  return new Map(rows.map((r) => [r.id, r.n]));
-}
 
 export const getOpportunities = defineTool({
   name: 'get_opportunities',
@@ -48,10 +34,10 @@ export const getOpportunities = defineTool({
     if (!rowCount) throw new ToolError(`Product not found: ${productId} is not a product of this workspace. Call get_products for the valid ids.`);
     const offset = args.offset ?? 0;
     const { items, total, pendingSignals, settling } = await listOpportunities(ctx.pool, ctx.principal.workspaceId, productId, { limit: args.limit ?? 25, offset });
-    const recent = await recentSignals(ctx, items.map((o) => o.id), new Date(ctx.clock.now() - WEEK_MS));
+    const recent = await opportunityGrowth(ctx.pool, ctx.principal.workspaceId, items.map((o) => o.id), new Date(ctx.clock.now()));
     const rows = items.map((o) => ({
       id: o.id, title: o.title, subtitle: o.subtitle, type: o.type, keywords: o.keywords, created_at: o.createdAt.toISOString(), updated_at: o.updatedAt.toISOString(),
-      evidence_count: o.evidenceCount, unique_company_count: o.uniqueCompanyCount, signals_last_7_days: recent.get(o.id) ?? 0,
+      evidence_count: o.evidenceCount, unique_company_count: o.uniqueCompanyCount, signals_last_7_days: recent.get(o.id)?.week ?? 0,
     }));
     const { kept, cut } = fitToPage(rows, PAGE_CHARS.withGuidance);
     const paging = pageFields(offset, kept.length, total);

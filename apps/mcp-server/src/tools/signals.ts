@@ -44,6 +44,7 @@ export const addSignalsTool = defineTool({
       const out = await addSignals(ctx.pool, {
         workspaceId: ctx.principal.workspaceId,
         sourceId: args.source_id,
+        writtenBy: { keyId: ctx.principal.keyId, clientId: ctx.principal.clientId },
         items: args.signals.map((s) => ({
           type: s.type, title: s.title, content: s.content, whoSaidIt: s.who_said_it, participantId: s.participant_id,
           createdAt: s.created_at ? new Date(s.created_at) : undefined, theme: s.theme,
