@@ -1,5 +1,4 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { Router, type Request, type Response } from 'express';
 import type pg from 'pg';
 import { createChargeBatcher, type ChargeBatcher } from '@loupe/credits';
@@ -12,7 +11,8 @@ import { SCOPES, type AccessTokenCheck } from '@loupe/oauth';
 import { enqueue, type Boss, type QueueName } from '@loupe/jobs';
 import type { ThirdPartyGateway } from '@loupe/third-party-mcp';
 import { authenticate, credentialRateKey } from './authenticate';
-import { buildServer } from './server';
+import { answerModern, envelopeWithoutHeader, MODERN_PROTOCOL_VERSION, SERVED_PROTOCOL_VERSIONS, unsupportedProtocolVersion, type Answer } from './modern';
+import { buildServer, connectionTools, serverImplementation } from './server';
 import { createDocumentReader } from './tools/document-text';
 import { timed, type ObservePhase, type ToolContext } from './tool-kit';
 
@@ -133,7 +133,7 @@ export function createMcpApp(deps: McpAppDeps): Router {
       if (refused) return (await ipAllowsAlone()) ? rpcError(res, 403, -32000, `Forbidden: ${refused}`) : undefined;
       if (!deps.pool || !deps.verifyAccessToken) {
         if (!(await ipAllowsAlone())) return;
-        if (!req.get('authorization') && !req.get('x-api-key')) return challenge(res, deps.baseUrl());
+        if (!req.get('authorization') && !req.get('x-api-key')) return challenge(res, deps.baseUrl(), req.get('mcp-protocol-version') === MODERN_PROTOCOL_VERSION);
         return rpcError(res, 503, -32603, 'The MCP endpoint is not configured on this process');
       }
       const clock = deps.clock ?? systemClock;
@@ -150,7 +150,7 @@ export function createMcpApp(deps: McpAppDeps): Router {
       const ipDecision = ipCheck ? decisions[0] : undefined;
       if (ipDecision && !ipDecision.allowed) return sendPerIpRateLimited(res, ipDecision);
       if (!auth.ok) {
-        if (auth.challenge) return challenge(res, deps.baseUrl());
+        if (auth.challenge) return challenge(res, deps.baseUrl(), req.get('mcp-protocol-version') === MODERN_PROTOCOL_VERSION);
         return void res.status(auth.status).json(auth.body);
       }
       const decision = decisions[ipCheck ? 1 : 0]!;
@@ -163,9 +163,8 @@ export function createMcpApp(deps: McpAppDeps): Router {
         return rpcError(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
       }
       const version = req.get('mcp-protocol-version');
-      if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-        return rpcError(res, 400, -32000, `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
-      }
+      // 2026-07-28 and the five of spec 9.1; anything else is 400 with the revision's -32022 listing them.
+      if (version !== undefined && !SERVED_PROTOCOL_VERSIONS.includes(version)) return send(res, unsupportedProtocolVersion(version));
       let body: unknown;
       try {
         const raw = await readBoundedBody(req, MCP_MAX_BODY_BYTES, bodies);
@@ -186,18 +185,31 @@ export function createMcpApp(deps: McpAppDeps): Router {
         if (error instanceof SyntaxError) return rpcError(res, 400, -32700, `Parse error: the body is not valid JSON (${error.message})`);
         throw error;
       }
-      const { server, transport } = await timed(deps.observePhase, 'build', async () => {
-        const server = await buildServer({
+      const ctx: ToolContext = {
+        principal: auth.principal,
+        pool: deps.pool,
+        db: deps.db!,
+        clock,
+        log: deps.log ?? (req as Request & { log: Logger }).log,
+        schedule: deps.schedule ?? scheduleThrough(deps.services?.boss as Boss | undefined),
+        services,
+        observePhase: deps.observePhase,
+        charges: (charges ??= createChargeBatcher(deps.pool)),
+      };
+      if (version === MODERN_PROTOCOL_VERSION) {
+        // MCP 2026-07-28: answered by our own dispatcher (the SDK 1.32 stops at 2025-11-25), same tools and path.
+        const answer = await timed(deps.observePhase, 'handle', () => answerModern((name) => req.get(name), body, {
           principal: auth.principal,
-          pool: deps.pool!,
-          db: deps.db!,
-          clock,
-          log: deps.log ?? (req as Request & { log: Logger }).log,
-          schedule: deps.schedule ?? scheduleThrough(deps.services?.boss as Boss | undefined),
-          services,
-          observePhase: deps.observePhase,
-          charges: (charges ??= createChargeBatcher(deps.pool!)),
-        }, deps.thirdParty);
+          tools: () => connectionTools(ctx, deps.thirdParty),
+          implementation: serverImplementation(deps.baseUrl()),
+          insufficientScope: (scope, description) => insufficientScope(deps.baseUrl(), scope, description),
+        }));
+        return send(res, answer);
+      }
+      const mismatch = envelopeWithoutHeader(body, version);
+      if (mismatch) return send(res, mismatch);
+      const { server, transport } = await timed(deps.observePhase, 'build', async () => {
+        const server = await buildServer(ctx, deps.thirdParty, deps.baseUrl());
         const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
         await server.connect(transport);
         return { server, transport };
@@ -239,8 +251,39 @@ function rateLimited(res: Response, kind: 'oauth' | 'api_key', decision: RateDec
   });
 }
 
-function challenge(res: Response, baseUrl: string) {
-  res.status(401).setHeader('www-authenticate', `Bearer resource_metadata="${baseUrl}/.well-known/oauth-protected-resource${MCP_PATH}"`);
+/** Where a client finds the protected resource metadata (RFC 9728), named in every challenge. */
+const resourceMetadataUrl = (baseUrl: string) => `${baseUrl}/.well-known/oauth-protected-resource${MCP_PATH}`;
+
+/** The scopes a connection needs to use the tools, hinted in the 401 challenge (MCP authorization, scope selection). */
+export const CHALLENGE_SCOPES = 'mcp:read mcp:write';
+
+/** An answer of the 2026-07-28 dispatcher. */
+function send(res: Response, answer: Answer) {
+  for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
+  res.status(answer.status);
+  if (answer.body === undefined) return void res.end();
+  res.json(answer.body);
+}
+
+/**
+ * 403 insufficient_scope (RFC 6750 3.1; MCP 2026-07-28 authorization, runtime insufficient scope): the
+ * scope the operation needs and where the metadata is, so the client can step up and retry.
+ */
+export function insufficientScope(baseUrl: string, scope: string, description: string): Answer {
+  return {
+    status: 403,
+    headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${resourceMetadataUrl(baseUrl)}", error_description="${description.replace(/["\\]/g, '')}"` },
+    body: { error: 'insufficient_scope', error_description: description, scope },
+  };
+}
+
+/**
+ * 401 without credentials (spec 5.1 rule 4). A 2026-07-28 request also gets the `scope` hint (MCP
+ * authorization, scope selection strategy); the handshake-era versions keep the challenge they always
+ * had, so their clients keep asking for the scopes they always asked for (scopes_supported).
+ */
+function challenge(res: Response, baseUrl: string, modern: boolean) {
+  res.status(401).setHeader('www-authenticate', `Bearer resource_metadata="${resourceMetadataUrl(baseUrl)}"${modern ? `, scope="${CHALLENGE_SCOPES}"` : ''}`);
   res.json({ error: 'Unauthorized', error_description: 'Send an OAuth access token (Authorization: Bearer) or an API key (x-api-key)' });
 }
 

@@ -1,5 +1,5 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, McpError, type GetPromptResult, type Icon, type Prompt as Prompt_ } from '@modelcontextprotocol/sdk/types.js';
 
 const user = (text: string) => ({ messages: [{ role: 'user' as const, content: { type: 'text' as const, text } }] });
 
@@ -19,20 +19,29 @@ function registerPrompt(name: string, config: { title: string; description: stri
   PROMPTS.push({ name, title: config.title, description: config.description, arg: { name: argName, description: argDescription }, messages: (value) => messages({ [argName]: value }) });
 }
 
-/** prompts/list and prompts/get on a server (an unknown prompt or a missing argument is -32602). */
-export function registerPrompts(server: Server) {
-  server.setRequestHandler(ListPromptsRequestSchema, () => ({
-    prompts: PROMPTS.map((p) => ({ name: p.name, title: p.title, description: p.description, arguments: [{ name: p.arg.name, description: p.arg.description, required: true }] })),
+/** prompts/list: the workflows, in a fixed order; `icons` (issue 25) where the protocol version has them. */
+export function listPrompts(icons?: Icon[]): Prompt_[] {
+  return PROMPTS.map((p) => ({
+    name: p.name, title: p.title, description: p.description, ...(icons ? { icons } : {}),
+    arguments: [{ name: p.arg.name, description: p.arg.description, required: true }],
   }));
-  server.setRequestHandler(GetPromptRequestSchema, (request) => {
-    const prompt = PROMPTS.find((p) => p.name === request.params.name);
-    if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Prompt ${request.params.name} not found: the prompts are ${PROMPTS.map((p) => p.name).join(', ')}`);
-    const value = request.params.arguments?.[prompt.arg.name];
-    if (typeof value !== 'string' || value.length === 0) {
-      throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt ${prompt.name}: ${prompt.arg.name} is required (${prompt.arg.description})`);
-    }
-    return { description: prompt.description, ...prompt.messages(value) };
-  });
+}
+
+/** prompts/get: an unknown prompt or a missing argument is -32602 (an McpError). */
+export function getPrompt(name: unknown, args: Record<string, unknown> | undefined): GetPromptResult {
+  const prompt = PROMPTS.find((p) => p.name === name);
+  if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Prompt ${String(name)} not found: the prompts are ${PROMPTS.map((p) => p.name).join(', ')}`);
+  const value = args?.[prompt.arg.name];
+  if (typeof value !== 'string' || value.length === 0) {
+    throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt ${prompt.name}: ${prompt.arg.name} is required (${prompt.arg.description})`);
+  }
+  return { description: prompt.description, ...prompt.messages(value) };
+}
+
+/** prompts/list and prompts/get on a server (an unknown prompt or a missing argument is -32602). */
+export function registerPrompts(server: Server, icons?: Icon[]) {
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: listPrompts(icons) }));
+  server.setRequestHandler(GetPromptRequestSchema, (request) => getPrompt(request.params.name, request.params.arguments));
 }
 
 registerPrompt(

@@ -6,7 +6,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { ThirdPartyError, type ProxiedTool, type ThirdPartyGateway } from '@loupe/third-party-mcp';
 import type pg from 'pg';
 import { z } from 'zod';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Icon, type Implementation, type Tool, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { errorResult, okResult, timed, ToolError, type ToolContext, type ToolDefinition } from './tool-kit';
 import { TOOLS } from './tools';
 import { registerPrompts } from './prompts';
@@ -14,7 +14,28 @@ import { inputJsonSchema, parseArguments } from './schemas';
 
 export const SERVER_INFO = { name: 'loupe', title: 'Loupe customer evidence', version: '0.1.0' } as const;
 
-const INSTRUCTIONS =
+/** A magnifier, as a data URI: no fetch from a third party, nothing to serve (MCP 2025-11-25 and 2026-07-28 `icons`). */
+const ICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><circle cx="10" cy="10" r="6.5" fill="none" stroke="#4338ca" stroke-width="2.5"/>' +
+  '<path d="M15 15l6 6" stroke="#4338ca" stroke-width="2.5" stroke-linecap="round"/></svg>';
+export const SERVER_ICONS: Icon[] = [{ src: `data:image/svg+xml;base64,${Buffer.from(ICON_SVG).toString('base64')}`, mimeType: 'image/svg+xml', sizes: ['any'] }];
+
+/**
+ * The implementation as the server names itself (issue 25): in initialize's serverInfo and in
+ * server/discover, with the description, the service's address as websiteUrl, and the icon.
+ */
+export function serverImplementation(baseUrl?: string): Implementation {
+  return {
+    ...SERVER_INFO,
+    description: 'The customer evidence of one workspace: sources, signals, opportunities and shaping notes.',
+    ...(baseUrl ? { websiteUrl: baseUrl } : {}),
+    icons: SERVER_ICONS,
+  };
+}
+
+export const SERVER_CAPABILITIES: { tools: Record<string, never>; prompts: Record<string, never> } = { tools: {}, prompts: {} };
+
+export const INSTRUCTIONS =
   'Loupe holds the customer evidence of one workspace: sources (calls, meetings, emails, support conversations, documents), ' +
   'signals extracted from them, opportunities clustered from signals, and shaping notes. Start with get_products; ' +
   'find_skills lists methodology guides worth reading before analysing evidence or writing a shaping note; ' +
@@ -207,38 +228,66 @@ export function listedTools(scopes: ReadonlySet<string>): Tool[] {
     .map((r) => r.listed);
 }
 
+/** The tools one caller sees and may call: ours, and for some API keys the workspace's third-party tools. */
+export interface ConnectionTools {
+  /** tools/list, in a fixed order: ours as defined, then the third-party ones by name (deterministic, MCP 2026-07-28). */
+  list(): Tool[];
+  /** The tool of that name, listed or hidden, or undefined. */
+  find(name: string): ToolDefinition | undefined;
+  /** A tools/call of a known tool; undefined when there is no tool of that name (each protocol version answers that its own way). */
+  call(name: string, args: Record<string, unknown> | undefined): Promise<CallToolResult | undefined>;
+  /** The sentence naming this caller's tools, for an unknown tool. */
+  unknown(name: string): string;
+}
+
 /**
- * A fresh server per request (stateless transport): the tools and prompts, bound to this caller.
- * API keys with `mcp:thirdparty` also get the tools of the workspace's third-party servers, with the
- * JSON Schema those servers publish; OAuth connections never do (spec 5.2 rule 4, 5.3).
- * Built on the SDK's low-level Server: the high-level one would list every tool to every connection,
- * convert each zod schema again on every tools/list, drop unknown arguments silently and advertise
- * `listChanged`, which a stateless server never sends (issue 24 items 2, 3, 4, 9).
+ * The tools of this caller. API keys with `mcp:thirdparty` also get the tools of the workspace's
+ * third-party servers, with the JSON Schema those servers publish; OAuth connections never do (spec 5.2
+ * rule 4, 5.3).
  */
-export async function buildServer(ctx: ToolContext, thirdParty?: ThirdPartyGateway): Promise<Server> {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {}, prompts: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator });
+export async function connectionTools(ctx: ToolContext, thirdParty?: ThirdPartyGateway): Promise<ConnectionTools> {
   const proxied = new Map<string, { tool: ToolDefinition; listed: Tool }>();
   if (thirdParty && ctx.principal.kind === 'api_key' && ctx.principal.scopes.has('mcp:thirdparty')) {
-    for (const remote of await thirdParty.listTools(ctx.principal.workspaceId)) {
-      if (registrations().has(remote.name)) continue;
+    const remotes = [...(await thirdParty.listTools(ctx.principal.workspaceId))].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const remote of remotes) {
+      if (registrations().has(remote.name) || proxied.has(remote.name)) continue;
       const tool = proxiedTool(remote, thirdParty);
       // Arguments go to the server as they are (it validates them); tools/list shows its schema.
       proxied.set(tool.name, { tool, listed: { name: tool.name, title: tool.title, description: tool.description, inputSchema: remote.inputSchema as Tool['inputSchema'], annotations: tool.annotations } });
     }
   }
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...listedTools(ctx.principal.scopes), ...[...proxied.values()].map((p) => p.listed)] }));
+  const list = () => [...listedTools(ctx.principal.scopes), ...[...proxied.values()].map((p) => p.listed)];
+  return {
+    list,
+    find: (name) => proxied.get(name)?.tool ?? registrations().get(name)?.tool,
+    unknown: (name) => `Unknown tool ${name}: this server's tools are ${list().map((t) => t.name).join(', ')}.`,
+    async call(name, args) {
+      const remote = proxied.get(name);
+      if (remote) return callTool(remote.tool, args ?? {}, ctx);
+      const own = registrations().get(name);
+      if (!own) return undefined;
+      const parsed = parseArguments(name, own.input, own.listed.inputSchema, args);
+      if (!parsed.ok) return errorResult(parsed.message);
+      return callTool(own.tool, parsed.value as Record<string, unknown>, ctx);
+    },
+  };
+}
+
+/**
+ * A fresh server per request (stateless transport, protocol versions 2024-10-07 to 2025-11-25): the
+ * tools and prompts, bound to this caller. Built on the SDK's low-level Server: the high-level one
+ * would list every tool to every connection, convert each zod schema again on every tools/list, drop
+ * unknown arguments silently and advertise `listChanged`, which a stateless server never sends
+ * (issue 24 items 2, 3, 4, 9). An unknown tool is an `isError` result there, as it always was.
+ */
+export async function buildServer(ctx: ToolContext, thirdParty?: ThirdPartyGateway, baseUrl?: string): Promise<Server> {
+  const server = new Server(serverImplementation(baseUrl), { capabilities: SERVER_CAPABILITIES, instructions: INSTRUCTIONS, jsonSchemaValidator });
+  const tools = await connectionTools(ctx, thirdParty);
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.list() }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const { name, arguments: args } = request.params;
-    const remote = proxied.get(name);
-    if (remote) return callTool(remote.tool, args ?? {}, ctx);
-    const own = registrations().get(name);
-    if (!own) {
-      return errorResult(`Unknown tool ${name}: this server's tools are ${listedTools(ctx.principal.scopes).map((t) => t.name).concat([...proxied.keys()]).join(', ')}.`);
-    }
-    const parsed = parseArguments(name, own.input, own.listed.inputSchema, args);
-    if (!parsed.ok) return errorResult(parsed.message);
-    return callTool(own.tool, parsed.value as Record<string, unknown>, ctx);
+    return (await tools.call(name, args)) ?? errorResult(tools.unknown(name));
   });
-  registerPrompts(server);
+  registerPrompts(server, SERVER_ICONS);
   return server;
 }
