@@ -7,7 +7,7 @@ import {
 import { createIngestApp } from '@loupe/ingest-api';
 import { createAuthApp, inboundReplyHandler } from '@loupe/auth-server';
 import { createMcpApp, MCP_PATH } from '@loupe/mcp-server';
-import { createBoss, ensureQueues, type Boss } from '@loupe/jobs';
+import { createBoss, enqueue, ensureQueues, QUEUES, type Boss } from '@loupe/jobs';
 import { createWorker, type Worker } from '@loupe/worker';
 import { startSemanticsThread, type SemanticsThread } from '@loupe/semantics';
 import { createSemanticSearch } from '@loupe/sources';
@@ -79,6 +79,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
         fetchSettings: { allowLoopback: config.fetchAllowLoopback }, identityProviders: config.identityProviders,
         accessTokenTtlSeconds: config.accessTokenTtlSeconds,
         replies: config.replies,
+        scheduleRecompute: async (workspaceId, productId) => void (await enqueue(boss, QUEUES.recomputeOpportunities, { workspaceId, productId })),
       }));
     }, { trustedProxies: config.trustedProxies, perIp: createPerIpLimiter(database.pool, clock, config.perIpLimitPerMinute), perIpDeferredPaths: [MCP_PATH] });
 

@@ -37,6 +37,8 @@ export interface AuthAppDeps {
   replies?: { domain: string; webhookSecret?: string | undefined } | undefined;
   /** OpenID Connect identity providers offered beside email sign-in (config.identityProviders). */
   identityProviders?: readonly IdentityProviderConfig[];
+  /** Queues a product's opportunities update after a person edits a signal on the account pages (the worker's queue). */
+  scheduleRecompute?: (workspaceId: string, productId: string) => Promise<void>;
 }
 
 /** Paths oidc-provider serves; everything else falls through to the other apps and the 404. */
@@ -72,7 +74,7 @@ export function createAuthApp(deps: AuthAppDeps): Router {
   // The account pages: their own security headers (one script of ours, for the copy button) and cookies.
   const accountHeaders = { http: securityHeaders(false, { ownScripts: true }), https: securityHeaders(true, { ownScripts: true }) };
   router.use('/account', (req, res, next) => accountHeaders[deps.baseUrl().startsWith('https://') ? 'https' : 'http'](req, res, next), cookieParser());
-  router.use(accountPages(runtime, { db: deps.db, mailer: deps.mailer, log: deps.log, identityProviders: deps.identityProviders ?? [] }));
+  router.use(accountPages(runtime, { db: deps.db, mailer: deps.mailer, log: deps.log, identityProviders: deps.identityProviders ?? [], scheduleRecompute: deps.scheduleRecompute }));
   router.use(onProviderPaths((req, res, next) => runtime().then((rt) => rt.handle(req, res), next)));
   return router;
 }

@@ -10,6 +10,8 @@ export interface SignalFilter {
   /** Written with this API key, or by this connected application (OAuth client id). */
   keyId?: string | undefined;
   clientId?: string | undefined;
+  /** One signal (its page). */
+  signalId?: string | undefined;
 }
 
 export interface SignalListItem {
@@ -75,10 +77,11 @@ export async function listRecentSignals(
         AND ($6::text IS NULL OR s.written_by_key_id = $6)
         AND ($7::text IS NULL OR s.written_by_client_id = $7)
         AND ($8::timestamptz IS NULL OR (s.created_at, s.id) < ($8, $9))
+        AND ($11::text IS NULL OR s.id = $11)
       ORDER BY s.created_at DESC, s.id DESC
       LIMIT $10`,
     [workspaceId, filter.productId ?? null, filter.type ?? null, filter.sourceId ?? null, filter.opportunityId ?? null, filter.keyId ?? null,
-      filter.clientId ?? null, page.after?.createdAt ?? null, page.after?.id ?? '', page.limit + 1],
+      filter.clientId ?? null, page.after?.createdAt ?? null, page.after?.id ?? '', page.limit + 1, filter.signalId ?? null],
   );
   const items = rows.slice(0, page.limit).map((r) => ({
     id: r.id, productId: r.product_id, sourceId: r.source_id, sourceTitle: r.source_title, type: r.type, typeName: r.type_name, title: r.title, content: r.content,

@@ -8,6 +8,7 @@ import type { Mailer } from '../interaction';
 import { sessionCookieName, signedInUser } from '../web-session';
 import { renderErrorPage, renderPage } from '../pages';
 import type { AuthRuntime } from '../runtime';
+import { fmt } from './format';
 
 export type Runtime = () => Promise<AuthRuntime>;
 
@@ -17,6 +18,11 @@ export interface AccountDeps {
   log: Logger;
   /** Offered on the sign-in page beside the emailed code. */
   identityProviders?: readonly { id: string; name: string }[];
+  /**
+   * Queues the product's opportunities to be brought up to date (after an edit changed a signal's
+   * text); without it the worker picks the pending signals up at its next start or job.
+   */
+  scheduleRecompute?: ((workspaceId: string, productId: string) => Promise<void>) | undefined;
 }
 
 export interface SignedIn {
@@ -100,6 +106,13 @@ export function pages(runtime: Runtime) {
   return { base, signedIn, inWorkspace, csrfToken: csrf.token };
 }
 
+/** The workspace's evidence, read and corrected by its people (issue 27). */
+export const EVIDENCE_SECTIONS = [
+  { id: 'opportunities', label: 'Opportunities' },
+  { id: 'signals', label: 'Signals' },
+  { id: 'sources', label: 'Sources' },
+] as const;
+
 export const SECTIONS = [
   { id: 'keys', label: 'API keys' },
   { id: 'members', label: 'Members' },
@@ -111,6 +124,6 @@ export const SECTIONS = [
 /** Renders a page of the account app, with its navigation. */
 export function renderAccount(res: Response, view: string, ctx: SignedIn & Partial<InWorkspace>, data: Record<string, unknown>, status = 200) {
   renderPage(res, view, {
-    user: ctx.user, csrf: ctx.csrf, workspace: ctx.workspace, workspaces: ctx.workspaces ?? [], sections: SECTIONS, ...data,
+    user: ctx.user, csrf: ctx.csrf, workspace: ctx.workspace, workspaces: ctx.workspaces ?? [], sections: SECTIONS, evidenceSections: EVIDENCE_SECTIONS, fmt, ...data,
   }, status);
 }

@@ -3,10 +3,12 @@ import type { AccountDeps, Runtime } from './context';
 import { homePages } from './home';
 import { keyPages } from './keys';
 import { memberPages } from './members';
+import { opportunityPages } from './opportunities';
+import { signalPages } from './signals';
 import { accountSignIn } from './sign-in';
 import { workspacePages } from './workspace-pages';
 
-/** The account web app under /account: sign-in, workspaces, API keys, members, connected applications, products, usage. */
+/** The account web app under /account: sign-in, workspaces, the evidence (signals, opportunities), API keys, members, connected applications, products, usage. */
 export function accountPages(runtime: Runtime, deps: AccountDeps): Router {
   const router = Router();
   router.use(accountSignIn(runtime, deps));
@@ -14,5 +16,7 @@ export function accountPages(runtime: Runtime, deps: AccountDeps): Router {
   router.use(keyPages(runtime, deps));
   router.use(memberPages(runtime, deps));
   router.use(workspacePages(runtime, deps));
+  router.use(signalPages(runtime, deps));
+  router.use(opportunityPages(runtime, deps));
   return router;
 }

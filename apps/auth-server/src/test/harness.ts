@@ -26,6 +26,8 @@ export async function startAuthServer(
     fetchSettings?: SafeFetchSettings; publicUrl?: string; identityProviders?: IdentityProviderConfig[]; replies?: { domain: string; webhookSecret?: string };
     /** Another instance on this database (closing it leaves the database open). */
     database?: TestDatabase;
+    /** What the account pages call to bring a product's opportunities up to date after an edit. */
+    scheduleRecompute?: (workspaceId: string, productId: string) => Promise<void>;
   } = {},
 ): Promise<AuthHarness> {
   const t = options.database ?? (await createTestDatabase());
@@ -40,6 +42,7 @@ export async function startAuthServer(
       fetchSettings: options.fetchSettings,
       identityProviders: options.identityProviders,
       replies: options.replies,
+      scheduleRecompute: options.scheduleRecompute,
     }));
   }, { perIp: createPerIpLimiter(t.pool, systemClock) });
   const server: Listening = await listen(app, 0, '127.0.0.1', { requestTimeoutMs: 30_000 });
@@ -82,7 +85,7 @@ export class Person {
     return res;
   }
 
-  async post(path: string, form: Record<string, string>) {
+  async post(path: string, form: Record<string, string> | string[][]) {
     const res = await fetch(new URL(path, this.h.url), {
       method: 'POST',
       redirect: 'manual',
@@ -132,3 +135,14 @@ export async function addMember(pool: pg.Pool, email: string, workspaceName: str
 }
 
 export { systemClock };
+
+/** Signs `person` in on the account pages with the emailed code. */
+export async function signInToAccount(h: AuthHarness, person: Person): Promise<void> {
+  const page = await (await person.get('/account/sign-in')).text();
+  const sent = h.mail.length;
+  await person.post('/account/sign-in', { _csrf: csrfOf(page), email: person.email, return_to: '/account' });
+  const mail = h.mail.slice(sent).find((m) => m.to === person.email)!;
+  const codePage = await (await person.get('/account/sign-in')).text(); // a fresh token for the code form
+  const res = await person.post('/account/sign-in/code', { _csrf: csrfOf(codePage) || csrfOf(page), email: person.email, code: codeIn(mail.text), return_to: '/account' });
+  if (res.status !== 303) throw new Error(`sign-in of ${person.email} answered ${res.status}`);
+}

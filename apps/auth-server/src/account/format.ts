@@ -1,0 +1,21 @@
+/**
+ * Numbers and dates as people read them, on every account page: 9,997,854 rather than 9997854,
+ * "24 Nov 2026, 23:37 UTC" rather than an ISO string. Times are shown in UTC (the server does not
+ * know the reader's zone, and the pages run no script) and say so.
+ */
+const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+const day = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
+const time = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'UTC' });
+
+export const fmt = {
+  /** 9997854 → "9,997,854". */
+  num: (n: number | bigint | string | null | undefined): string => (n === null || n === undefined || n === '' ? '—' : integer.format(typeof n === 'string' ? Number(n) : n)),
+  /** "24 Nov 2026". */
+  date: (d: Date | null | undefined): string => (d ? day.format(d) : '—'),
+  /** "24 Nov 2026, 23:37 UTC". */
+  dateTime: (d: Date | null | undefined): string => (d ? `${day.format(d)}, ${time.format(d)} UTC` : '—'),
+  /** "1 signal", "2,345 signals". */
+  count: (n: number, one: string, many = `${one}s`): string => `${integer.format(n)} ${n === 1 ? one : many}`,
+};
+
+export type Format = typeof fmt;

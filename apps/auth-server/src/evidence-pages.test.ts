@@ -1,0 +1,229 @@
+import { newId } from '@loupe/db';
+import { addSignals, updateOpportunities } from '@loupe/evidence';
+import { grantCredits } from '@loupe/credits';
+import { startSemanticsThread, type SemanticsThread } from '@loupe/semantics';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { csrfOf, Person, signInToAccount, startAuthServer, type AuthHarness } from './test/harness';
+
+// Issue 27: the evidence pages of the account app (signals, opportunities), on a real database, with
+// the real clustering behind them.
+let h: AuthHarness;
+let semantics: SemanticsThread;
+const clock = { now: () => Date.now() };
+const recomputed: string[] = [];
+const update = (ws: string, prod: string) => updateOpportunities({ pool: h.pool, semantics, clock }, ws, prod);
+
+beforeAll(async () => {
+  semantics = startSemanticsThread();
+  h = await startAuthServer({
+    scheduleRecompute: async (ws, prod) => {
+      recomputed.push(prod);
+      await update(ws, prod);
+    },
+  });
+});
+afterAll(async () => {
+  await h.close();
+  await semantics.close();
+});
+
+const SIGNALS: Array<[type: string, title: string, content: string, who: string, theme: string]> = [
+  ['pain_point', 'Quarterly export to Excel is slow', 'Exporting the quarterly report to Excel takes twenty minutes.', 'ana@globex.com', 'Slow export'],
+  ['pain_point', 'CSV export times out on big reports', 'The CSV export times out once the report has thousands of rows.', 'claire@umbrella.co', 'Slow export'],
+  ['pain_point', 'Large exports never finish', 'Exporting a full year of transactions to a spreadsheet never finishes.', 'kim@soylent.com', 'Slow export'],
+  ['need', 'SAML single sign-on required', 'Security policy requires SAML single sign-on for every tool.', 'bill@initech.com', 'Single sign-on (SSO)'],
+  ['need', 'Needs Okta login', 'Procurement will only sign if users can log in through Okta.', 'tom@soylent.com', 'Single sign-on (SSO)'],
+  ['quote', 'Would pay for SSO', '"We would pay extra for single sign-on with Azure AD."', 'gavin@hooli.xyz', 'Single sign-on (SSO)'],
+];
+
+async function workspaceWith(members: Array<[Person, 'owner' | 'admin' | 'member']>) {
+  const ws = newId('ws');
+  const prod = `prod_${ws}`;
+  await h.pool.query('INSERT INTO workspaces (id, name) VALUES ($1, $2)', [ws, `W ${ws.slice(-4)}`]);
+  await h.pool.query('INSERT INTO products (id, workspace_id, name) VALUES ($1, $2, $3)', [prod, ws, 'Acme app']);
+  for (const [p, role] of members) {
+    const { rows } = await h.pool.query<{ id: string }>('SELECT id FROM users WHERE email = $1', [p.email]);
+    await h.pool.query('INSERT INTO memberships (workspace_id, user_id, role) VALUES ($1, $2, $3)', [ws, rows[0]!.id, role]);
+  }
+  return { ws, prod };
+}
+
+/** A source with the signals above, written by an API key, grouped into opportunities. */
+async function withEvidence(ws: string, prod: string) {
+  const src = newId('src');
+  await h.pool.query(
+    `INSERT INTO sources (id, workspace_id, product_id, project_ids, type, nature, title, occurred_at, status) VALUES ($1, $2, $3, '{}', 'call', 'evidence', 'Call with Globex', now(), 'ready')`,
+    [src, ws, prod],
+  );
+  const keyId = newId('key');
+  await h.pool.query(
+    `INSERT INTO api_keys (id, workspace_id, name, secret_hash, display_prefix, permissions) VALUES ($1, $2, 'Claude Desktop', $3, 'loupe_sk_ab', '{mcp:read,mcp:write}')`,
+    [keyId, ws, newId('hash')],
+  );
+  const { results } = await addSignals(h.pool, {
+    workspaceId: ws, sourceId: src, writtenBy: { keyId },
+    items: SIGNALS.map(([type, title, content, who, theme]) => ({ type, title, content, whoSaidIt: who, participantId: who, theme })),
+  }, clock);
+  await update(ws, prod);
+  return { src, keyId, ids: results.map((r) => r.id) };
+}
+
+const opportunityOf = async (signalId: string) =>
+  (await h.pool.query<{ opportunity_id: string }>('SELECT opportunity_id FROM opportunity_signals WHERE signal_id = $1', [signalId])).rows[0]?.opportunity_id;
+const countOf = async (opportunityId: string) =>
+  (await h.pool.query<{ evidence_count: number }>('SELECT evidence_count FROM opportunities WHERE id = $1', [opportunityId])).rows[0]?.evidence_count;
+
+describe('evidence pages', () => {
+  let owner: Person;
+  let member: Person;
+  let stranger: Person;
+  beforeAll(async () => {
+    owner = new Person(h, 'owner@evidence.test');
+    member = new Person(h, 'member@evidence.test');
+    stranger = new Person(h, 'stranger@evidence.test');
+    for (const p of [owner, member, stranger]) await signInToAccount(h, p);
+  });
+
+  it('empty states say what to do next', async () => {
+    const { ws } = await workspaceWith([[owner, 'owner']]);
+    const signals = await (await owner.get(`/account/w/${ws}/signals`)).text();
+    expect(signals).toContain('No signals yet: connect an AI client and ask it to analyse a source');
+    const opportunities = await (await owner.get(`/account/w/${ws}/opportunities`)).text();
+    expect(opportunities).toContain('No opportunities yet in Acme app: they form from signals.');
+  });
+
+  it('lists signals with their source, opportunity and writer; filters by type and writer; pages newest first', async () => {
+    const { ws, prod } = await workspaceWith([[owner, 'owner'], [member, 'member']]);
+    const { src, keyId } = await withEvidence(ws, prod);
+    const page = await (await member.get(`/account/w/${ws}/signals`)).text();
+    for (const [, title] of SIGNALS) expect(page).toContain(title);
+    expect(page).toContain('Call with Globex');
+    expect(page).toContain('written by Claude Desktop (loupe_sk_ab…)');
+    expect(page).toContain(`href="/account/w/${ws}/sources/${src}"`);
+    const needs = await (await member.get(`/account/w/${ws}/signals?type=need`)).text();
+    expect(needs).toContain('Needs Okta login');
+    expect(needs).not.toContain('Large exports never finish');
+    const byKey = await (await member.get(`/account/w/${ws}/signals?by=key:${keyId}`)).text();
+    expect(byKey).toContain('Needs Okta login');
+    const byOther = await (await member.get(`/account/w/${ws}/signals?by=app:some-client`)).text();
+    expect(byOther).toContain('No signals match these filters');
+    // More than a page: 50 per page, then a link to older ones with nothing lost or repeated.
+    await addSignals(h.pool, { workspaceId: ws, sourceId: src, items: Array.from({ length: 60 }, (_, i) => ({ type: 'feedback', title: `Remark ${i}`, content: `Remark number ${i} about the export.` })) }, clock);
+    const first = await (await member.get(`/account/w/${ws}/signals?product=${prod}`)).text();
+    const next = /href="([^"]+after=[^"]+)">Older signals/.exec(first)![1]!.replace(/&amp;/g, '&');
+    const second = await (await member.get(next)).text();
+    const ids = (html: string) => [...html.matchAll(/name="ids" value="([^"]+)"/g)].map((m) => m[1]);
+    expect(ids(first)).toHaveLength(50);
+    expect(new Set([...ids(first), ...ids(second)]).size).toBe(66);
+  });
+
+  it('edit, move, "not a signal" and delete, one at a time and in bulk: recorded with who did it, counts changed at once, the move kept by regrouping', async () => {
+    const { ws, prod } = await workspaceWith([[owner, 'owner'], [member, 'member']]);
+    const { ids } = await withEvidence(ws, prod);
+    const [exportSignal, , , ssoSignal, okta, azure] = ids as [string, string, string, string, string, string];
+    const exportOpp = (await opportunityOf(exportSignal))!;
+    const ssoOpp = (await opportunityOf(ssoSignal))!;
+    expect(exportOpp).not.toBe(ssoOpp);
+    const view = await (await member.get(`/account/w/${ws}/signals/${okta}`)).text();
+    expect(view).toContain('Procurement will only sign if users can log in through Okta.');
+    expect(view).toContain('API key: Claude Desktop');
+
+    // Edit: the new text is there at once, the history names the person, the opportunities are brought up to date.
+    const edited = await member.post(`/account/w/${ws}/signals/${okta}/edit`, {
+      _csrf: csrfOf(view), title: 'Needs Okta single sign-on', content: 'Procurement will only sign if users can log in through Okta SSO.', type: 'need', who_said_it: 'tom@soylent.com', theme: 'Single sign-on (SSO)',
+    });
+    expect(edited.status).toBe(303);
+    expect(recomputed).toContain(prod);
+    const after = await (await member.get(edited.headers.get('location')!)).text();
+    expect(after).toContain('Signal saved.');
+    expect(after).toMatch(/member@evidence\.test<\/strong>\s+edited title, content/);
+
+    // Move: counts change in the same request; a full regrouping keeps it where it was put.
+    const sso = await countOf(ssoOpp);
+    const exp = await countOf(exportOpp);
+    expect((await member.post(`/account/w/${ws}/signals/${okta}/move`, { _csrf: csrfOf(view), opportunity: exportOpp })).status).toBe(303);
+    expect([await countOf(ssoOpp), await countOf(exportOpp)]).toEqual([sso! - 1, exp! + 1]);
+    await updateOpportunities({ pool: h.pool, semantics, clock }, ws, prod, { full: true });
+    expect(await opportunityOf(okta)).toBe(exportOpp);
+    const moved = await (await owner.get(`/account/w/${ws}/signals/${okta}`)).text();
+    expect(moved).toContain('placed by a person');
+    expect(moved).toMatch(/member@evidence\.test<\/strong>\s+moved it to/);
+    const opportunity = await (await owner.get(`/account/w/${ws}/opportunities/${exportOpp}`)).text();
+    expect(opportunity).toContain('Needs Okta single sign-on');
+    expect(opportunity).toContain('soylent.com');
+
+    // Not a signal, then a bulk delete of what is left of the SSO opportunity: it goes at once.
+    expect((await owner.post(`/account/w/${ws}/signals/${azure}/not-a-signal`, { _csrf: csrfOf(moved) })).status).toBe(303);
+    expect(await countOf(ssoOpp)).toBe(sso! - 2);
+    const list = await (await owner.get(`/account/w/${ws}/signals`)).text();
+    const bulk = await owner.post(`/account/w/${ws}/signals/bulk`, [['_csrf', csrfOf(list)], ['action', 'delete'], ['ids', ssoSignal], ['back', `/account/w/${ws}/signals?type=need`]]);
+    expect(bulk.status).toBe(303);
+    expect(bulk.headers.get('location')).toBe(`/account/w/${ws}/signals?type=need&done=bulk_deleted`);
+    expect(await countOf(ssoOpp)).toBeUndefined();
+    const { rows } = await h.pool.query<{ action: string; by_email: string }>('SELECT action, by_email FROM signal_changes WHERE workspace_id = $1 ORDER BY created_at', [ws]);
+    expect(rows).toEqual([
+      { action: 'edit', by_email: 'member@evidence.test' }, { action: 'move', by_email: 'member@evidence.test' },
+      { action: 'not_a_signal', by_email: 'owner@evidence.test' }, { action: 'delete', by_email: 'owner@evidence.test' },
+    ]);
+    // A bulk move needs a product chosen (its opportunities) and an opportunity.
+    const refused = await owner.post(`/account/w/${ws}/signals/bulk`, [['_csrf', csrfOf(list)], ['action', 'move'], ['ids', exportSignal]]);
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain('Choose the opportunity to move the selected signals to.');
+    // A "back" address elsewhere is not followed.
+    const elsewhere = await owner.post(`/account/w/${ws}/signals/bulk`, [['_csrf', csrfOf(list)], ['action', 'not_a_signal'], ['ids', exportSignal], ['back', 'https://evil.test/']]);
+    expect(elsewhere.headers.get('location')).toBe(`/account/w/${ws}/signals?done=bulk_not_a_signal`);
+  });
+
+  it('opportunities biggest first with companies and growth; one opportunity with its signals and their sources', async () => {
+    const { ws, prod } = await workspaceWith([[owner, 'owner']]);
+    const { src, ids } = await withEvidence(ws, prod);
+    const page = await (await owner.get(`/account/w/${ws}/opportunities`)).text();
+    const rows = [...page.matchAll(/<td class="num">([\d,]+)<\/td>\s*<td class="num">([\d,]+)<\/td>\s*<td class="num">\+([\d,]+)<\/td>/g)].map((m) => [Number(m[1]), Number(m[2]), Number(m[3])]);
+    expect(rows.length).toBeGreaterThanOrEqual(2);
+    expect(rows.map((r) => r[0])).toEqual([...rows.map((r) => r[0])].sort((a, b) => b! - a!));
+    expect(rows[0]).toEqual([3, 3, 3]);
+    const opp = (await opportunityOf(ids[0]!))!;
+    const one = await (await owner.get(`/account/w/${ws}/opportunities/${opp}`)).text();
+    expect(one).toContain('Exporting the quarterly report to Excel takes twenty minutes.');
+    expect(one).toContain('ana@globex.com · globex.com');
+    expect(one).toContain(`<a href="/account/w/${ws}/sources/${src}">Call with Globex</a>`);
+    expect((await owner.get(`/account/w/${ws}/opportunities/opp_missing`)).status).toBe(404);
+  });
+
+  it('another workspace\'s people see and change nothing; forms need their CSRF token', async () => {
+    const { ws, prod } = await workspaceWith([[owner, 'owner']]);
+    const { ids } = await withEvidence(ws, prod);
+    const opp = (await opportunityOf(ids[0]!))!;
+    for (const path of ['signals', `signals/${ids[0]}`, 'opportunities', `opportunities/${opp}`]) {
+      expect((await stranger.get(`/account/w/${ws}/${path}`)).status, path).toBe(404);
+    }
+    const own = await workspaceWith([[stranger, 'owner']]);
+    const page = await (await stranger.get(`/account/w/${own.ws}/signals`)).text();
+    // Through their own workspace's address, another workspace's signal and opportunity do not exist.
+    expect((await stranger.get(`/account/w/${own.ws}/signals/${ids[0]}`)).status).toBe(404);
+    expect((await stranger.get(`/account/w/${own.ws}/opportunities/${opp}`)).status).toBe(404);
+    for (const [path, body] of [
+      [`signals/${ids[0]}/edit`, { title: 'x', content: 'y' }], [`signals/${ids[0]}/move`, { opportunity: opp }],
+      [`signals/${ids[0]}/delete`, {}], [`signals/${ids[0]}/not-a-signal`, {}],
+    ] as const) {
+      expect((await stranger.post(`/account/w/${ws}/${path}`, { _csrf: csrfOf(page), ...body })).status, path).toBe(404);
+      expect((await stranger.post(`/account/w/${own.ws}/${path}`, { _csrf: csrfOf(page), ...body })).status, path).toBeGreaterThanOrEqual(400);
+    }
+    const bulk = await stranger.post(`/account/w/${own.ws}/signals/bulk`, [['_csrf', csrfOf(page)], ['action', 'delete'], ['ids', ids[0]!]]);
+    expect(bulk.status).toBe(400);
+    expect((await stranger.post(`/account/w/${ws}/signals/bulk`, [['_csrf', csrfOf(page)], ['action', 'delete'], ['ids', ids[0]!]])).status).toBe(404);
+    expect((await owner.post(`/account/w/${ws}/signals/${ids[0]}/delete`, {})).status).toBe(403);
+    expect(await opportunityOf(ids[0]!)).toBe(opp);
+    const { rows } = await h.pool.query('SELECT 1 FROM signal_changes WHERE workspace_id = $1', [ws]);
+    expect(rows).toEqual([]);
+  });
+
+  it('numbers and dates are formatted for people on the existing pages too', async () => {
+    const { ws } = await workspaceWith([[owner, 'owner']]);
+    await grantCredits(h.pool, ws, 9_997_854, `test:${ws}`, 'A large grant');
+    const usage = await (await owner.get(`/account/w/${ws}/usage`)).text();
+    expect(usage).toContain('9,997,854');
+    const members = await (await owner.get(`/account/w/${ws}/members`)).text();
+    expect(members).toMatch(/\d{1,2} [A-Z][a-z]{2} \d{4}/);
+  });
+});
