@@ -2,6 +2,7 @@ import { newId } from '@loupe/db';
 import { addSignals, updateOpportunities } from '@loupe/evidence';
 import { grantCredits } from '@loupe/credits';
 import { startSemanticsThread, type SemanticsThread } from '@loupe/semantics';
+import { refreshSearchDocuments } from '@loupe/sources';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { csrfOf, Person, signInToAccount, startAuthServer, type AuthHarness } from './test/harness';
 
@@ -216,6 +217,46 @@ describe('evidence pages', () => {
     expect(await opportunityOf(ids[0]!)).toBe(opp);
     const { rows } = await h.pool.query('SELECT 1 FROM signal_changes WHERE workspace_id = $1', [ws]);
     expect(rows).toEqual([]);
+  });
+
+  it('sources: search with filters and the matched words marked (escaped), one source read in full a page at a time', async () => {
+    const { ws, prod } = await workspaceWith([[owner, 'owner']]);
+    const src = newId('src');
+    const turns = Array.from({ length: 130 }, (_, i) => ({ position: i, speaker: i % 2 ? 'Ana Ruiz' : 'Sam Lee', text: i === 7 ? 'The CSV export <b>times out</b> every Monday.' : `Turn ${i} of the call.` }));
+    await h.pool.query(
+      `INSERT INTO sources (id, workspace_id, product_id, project_ids, type, nature, title, occurred_at, participants, tags, status, segment_count)
+       VALUES ($1, $2, $3, '{}', 'call', 'evidence', 'Weekly call with Globex', '2026-11-02T10:00:00Z', $4, '{}', 'ready', 130)`,
+      [src, ws, prod, JSON.stringify([{ id: 'p1', role: 'external', name: 'Ana Ruiz', email: 'ana@globex.com' }, { id: 'p2', role: 'internal', name: 'Sam Lee' }])],
+    );
+    await h.pool.query(
+      `INSERT INTO source_segments (source_id, position, kind, speaker, text) SELECT $1, x.position, 'turn', x.speaker, x.text FROM json_to_recordset($2::json) AS x(position int, speaker text, text text)`,
+      [src, JSON.stringify(turns)],
+    );
+    await refreshSearchDocuments(h.pool, [src]);
+    const found = await (await owner.get(`/account/w/${ws}/sources?q=export+times+out`)).text();
+    expect(found).toContain('Weekly call with Globex');
+    expect(found).toMatch(/<mark>export<\/mark>/);
+    expect(found).not.toContain('<b>times'); // what a customer wrote is text, never markup
+    expect(found).toContain(`href="/account/w/${ws}/sources/${src}?from=7"`);
+    expect(await (await owner.get(`/account/w/${ws}/sources?q=export&type=email`)).text()).toContain('No source matches');
+    expect(await (await owner.get(`/account/w/${ws}/sources?q=export&since=2026-11-03`)).text()).toContain('No source matches');
+    expect(await (await owner.get(`/account/w/${ws}/sources?q=export&until=2026-11-02`)).text()).toContain('Weekly call with Globex');
+    const listed = await (await owner.get(`/account/w/${ws}/sources`)).text();
+    expect(listed).toContain('130 segments');
+    const read = await (await owner.get(`/account/w/${ws}/sources/${src}`)).text();
+    expect(read).toContain('Ana Ruiz (customer), Sam Lee (your team)');
+    expect(read).toContain('Segments 1–100 of 130.');
+    expect(read).toContain('Turn 99 of the call.');
+    expect(read).toContain('The CSV export &lt;b&gt;times out&lt;/b&gt; every Monday.');
+    expect(read).not.toContain('Turn 100 of the call.');
+    const more = await (await owner.get(`/account/w/${ws}/sources/${src}?from=100`)).text();
+    expect(more).toContain('Turn 129 of the call.');
+    expect(more).toContain('Segments 101–130 of 130.');
+    expect((await stranger.get(`/account/w/${ws}/sources/${src}`)).status).toBe(404);
+    expect((await stranger.get(`/account/w/${ws}/sources`)).status).toBe(404);
+    const own = await workspaceWith([[stranger, 'owner']]);
+    expect((await stranger.get(`/account/w/${own.ws}/sources/${src}`)).status).toBe(404);
+    expect(await (await stranger.get(`/account/w/${own.ws}/sources?q=export`)).text()).not.toContain('Weekly call with Globex');
   });
 
   it('numbers and dates are formatted for people on the existing pages too', async () => {

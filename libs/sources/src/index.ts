@@ -10,3 +10,4 @@ export {
 } from './search';
 export { queryShape, type QueryShape } from './search-query';
 export { createSemanticSearch, embedPendingSources, pendingSemanticSources, SEMANTIC_MIN_SCORE, type SemanticResult, type SemanticSearch } from './semantic';
+export { attachmentsOfSource, type SourceAttachment } from './attachments';

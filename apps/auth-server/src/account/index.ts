@@ -5,6 +5,7 @@ import { keyPages } from './keys';
 import { memberPages } from './members';
 import { opportunityPages } from './opportunities';
 import { signalPages } from './signals';
+import { sourcePages } from './sources';
 import { accountSignIn } from './sign-in';
 import { workspacePages } from './workspace-pages';
 
@@ -18,5 +19,6 @@ export function accountPages(runtime: Runtime, deps: AccountDeps): Router {
   router.use(workspacePages(runtime, deps));
   router.use(signalPages(runtime, deps));
   router.use(opportunityPages(runtime, deps));
+  router.use(sourcePages(runtime, deps));
   return router;
 }

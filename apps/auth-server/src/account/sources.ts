@@ -1,0 +1,124 @@
+import { Router } from 'express';
+import { NATURES, RECORD_TYPES } from '@loupe/records';
+import { attachmentsOfSource, HIGHLIGHT, readSource, SearchQueryError, searchSources, type SearchFilters, type SearchPage } from '@loupe/sources';
+import { listProducts } from '@loupe/workspaces';
+import { pageOf } from './opportunities';
+import { pages, renderAccount, str, type AccountDeps, type InWorkspace, type Runtime } from './context';
+
+export const SOURCES_PAGE = 20;
+/** Segments per page of a source read in full. */
+export const SEGMENTS_PAGE = 100;
+
+const TYPE_LABELS: Record<string, string> = {
+  email_thread: 'Email thread', email: 'Email', meeting_notes: 'Meeting notes', call: 'Call', call_transcription: 'Call transcript',
+  conversation: 'Conversation', message: 'Message', document: 'Document', spreadsheet: 'Spreadsheet',
+};
+const ATTACHMENT_STATUS: Record<string, string> = {
+  PENDING: 'Waiting to download', DOWNLOADING: 'Downloading', COMPLETE: 'Downloaded', FAILED: 'Download failed', NOT_DOWNLOADED: 'Not downloaded (no address given)',
+};
+
+/** An excerpt's text in pieces, the matched words marked: rendered escaped, each marked piece in <mark>. */
+export function markedPieces(snippet: string): Array<{ text: string; mark: boolean }> {
+  const pieces: Array<{ text: string; mark: boolean }> = [];
+  for (const part of snippet.split(HIGHLIGHT.start)) {
+    const end = part.indexOf(HIGHLIGHT.stop);
+    if (end === -1) {
+      if (part) pieces.push({ text: part, mark: false });
+      continue;
+    }
+    pieces.push({ text: part.slice(0, end), mark: true });
+    if (end + 1 < part.length) pieces.push({ text: part.slice(end + 1), mark: false });
+  }
+  return pieces;
+}
+
+/** A yyyy-mm-dd from a date field, as the start of that day in UTC (`end`: the start of the next day). */
+function dayOf(raw: string, end = false): Date | undefined {
+  if (!/^\d{4}-\d\d-\d\d$/.test(raw)) return undefined;
+  const d = new Date(`${raw}T00:00:00Z`);
+  if (Number.isNaN(d.getTime())) return undefined;
+  return end ? new Date(d.getTime() + 86_400_000) : d;
+}
+
+/**
+ * Sources (issue 27): the search of find_sources as a page (words, filters, relevance or newest,
+ * excerpts with the matched words marked) and one source read in full, paged, with its attachments.
+ * The page ranks by words only: the index of meaning lives in the MCP server's process.
+ */
+export function sourcePages(runtime: Runtime, deps: AccountDeps): Router {
+  const router = Router();
+  const { inWorkspace } = pages(runtime);
+
+  router.get('/account/w/:ws/sources', inWorkspace(async (ctx, req, res) => {
+    const products = await listProducts(deps.db, ctx.workspace.id);
+    const projects = products.flatMap((p) => p.projects.map((j) => ({ id: j.id, name: `${p.name} / ${j.name}` })));
+    const q = {
+      query: str(req.query.q).trim().slice(0, 500),
+      product: products.some((p) => p.id === str(req.query.product)) ? str(req.query.product) : '',
+      project: projects.some((j) => j.id === str(req.query.project)) ? str(req.query.project) : '',
+      type: (RECORD_TYPES as readonly string[]).includes(str(req.query.type)) ? str(req.query.type) : '',
+      nature: (NATURES as readonly string[]).includes(str(req.query.nature)) ? str(req.query.nature) : '',
+      since: dayOf(str(req.query.since)) ? str(req.query.since) : '',
+      until: dayOf(str(req.query.until)) ? str(req.query.until) : '',
+      sort: str(req.query.sort) === 'newest' ? 'newest' : 'relevance',
+    };
+    const page = pageOf(req.query.page, 500);
+    const filters: SearchFilters = {
+      ...(q.product ? { productId: q.product } : {}), ...(q.project ? { projectId: q.project } : {}), ...(q.type ? { sourceType: q.type } : {}),
+      ...(q.nature ? { nature: q.nature } : {}), ...(q.since ? { since: dayOf(q.since)! } : {}), ...(q.until ? { until: dayOf(q.until, true)! } : {}),
+    };
+    let found: SearchPage | undefined;
+    let error: string | undefined;
+    try {
+      found = await searchSources(ctx.rt.pool, ctx.workspace.id, {
+        query: q.query || undefined, sort: q.query ? (q.sort as 'relevance' | 'newest') : 'newest', filters, limit: SOURCES_PAGE, offset: (page - 1) * SOURCES_PAGE,
+      });
+    } catch (err) {
+      if (!(err instanceof SearchQueryError)) throw err;
+      error = `${err.message.charAt(0).toUpperCase()}${err.message.slice(1)}`;
+    }
+    const keep = new URLSearchParams(Object.entries(q).filter(([k, v]) => v && !(k === 'sort' && v === 'relevance')));
+    const link = (n: number) => `/account/w/${ctx.workspace.id}/sources?${new URLSearchParams([...keep, ['page', String(n)]])}`;
+    const total = found?.total ?? 0;
+    const last = Math.max(1, Math.ceil(total / SOURCES_PAGE));
+    renderAccount(res, 'account-sources', ctx, {
+      title: 'Sources', section: 'sources', q, products, projects, types: RECORD_TYPES.map((t) => ({ id: t, label: TYPE_LABELS[t] ?? t })), natures: NATURES,
+      typeLabels: TYPE_LABELS, found, error, page, offset: (page - 1) * SOURCES_PAGE,
+      items: (found?.items ?? []).map((s) => ({ ...s, occurredAt: new Date(s.occurred_at), excerpts: (s.excerpts ?? []).map((e) => ({ ...e, pieces: markedPieces(e.snippet) })) })),
+      filtered: Object.entries(q).some(([k, v]) => v && k !== 'sort'),
+      prevLink: page > 1 ? link(page - 1) : undefined, nextLink: page < last ? link(page + 1) : undefined,
+      productName: new Map(products.map((p) => [p.id, p.name])),
+    });
+  }));
+
+  router.get('/account/w/:ws/sources/:id', inWorkspace(async (ctx: InWorkspace, req, res) => {
+    const id = String(req.params.id);
+    const from = Math.max(0, Number.parseInt(str(req.query.from), 10) || 0);
+    const read = await readSource(ctx.rt.pool, ctx.workspace.id, id, { offset: from, limit: SEGMENTS_PAGE });
+    if (!read) {
+      return renderAccount(res, 'account-missing', ctx, {
+        title: 'Source not found', section: 'sources', message: 'This source does not exist in this workspace.', back: `/account/w/${ctx.workspace.id}/sources`, backLabel: 'Back to sources',
+      }, 404);
+    }
+    const products = await listProducts(deps.db, ctx.workspace.id);
+    const product = products.find((p) => p.id === read.source.product_id);
+    const participants = (Array.isArray(read.source.participants) ? read.source.participants : []).map((p) => {
+      const o = (p && typeof p === 'object' ? p : {}) as Record<string, unknown>;
+      const name = typeof o.name === 'string' ? o.name : undefined;
+      const email = typeof o.email === 'string' ? o.email : undefined;
+      const role = typeof o.role === 'string' ? o.role : undefined;
+      return { name: name ?? email ?? (typeof o.id === 'string' ? o.id : 'Unnamed'), email: name ? email : undefined, role: role === 'internal' ? 'your team' : role === 'external' ? 'customer' : undefined };
+    });
+    const attachments = (await attachmentsOfSource(ctx.rt.pool, ctx.workspace.id, id)).map((a) => ({ ...a, statusLabel: ATTACHMENT_STATUS[a.status] ?? a.status }));
+    const here = `/account/w/${ctx.workspace.id}/sources/${id}`;
+    renderAccount(res, 'account-source', ctx, {
+      title: read.source.title, section: 'sources', read, source: { ...read.source, occurredAt: new Date(read.source.occurred_at) }, product,
+      projects: product?.projects.filter((j) => read.source.project_ids.includes(j.id)) ?? [], participants, attachments,
+      typeLabel: TYPE_LABELS[read.source.source_type] ?? read.source.source_type,
+      nextLink: read.next_offset !== undefined ? `${here}?from=${read.next_offset}` : undefined,
+      prevLink: from > 0 ? `${here}?from=${Math.max(0, from - SEGMENTS_PAGE)}` : undefined, firstLink: from > 0 ? here : undefined,
+    });
+  }));
+
+  return router;
+}
