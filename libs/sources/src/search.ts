@@ -470,9 +470,10 @@ export interface SearchRequest {
   offset?: number;
   /**
    * Further ranked lists (e.g. semantic hits: source ids with segment positions, best first), fused with
-   * the lexical ranking by reciprocal-rank fusion when given.
+   * the lexical ranking by reciprocal-rank fusion when given. A promise is awaited once the lexical
+   * ranking is ready: the two are computed at the same time.
    */
-  extraRankings?: ReadonlyArray<ReadonlyArray<RankedHit>>;
+  extraRankings?: ReadonlyArray<ReadonlyArray<RankedHit>> | Promise<ReadonlyArray<ReadonlyArray<RankedHit>>>;
 }
 
 export interface SearchPage {
@@ -548,15 +549,17 @@ async function searchIn(db: Queryable, workspaceId: string, request: SearchReque
   const query = request.query?.trim();
   if (!query) return listSources(db, workspaceId, filters, limit, offset);
 
-  const extra = request.extraRankings?.filter((list) => list.length) ?? [];
+  const lexicalOrError = lexicalIn(db, workspaceId, query, filters, { wanted: offset + limit }).catch((error: unknown) => error as Error);
+  const extra = (await request.extraRankings)?.filter((list) => list.length) ?? [];
+  const lexicalOrFailure = await lexicalOrError;
   let lexical: LexicalResult;
-  try {
-    lexical = await lexicalIn(db, workspaceId, query, filters, { wanted: offset + limit });
-  } catch (error) {
+  if (lexicalOrFailure instanceof Error) {
     // A query of common words alone ("what's up?") has nothing to match lexically; another ranking
     // (its meaning) may still answer it.
-    if (!(error instanceof SearchQueryError) || extra.length === 0) throw error;
+    if (!(lexicalOrFailure instanceof SearchQueryError) || extra.length === 0) throw lexicalOrFailure;
     lexical = { hits: [], matched: 'none', capped: false, withAllWords: 0, highlightQuery: '', occurredAt: new Map() };
+  } else {
+    lexical = lexicalOrFailure;
   }
   const sort = request.sort ?? 'relevance';
   let ranked: { sourceId: string; score: number; positions: number[]; titleMatched: boolean }[] = rankSources(lexical.hits);

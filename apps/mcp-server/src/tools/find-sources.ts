@@ -114,9 +114,13 @@ export const findSources = defineTool({
     };
     // Sources alike in meaning (issue 22), fused with the lexical ranking: as many as the page can reach.
     const semanticSearch = ctx.services.semanticSearch as SemanticSearch | undefined;
-    const [semantic, pending] = query && semanticSearch
-      ? await Promise.all([semanticSearch.search(ws, query, filters, Math.min(offset + limit + SEMANTIC_EXTRA, SEMANTIC_MAX)), pendingSemanticSources(ctx.pool, ws, 1_000)])
-      : [undefined, 0];
+    // The semantic index answers in its thread while PostgreSQL ranks the words.
+    const semanticP = query && semanticSearch ? semanticSearch.search(ws, query, filters, Math.min(offset + limit + SEMANTIC_EXTRA, SEMANTIC_MAX)) : undefined;
+    const pendingP = semanticP ? pendingSemanticSources(ctx.pool, ws, 1_000) : Promise.resolve(0);
+    const hitsP = semanticP?.then((r) => (r.hits.length ? [r.hits] : []));
+    // Awaited below; handled here too, so that a search that fails first leaves no rejection unhandled.
+    void pendingP.catch(() => undefined);
+    void hitsP?.catch(() => undefined);
     try {
       // The search answers at most SEARCH_LIMITS.maxLimit sources a call: a larger page is read in parts.
       for (let at = offset; found.length < limit;) {
@@ -126,7 +130,7 @@ export const findSources = defineTool({
           limit: Math.min(limit - found.length, SEARCH_LIMITS.maxLimit),
           offset: at,
           filters,
-          extraRankings: semantic?.hits.length ? [semantic.hits] : undefined,
+          extraRankings: hitsP,
         });
         page ??= part;
         found.push(...part.items);
@@ -140,6 +144,7 @@ export const findSources = defineTool({
     const { kept, cut } = fitToPage(found, PAGE_CHARS.withGuidance);
     const paging = pageFields(offset, kept.length, page!.total);
     const { items: _items, ...rest } = page!;
+    const [semantic, pending] = await Promise.all([semanticP, pendingP]);
     const notYet = semantic?.indexing ? Math.max(pending, 1) : pending;
     return {
       ...rest, query, digest: digestOf(page!, query, kept.length, paging.next_offset), items: kept, ...paging, cut_to_fit: cut,
