@@ -154,7 +154,8 @@ describe('evidence pages', () => {
     expect(opportunity).toContain('soylent.com');
 
     // Not a signal, then a bulk delete of what is left of the SSO opportunity: it goes at once.
-    expect((await owner.post(`/account/w/${ws}/signals/${azure}/not-a-signal`, { _csrf: csrfOf(moved) })).status).toBe(303);
+    const notOne = await owner.post(`/account/w/${ws}/signals/${azure}/not-a-signal`, { _csrf: csrfOf(moved) });
+    expect(await (await owner.get(notOne.headers.get('location')!)).text()).toContain('Marked as not a signal and removed.');
     expect(await countOf(ssoOpp)).toBe(sso! - 2);
     const list = await (await owner.get(`/account/w/${ws}/signals`)).text();
     const bulk = await owner.post(`/account/w/${ws}/signals/bulk`, [['_csrf', csrfOf(list)], ['action', 'delete'], ['ids', ssoSignal], ['back', `/account/w/${ws}/signals?type=need`]]);
@@ -237,7 +238,7 @@ describe('evidence pages', () => {
     expect(found).toContain('Weekly call with Globex');
     expect(found).toMatch(/<mark>export<\/mark>/);
     expect(found).not.toContain('<b>times'); // what a customer wrote is text, never markup
-    expect(found).toContain(`href="/account/w/${ws}/sources/${src}?from=7"`);
+    expect(found).toContain(`href="/account/w/${ws}/sources/${src}#seg-7"`);
     expect(await (await owner.get(`/account/w/${ws}/sources?q=export&type=email`)).text()).toContain('No source matches');
     expect(await (await owner.get(`/account/w/${ws}/sources?q=export&since=2026-11-03`)).text()).toContain('No source matches');
     expect(await (await owner.get(`/account/w/${ws}/sources?q=export&until=2026-11-02`)).text()).toContain('Weekly call with Globex');

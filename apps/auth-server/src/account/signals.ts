@@ -62,7 +62,9 @@ export function signalPages(runtime: Runtime, deps: AccountDeps): Router {
       productId: filter.product || undefined, type: filter.type || undefined, sourceId: filter.source || undefined, ...writerFilter(filter.by),
     }, { limit: SIGNALS_PAGE, after });
     const names = await consumerNames(ctx.rt.pool, ctx.workspace.id);
-    const moveTo = filter.product ? (await listOpportunities(ctx.rt.pool, ctx.workspace.id, filter.product, { limit: MOVE_CHOICES, offset: 0 })).items : [];
+    // Signals move within their product: its opportunities are offered once the product is known (chosen, or the only one).
+    const moveProduct = filter.product || (products.length === 1 ? products[0]!.id : '');
+    const moveTo = moveProduct ? (await listOpportunities(ctx.rt.pool, ctx.workspace.id, moveProduct, { limit: MOVE_CHOICES, offset: 0 })).items : [];
     const keep = new URLSearchParams(Object.entries(filter).filter(([, v]) => v));
     const nextLink = page.next ? `${base(ctx)}?${new URLSearchParams([...keep, ['after', encodeCursor(page.next)]])}` : undefined;
     renderAccount(res, 'account-signals', ctx, {
@@ -150,7 +152,7 @@ export function signalPages(runtime: Runtime, deps: AccountDeps): Router {
         if (error instanceof EvidenceError) return showList(ctx, {}, res, { error: error.message }, 404);
         throw error;
       }
-      res.redirect(303, `${base(ctx)}?done=${action}`);
+      res.redirect(303, `${base(ctx)}?done=${action === 'delete' ? 'deleted' : action}`);
     }));
   }
 

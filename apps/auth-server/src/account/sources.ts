@@ -88,6 +88,8 @@ export function sourcePages(runtime: Runtime, deps: AccountDeps): Router {
       filtered: Object.entries(q).some(([k, v]) => v && k !== 'sort'),
       prevLink: page > 1 ? link(page - 1) : undefined, nextLink: page < last ? link(page + 1) : undefined,
       productName: new Map(products.map((p) => [p.id, p.name])),
+      /** The page of the source holding a segment, scrolled to it. */
+      at: (position: number) => `${position >= SEGMENTS_PAGE ? `?from=${Math.floor(position / SEGMENTS_PAGE) * SEGMENTS_PAGE}` : ''}#seg-${position}`,
     });
   }));
 
@@ -116,7 +118,7 @@ export function sourcePages(runtime: Runtime, deps: AccountDeps): Router {
       projects: product?.projects.filter((j) => read.source.project_ids.includes(j.id)) ?? [], participants, attachments,
       typeLabel: TYPE_LABELS[read.source.source_type] ?? read.source.source_type,
       nextLink: read.next_offset !== undefined ? `${here}?from=${read.next_offset}` : undefined,
-      prevLink: from > 0 ? `${here}?from=${Math.max(0, from - SEGMENTS_PAGE)}` : undefined, firstLink: from > 0 ? here : undefined,
+      prevLink: from > SEGMENTS_PAGE ? `${here}?from=${from - SEGMENTS_PAGE}` : undefined, firstLink: from > 0 ? here : undefined,
     });
   }));
 
