@@ -163,8 +163,6 @@ export function createMcpApp(deps: McpAppDeps): Router {
         return rpcError(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
       }
       const version = req.get('mcp-protocol-version');
-      // 2026-07-28 and the five of spec 9.1; anything else is 400 with the revision's -32022 listing them.
-      if (version !== undefined && !SERVED_PROTOCOL_VERSIONS.includes(version)) return send(res, unsupportedProtocolVersion(version));
       let body: unknown;
       try {
         const raw = await readBoundedBody(req, MCP_MAX_BODY_BYTES, bodies);
@@ -185,6 +183,9 @@ export function createMcpApp(deps: McpAppDeps): Router {
         if (error instanceof SyntaxError) return rpcError(res, 400, -32700, `Parse error: the body is not valid JSON (${error.message})`);
         throw error;
       }
+      // 2026-07-28 and the five of spec 9.1; anything else is 400 with the revision's -32022 listing them,
+      // answered with the request's id (so the body is read first).
+      if (version !== undefined && !SERVED_PROTOCOL_VERSIONS.includes(version)) return send(res, unsupportedProtocolVersion(version, requestId(body)));
       const ctx: ToolContext = {
         principal: auth.principal,
         pool: deps.pool,
@@ -256,6 +257,12 @@ const resourceMetadataUrl = (baseUrl: string) => `${baseUrl}/.well-known/oauth-p
 
 /** The scopes a connection needs to use the tools, hinted in the 401 challenge (MCP authorization, scope selection). */
 export const CHALLENGE_SCOPES = 'mcp:read mcp:write';
+
+/** The id of a JSON-RPC request body, when it has a usable one. */
+function requestId(body: unknown): string | number | undefined {
+  const id = (body as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+}
 
 /** An answer of the 2026-07-28 dispatcher. */
 function send(res: Response, answer: Answer) {

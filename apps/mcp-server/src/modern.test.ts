@@ -133,9 +133,10 @@ describe('2026-07-28: no initialize, per-request _meta, server/discover (priorit
 
 describe('2026-07-28: request validation and the renumbered codes (priority 1)', () => {
   it('400 -32022 UnsupportedProtocolVersion for a version not served, listing the six (any version, any method)', async () => {
-    for (const body of [request('tools/list'), { jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }]) {
+    for (const body of [request('tools/list', {}, 31), { jsonrpc: '2.0', id: 31, method: 'initialize', params: {} }]) {
       const r = await post(body, { 'mcp-protocol-version': '2099-01-01' });
       expect(r.status).toBe(400);
+      expect(r.body.id).toBe(31); // the request's id, as every error that can read it
       expect(r.body.error).toMatchObject({ code: -32022, message: expect.stringContaining('MCP-Protocol-Version'), data: { supported: [V, ...LEGACY], requested: '2099-01-01' } });
     }
   });
