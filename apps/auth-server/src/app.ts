@@ -45,6 +45,20 @@ export interface AuthAppDeps {
 const PROVIDER_PATHS = /^\/(oauth\/|\.well-known\/(openid-configuration|oauth-authorization-server)$)/;
 
 /**
+ * The authorization server metadata at the addresses clients derive from the MCP endpoint's URL
+ * (`{base}/api/mcp`) when they take it for the issuer: RFC 8414 3.1 path insertion for the OAuth and
+ * the OpenID Connect well-known suffixes, and OpenID Connect's path appending (the order the MCP
+ * authorization spec, 2025-11-25 and 2026-07-28, makes clients try for an issuer with a path). The
+ * document is the issuer's own (`issuer` stays `{base}`), served by the same handler.
+ */
+const PATH_INSERTED_METADATA: Record<string, string> = {
+  '/.well-known/oauth-authorization-server/api/mcp': '/.well-known/oauth-authorization-server',
+  '/.well-known/openid-configuration/api/mcp': '/.well-known/openid-configuration',
+  '/api/mcp/.well-known/openid-configuration': '/.well-known/openid-configuration',
+  '/api/mcp/.well-known/oauth-authorization-server': '/.well-known/oauth-authorization-server',
+};
+
+/**
  * The OAuth 2.1 authorization server: oidc-provider under /oauth with our rules in front of it,
  * discovery, the pre-registered clients, and the sign-in, workspace and consent pages.
  */
@@ -61,6 +75,10 @@ export function createAuthApp(deps: AuthAppDeps): Router {
     PROVIDER_PATHS.test(req.path) ? fn(req, res, next) : next();
 
   const router = Router();
+  router.get(Object.keys(PATH_INSERTED_METADATA), (req, _res, next) => {
+    req.url = PATH_INSERTED_METADATA[req.path]! + req.url.slice(req.path.length);
+    next();
+  });
   router.use(onProviderPaths((req, res, next) => securityHeaders(deps.baseUrl().startsWith('https://'))(req, res, next)));
   router.use(onProviderPaths(cookieParser()));
   router.use('/oauth/assets', express.static(assetsDir, { maxAge: '1h', index: false, fallthrough: false }));

@@ -31,6 +31,24 @@ describe('authorization server metadata (spec 4.2)', () => {
   });
 });
 
+describe('authorization server metadata at the path-inserted addresses (RFC 8414 3.1, MCP authorization; issue 25)', () => {
+  it.each([
+    ['/.well-known/oauth-authorization-server/api/mcp', '/.well-known/oauth-authorization-server'],
+    ['/.well-known/openid-configuration/api/mcp', '/.well-known/openid-configuration'],
+    ['/api/mcp/.well-known/openid-configuration', '/.well-known/openid-configuration'],
+    ['/api/mcp/.well-known/oauth-authorization-server', '/.well-known/oauth-authorization-server'],
+  ])('%s is the issuer\'s own document, cacheable for an hour', async (path, root) => {
+    const [res, expected] = await Promise.all([fetch(`${h.url}${path}`), fetch(`${h.url}${root}`).then((r) => r.json())]);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('public, max-age=3600');
+    expect(await res.json()).toEqual(expected);
+  });
+
+  it('other paths after the suffix are not metadata', async () => {
+    expect((await fetch(`${h.url}/.well-known/oauth-authorization-server/elsewhere`)).status).toBe(404);
+  });
+});
+
 describe('dynamic registration (spec 4.3, 5.4)', () => {
   it('201, public, never a secret, grant and response types filled in', async () => {
     const { status, body } = await registerClient(h.url, { client_name: 'Claude Code', redirect_uris: ['http://localhost:33418/callback', 'https://app.example.com/cb'] });
