@@ -119,6 +119,23 @@ describe('pre-registered clients (spec 5.4)', () => {
   });
 });
 
+describe('pre-registered loopback clients with an ephemeral port (RFC 8252 §7.3; issue 25 item 3)', () => {
+  // Claude Code's own metadata document lists http://localhost/callback without a port and then sends the
+  // port it listens on; VS Code falls back to a random port when 33418 is taken. Both must be let through.
+  it.each([
+    ['claude-code', 'http://localhost:54321/callback'],
+    ['claude-code', 'http://127.0.0.1:49152/callback'],
+    ['vscode', 'http://127.0.0.1:51007/'],
+    ['mcp-inspector', 'http://127.0.0.1:40001/oauth/callback'],
+  ])('%s with %s: authorized and exchanged', async (slug, redirectUri) => {
+    const known = KNOWN_CLIENTS.find((c) => c.slug === slug)!;
+    const client: Client = { client_id: `${h.url}/oauth/clients/${slug}`, redirect_uris: known.redirectUris };
+    const c = await connect(new Person(h, `${slug}-${new URL(redirectUri).port}@acme.test`), client, { extra: { redirect_uri: redirectUri } });
+    expect(c.callback.origin).toBe(new URL(redirectUri).origin);
+    expect((await exchange(h, client, c)).status).toBe(200);
+  });
+});
+
 describe('rate limits (spec 8.1, 7.3)', () => {
   // Counters use fixed windows: start each test at the top of an hour so no window ends mid-test.
   beforeEach(() => {
