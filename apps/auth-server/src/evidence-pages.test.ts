@@ -3,6 +3,7 @@ import { addSignals, updateOpportunities } from '@loupe/evidence';
 import { grantCredits } from '@loupe/credits';
 import { startSemanticsThread, type SemanticsThread } from '@loupe/semantics';
 import { refreshSearchDocuments } from '@loupe/sources';
+import { createShapingNote, updateShapingNote } from '@loupe/shaping';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { csrfOf, Person, signInToAccount, startAuthServer, type AuthHarness } from './test/harness';
 
@@ -258,6 +259,56 @@ describe('evidence pages', () => {
     const own = await workspaceWith([[stranger, 'owner']]);
     expect((await stranger.get(`/account/w/${own.ws}/sources/${src}`)).status).toBe(404);
     expect(await (await stranger.get(`/account/w/${own.ws}/sources?q=export`)).text()).not.toContain('Weekly call with Globex');
+  });
+
+  it('shaping notes: listed by status, rendered from sanitised markdown, versions compared, one restored, the status changed', async () => {
+    const { ws, prod } = await workspaceWith([[owner, 'owner'], [member, 'member']]);
+    const empty = await (await member.get(`/account/w/${ws}/notes`)).text();
+    expect(empty).toContain('No shaping notes yet in Acme app. Ask your AI assistant to shape an opportunity');
+    const v1 = [
+      '# Scheduled exports', '', 'Customers export **every Monday**.', '', '<script>alert(1)</script>', '',
+      '[click me](javascript:alert(1)) and [the report](https://example.com/report) and [ours](/account)', '', '![pixel](https://tracker.example/p.png)', '', '- one', '- two',
+    ].join('\n');
+    const note = await createShapingNote(h.pool, { workspaceId: ws, productId: prod, title: 'Scheduled exports PRD', content: v1, status: 'ideas', tags: ['export'] }, clock);
+    await updateShapingNote(h.pool, { workspaceId: ws, noteId: note.id, content: v1.replace('- two', '- two and a half\n- three') }, clock);
+    const list = await (await member.get(`/account/w/${ws}/notes?status=ideas`)).text();
+    expect(list).toContain('Scheduled exports PRD');
+    expect(await (await member.get(`/account/w/${ws}/notes?status=done`)).text()).toContain('No shaping notes here.');
+    const page = await (await member.get(`/account/w/${ws}/notes/${note.id}`)).text();
+    const article = /<article class="panel prose"[^>]*>([\s\S]*?)<\/article>/.exec(page)![1]!;
+    expect(article).toContain('<h1>Scheduled exports</h1>');
+    expect(article).toContain('<strong>every Monday</strong>');
+    expect(article).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(article).not.toMatch(/<script|href="javascript:|<img/i);
+    expect(article).toContain('<a href="https://example.com/report" rel="noopener noreferrer nofollow" class="external">the report<span class="visually-hidden"> (external link)</span></a>');
+    expect(article).toContain('<a href="/account">ours</a>');
+    expect(article).toContain('Image not shown: pixel');
+    const diff = await (await member.get(`/account/w/${ws}/notes/${note.id}/diff?from=1&to=2`)).text();
+    expect(diff).toContain('<del><span class="visually-hidden">Removed: </span>- two</del>');
+    expect(diff).toContain('<ins><span class="visually-hidden">Added: </span>- three</ins>');
+    const old = await (await member.get(`/account/w/${ws}/notes/${note.id}/versions/1`)).text();
+    expect(old).toContain('You are reading <strong>version 1</strong> of 2');
+    const restored = await member.post(`/account/w/${ws}/notes/${note.id}/restore`, { _csrf: csrfOf(old), version: '1' });
+    expect(restored.status).toBe(303);
+    const now = await (await member.get(restored.headers.get('location')!)).text();
+    expect(now).toContain('Restored: that version is the current one again');
+    expect(now).toMatch(/Version 3<\/strong> \(current\)/);
+    expect(now).toContain('by member@evidence.test');
+    expect((await member.post(`/account/w/${ws}/notes/${note.id}/status`, { _csrf: csrfOf(now), status: 'prds' })).status).toBe(303);
+    const { rows } = await h.pool.query<{ status: string; version: number; content: string }>('SELECT status, version, content FROM shaping_notes WHERE id = $1', [note.id]);
+    expect(rows[0]).toEqual({ status: 'prds', version: 4, content: v1 });
+    expect((await member.post(`/account/w/${ws}/notes/${note.id}/restore`, { _csrf: csrfOf(now), version: '99' })).status).toBe(400);
+    for (const path of ['notes', `notes/${note.id}`, `notes/${note.id}/versions/1`, `notes/${note.id}/diff?from=1&to=2`]) {
+      expect((await stranger.get(`/account/w/${ws}/${path}`)).status, path).toBe(404);
+    }
+    const own = await workspaceWith([[stranger, 'owner']]);
+    const theirs = await (await stranger.get(`/account/w/${own.ws}/notes`)).text();
+    expect((await stranger.get(`/account/w/${own.ws}/notes/${note.id}`)).status).toBe(404);
+    for (const [path, body] of [[`notes/${note.id}/status`, { status: 'done' }], [`notes/${note.id}/restore`, { version: '1' }]] as const) {
+      expect((await stranger.post(`/account/w/${ws}/${path}`, { _csrf: csrfOf(theirs), ...body })).status, path).toBe(404);
+      expect((await stranger.post(`/account/w/${own.ws}/${path}`, { _csrf: csrfOf(theirs), ...body })).status, path).toBe(404);
+    }
+    expect((await h.pool.query('SELECT status FROM shaping_notes WHERE id = $1', [note.id])).rows[0].status).toBe('prds');
   });
 
   it('numbers and dates are formatted for people on the existing pages too', async () => {

@@ -111,6 +111,7 @@ export const EVIDENCE_SECTIONS = [
   { id: 'opportunities', label: 'Opportunities' },
   { id: 'signals', label: 'Signals' },
   { id: 'sources', label: 'Sources' },
+  { id: 'notes', label: 'Shaping notes' },
 ] as const;
 
 export const SECTIONS = [

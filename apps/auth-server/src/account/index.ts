@@ -3,6 +3,7 @@ import type { AccountDeps, Runtime } from './context';
 import { homePages } from './home';
 import { keyPages } from './keys';
 import { memberPages } from './members';
+import { notePages } from './notes';
 import { opportunityPages } from './opportunities';
 import { signalPages } from './signals';
 import { sourcePages } from './sources';
@@ -20,5 +21,6 @@ export function accountPages(runtime: Runtime, deps: AccountDeps): Router {
   router.use(signalPages(runtime, deps));
   router.use(opportunityPages(runtime, deps));
   router.use(sourcePages(runtime, deps));
+  router.use(notePages(runtime, deps));
   return router;
 }
