@@ -123,6 +123,39 @@ describe('evidence pages', () => {
     await look('08-usage');
   }, 120_000);
 
+  it('walks the shaping notes: a note rendered from markdown, its versions compared, one restored', async () => {
+    const prd = [
+      '# Scheduled exports', '', 'Finance teams export the usage report **every Monday** and it times out above a few thousand rows.', '',
+      '## Problem', '', '- Exports over 40,000 rows fail', '- People split reports by hand', '', '## Evidence', '',
+      '> If we could schedule the export overnight and get it by email, that alone would save us a day each quarter.', '',
+      'See [the support thread](https://support.example.com/t/123) and <script>alert("no")</script>.', '', '![chart](https://tracker.example/pixel.png)',
+    ].join('\n');
+    const created = await call('create_shaping_note', { title: 'PRD: scheduled exports', content: prd, status: 'ideas' });
+    expect(created.isError, created.text).toBeFalsy();
+    const id = created.id as string;
+    expect((await call('update_shaping_note', { note_id: id, content: prd.replace('- People split reports by hand', '- People split reports by region and glue them by hand\n- Scheduled delivery by email is asked for') })).isError).toBeFalsy();
+    await page.getByRole('link', { name: 'Shaping notes' }).click();
+    await page.getByRole('heading', { name: 'Shaping notes' }).waitFor();
+    await look('11-notes');
+    await page.getByRole('link', { name: 'PRD: scheduled exports' }).click();
+    await page.getByRole('heading', { name: 'PRD: scheduled exports' }).waitFor();
+    expect(await page.locator('article.prose script, article.prose img').count()).toBe(0);
+    await page.locator('article.prose a.external').first().waitFor();
+    await look('12-note');
+    await page.getByRole('button', { name: 'Show the changes' }).click();
+    await page.getByRole('heading', { name: 'Changes from version 1 to 2' }).waitFor();
+    await look('13-note-diff');
+    await page.getByRole('link', { name: 'Read version 1' }).click();
+    await page.getByRole('button', { name: 'Restore version 1' }).click();
+    await page.getByRole('status').filter({ hasText: 'Restored' }).waitFor();
+    await page.getByLabel('Move it to').selectOption({ label: 'PRDs' });
+    await page.getByRole('button', { name: 'Change status' }).click();
+    await page.getByRole('status').filter({ hasText: 'Status changed.' }).waitFor();
+    await look('14-note-restored');
+    const seen = await call('view_item', { item_type: 'shaping_note', item_id: id });
+    expect(seen.item).toMatchObject({ version: 4, status: 'prds', content: prd });
+  }, 120_000);
+
   it("a person's edit, move and delete are seen at once by get_opportunities and view_item over MCP", async () => {
     const [, csv, , sso] = signalIds as [string, string, string, string, string];
     // Edit: view_item shows the new text on the very next call.

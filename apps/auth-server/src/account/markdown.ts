@@ -39,7 +39,8 @@ export function renderMarkdown(text: string): string {
 }
 
 export interface DiffLine {
-  kind: 'added' | 'removed' | 'same';
+  /** `gap`: unchanged lines left out. */
+  kind: 'added' | 'removed' | 'same' | 'gap';
   text: string;
 }
 
@@ -50,7 +51,7 @@ export function diffText(before: string, after: string): DiffLine[] {
     const lines = part.value.replace(/\n$/, '').split('\n');
     const kind: DiffLine['kind'] = part.added ? 'added' : part.removed ? 'removed' : 'same';
     if (kind === 'same' && lines.length > 6) {
-      out.push(...lines.slice(0, 2).map((text) => ({ kind, text })), { kind, text: `… ${lines.length - 4} unchanged lines …` }, ...lines.slice(-2).map((text) => ({ kind, text })));
+      out.push(...lines.slice(0, 2).map((text) => ({ kind, text })), { kind: 'gap', text: `${lines.length - 4} unchanged lines` }, ...lines.slice(-2).map((text) => ({ kind, text })));
     } else {
       out.push(...lines.map((text) => ({ kind, text })));
     }
