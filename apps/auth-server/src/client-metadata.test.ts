@@ -45,6 +45,25 @@ async function authorizePage(client: Client) {
 }
 
 describe('client ID metadata documents (spec 5.4)', () => {
+  it('a document shaped like Claude Code\'s (portless loopback callbacks, no application_type) is used on whatever port the client listens (RFC 8252 §7.3; issue 25 item 3)', async () => {
+    // https://claude.ai/oauth/claude-code-client-metadata lists http://localhost/callback and http://127.0.0.1/callback
+    // and then sends an ephemeral port (anthropics/claude-code#37767, #64705); servers matching exactly refused it.
+    const redirectUris = ['http://localhost/callback', 'http://127.0.0.1/callback'];
+    documents.set('/claude-code.json', (res, url) => json({
+      client_id: url, client_name: 'Claude Code', redirect_uris: redirectUris,
+      grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none',
+    })(res));
+    const client: Client = { client_id: `${docsUrl}/claude-code.json`, redirect_uris: redirectUris };
+    for (const redirectUri of ['http://localhost:58135/callback', 'http://127.0.0.1:52163/callback']) {
+      const c = await connect(new Person(h, `cc-${new URL(redirectUri).port}@acme.test`), client, { extra: { redirect_uri: redirectUri } });
+      expect(c.callback.origin).toBe(new URL(redirectUri).origin);
+      expect((await exchange(h, client, c)).status).toBe(200);
+    }
+    const { res, html } = await authorizePage({ ...client, redirect_uris: ['http://localhost:58135/elsewhere'] }); // the path still has to match
+    expect(res.status).toBe(400);
+    expect(html).toContain('invalid_redirect_uri');
+  });
+
   it('an https client_id is fetched, used for the flow, and cached for 5 minutes', async () => {
     const id = `${docsUrl}/good.json`;
     documents.set('/good.json', (res, url) => json({ client_id: url, client_name: 'Doc Client', redirect_uris: ['http://127.0.0.1:7777/cb'] })(res));

@@ -27,6 +27,19 @@ export function redirectUriProblem(value: unknown): string | undefined {
 }
 
 /**
+ * Loopback http redirect URIs mark a native app, whose port may differ per run (OAuth 2.1, RFC 8252
+ * §7.3); oidc-provider lets the port vary only for application_type native. Not when a loopback https
+ * URI is also listed (oidc-provider refuses those for native clients).
+ */
+export function isLoopbackNative(uris: unknown): boolean {
+  if (!Array.isArray(uris)) return false;
+  const parsed = uris.map((u) => (typeof u === 'string' ? URL.parse(u) : null));
+  const loopbackHttp = parsed.some((u) => u?.protocol === 'http:' && LOOPBACK_HOSTS.has(u.hostname));
+  const loopbackHttps = parsed.some((u) => u?.protocol === 'https:' && LOOPBACK_HOSTS.has(u.hostname));
+  return loopbackHttp && !loopbackHttps;
+}
+
+/**
  * The registration rules oidc-provider cannot express (spec 5.4): every client is public (no secret,
  * `token_endpoint_auth_method` none), redirect URIs are https or loopback http, and only the code
  * flow with refresh tokens. Returns the metadata to register.
@@ -77,11 +90,7 @@ export function checkRegistration(body: unknown): Registration {
   if (metadata.scope !== undefined && typeof metadata.scope !== 'string') {
     return { ok: false, error: 'invalid_client_metadata', error_description: 'scope must be a space-separated string' };
   }
-  // Loopback redirect URIs mark a native app, whose port may differ per run (OAuth 2.1, RFC 8252 §7.3);
-  // oidc-provider allows the port to vary only for application_type native.
-  const loopbackHttp = uris.some((u) => (u as string).startsWith('http:'));
-  const loopbackHttps = uris.some((u) => (u as string).startsWith('https:') && LOOPBACK_HOSTS.has(new URL(u as string).hostname));
-  if (loopbackHttp && !loopbackHttps) metadata.application_type = 'native';
+  if (isLoopbackNative(uris)) metadata.application_type = 'native';
   delete metadata.client_secret;
   delete metadata.client_secret_expires_at;
   delete metadata.client_id;

@@ -5,7 +5,7 @@ import { newId } from '@loupe/db';
 import { isDatabaseUnavailable, type Clock, type Logger } from '@loupe/http';
 import { createSafeFetch, type SafeFetchSettings } from '@loupe/safe-fetch';
 import { createAdapterClass, inTokenTransaction } from './adapter';
-import { isOurResource } from './client-rules';
+import { isLoopbackNative, isOurResource } from './client-rules';
 import { standingGrantUser } from './grants';
 import { KNOWN_CLIENTS } from './known-clients';
 import { DEFAULT_SCOPES, SCOPES } from './scopes';
@@ -167,6 +167,15 @@ export async function createOAuthProvider(deps: OAuthProviderDeps): Promise<Prov
     claims: { openid: ['sub'], email: ['email', 'email_verified'] },
     pkce: { required: () => true },
     allowOmittingSingleRegisteredRedirectUri: false,
+    // Client ID metadata documents rarely say application_type (Claude Code's lists http://localhost/callback
+    // and http://127.0.0.1/callback without it, then sends an ephemeral port: anthropics/claude-code#37767):
+    // loopback http redirect URIs make a client native, as registration does, so the port may vary (RFC 8252 §7.3).
+    extraClientMetadata: {
+      properties: ['application_type'],
+      validator(_ctx, key, _value, metadata) {
+        if (key === 'application_type' && isLoopbackNative(metadata.redirect_uris)) metadata.application_type = 'native';
+      },
+    },
     extraParams: {
       // `state` is required (spec 4.3); checked here so the error goes back to a valid redirect_uri.
       async state(ctx: KoaContextWithOIDC, value: unknown) {
