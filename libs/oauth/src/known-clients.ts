@@ -25,6 +25,8 @@ export const KNOWN_CLIENTS: readonly KnownClient[] = [
   // the redirect URI"; 2.1.231 fixed a mismatch for pre-registered clients. Issue anthropics/claude-code#66511 quotes
   // the localhost form. Its own metadata document (https://claude.ai/oauth/claude-code-client-metadata, as quoted on
   // 2026-08-20 in a public Nextcloud MCP connector's docs) publishes exactly these two, without a port. Medium-high.
+  // Re-checked 2026-11-24 (issue 25): the document still lists them portless with no application_type and the CLI
+  // sends an ephemeral port (anthropics/claude-code#37767, #64705); documents like it are made native in provider.ts.
   {
     slug: 'claude-code',
     clientName: 'Claude Code',
@@ -60,6 +62,8 @@ export const KNOWN_CLIENTS: readonly KnownClient[] = [
   // https://vscode.dev/redirect), src/vs/workbench/api/node/extHostAuthentication.ts @0e44714 (loopback flow sends
   // http://127.0.0.1:33418/, random port if taken), src/vs/base/common/oauth.ts @05f882b (DCR registers these plus
   // insiders.vscode.dev; client_name is the app name, client_uri https://code.visualstudio.com). High confidence.
+  // Re-checked 2026-11-24 (issue 25): DCR also registers http://127.0.0.1/ and a random port is sent when 33418 is
+  // taken (microsoft/vscode#278512): both match this native entry; VS Code 1.106+ prefers a CIMD client_id.
   {
     slug: 'vscode',
     clientName: 'Visual Studio Code',
