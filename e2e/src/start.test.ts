@@ -120,6 +120,25 @@ describe('npm start', () => {
     expect(text).toMatch(/loupe_batches\{status="COMPLETE"\} \d+/);
   });
 
+  // Issue 28 item 4: the workspace's evidence taken away, through the API and the admin CLI alike.
+  it('exports the demo workspace as NDJSON through GET /api/v1/export and `admin workspace export`, the same lines', async () => {
+    const ws = /Workspace:\s+(\S+)/.exec(first.output())![1]!;
+    const created = await runTool('tools/src/admin.ts', ['key', 'create', '--workspace', ws, '--name', 'backup', '--permissions', 'api:read'], env);
+    const readKey = created.stdout.trim().split('\n').pop()!;
+    const res = await fetch(`${first.url}/api/v1/export`, { headers: { 'x-api-key': readKey } });
+    expect(res.status).toBe(200);
+    const lines = (await res.text()).trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+    const end = lines.at(-1)!;
+    expect(end).toMatchObject({ kind: 'end', complete: true });
+    expect(end.counts.source).toBeGreaterThan(0);
+    expect(lines.filter((l) => l.kind === 'source').some((l) => l.source.segments.some((g: { text: string }) => g.text === 'Exports take too long.'))).toBe(true);
+    const file = path.join(dataDir, 'export.ndjson');
+    const cli = await runTool('tools/src/admin.ts', ['workspace', 'export', '--workspace', ws, '--out', file], env);
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(cli.stdout).toContain(`Wrote ${end.counts.source} sources, ${end.counts.signal} signals`);
+    expect((await readFile(file, 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l))).toEqual(lines);
+  });
+
   it('serves the API reference at /docs from its own host, rendered in Chromium with every endpoint', async () => {
     const browser = await launchChromium();
     try {
@@ -128,7 +147,7 @@ describe('npm start', () => {
       page.on('request', (r) => { if (!r.url().startsWith(first.url)) outside.push(r.url()); });
       await page.goto(`${first.url}/docs`);
       await page.getByText('Loupe Record Ingestion API').first().waitFor();
-      for (const op of ['/api/v1/ingest', '/api/v1/ingest/batches', '/api/v1/ingest/batches/{batchId}']) {
+      for (const op of ['/api/v1/ingest', '/api/v1/ingest/batches', '/api/v1/ingest/batches/{batchId}', '/api/v1/export']) {
         await expect(page.locator('.opblock-summary-path', { hasText: op }).first().isVisible()).resolves.toBe(true);
       }
       await page.locator('.opblock-summary', { hasText: 'Submit 1 to 1,000 records' }).click();

@@ -1,3 +1,5 @@
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import { ApiKeyError, createApiKey, listApiKeys, revokeApiKey } from '@loupe/api-keys';
 import { ConfigError, loadConfig } from '@loupe/config';
@@ -6,6 +8,7 @@ import { systemClock } from '@loupe/http';
 import { revokeUserGrants } from '@loupe/oauth';
 import { balance, consumerNames, creditStatus, CreditError, grantCredits, planOf, setPlan, upsertPlan, usageByConsumer } from '@loupe/credits';
 import { newId, openDatabase, type Database } from '@loupe/db';
+import { decodeExportCursor, exportLines } from '@loupe/ingest-api';
 import { DEFAULT_OUTBOX_LIMIT, listOutbox } from '@loupe/mail';
 import { ThirdPartyServerError } from '@loupe/third-party-mcp';
 import { thirdPartyCommand, ThirdPartyUsageError } from './admin-third-party';
@@ -37,6 +40,9 @@ export const USAGE = `Usage: npm run admin -- <command> [options]
   plan set         --name <name> --included <credits per month> --overage yes|no
                    creates or changes a plan; overage yes: use past the credits is billed, no: MCP access pauses
   workspace plan   --workspace <id> --plan <name>|none
+  workspace export --workspace <id> --out <file.ndjson> [--after <cursor>]
+                   every source, signal, opportunity and shaping note as NDJSON (GET /api/v1/export);
+                   a file without its last "end" line was cut short: --after the cursor of its last line
   workspace local-storage --workspace <id> --value on|off
                    on: the workspace keeps its data locally and every MCP tool answers "not available"
   third-party add  --workspace <id> --name <name> --url <https url> [--header "Authorization: Bearer …"]
@@ -68,6 +74,8 @@ const OPTIONS = {
   id: { type: 'string' },
   email: { type: 'string' },
   role: { type: 'string' },
+  out: { type: 'string' },
+  after: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -97,6 +105,14 @@ function wholeNumber(values: Values, name: keyof Values, min: number, max: numbe
 /** The accounts rules for the CLI (no mail is sent from here). */
 function accountsOf(database: Database) {
   return createAccounts({ pool: database.pool, clock: systemClock, codeSecret: 'unused-by-the-cli', mailer: { send: async () => {} } });
+}
+
+function decodeCursorOrUsage(cursor: string) {
+  try {
+    return decodeExportCursor(cursor);
+  } catch (error) {
+    throw new UsageError(`--after: ${(error as Error).message}`);
+  }
 }
 
 /** The server an SMTP URL names, without its credentials. */
@@ -262,6 +278,24 @@ export async function runAdmin(
       const plan = need(values, 'plan');
       await setPlan(database.pool, workspaceId, plan === 'none' ? null : plan);
       return [plan === 'none' ? `Workspace ${workspaceId} has no plan now` : `Workspace ${workspaceId} is on plan ${plan}`];
+    }
+    case 'workspace export': {
+      const workspaceId = need(values, 'workspace');
+      const file = need(values, 'out');
+      const from = values.after ? decodeCursorOrUsage(values.after) : undefined;
+      const out = createWriteStream(file, { flags: from ? 'a' : 'w' });
+      let last = '';
+      try {
+        for await (const line of exportLines(database.pool, workspaceId, from)) {
+          last = line;
+          if (!out.write(`${line}\n`)) await once(out, 'drain');
+        }
+      } finally {
+        out.end();
+        await once(out, 'close');
+      }
+      const { counts } = JSON.parse(last) as { counts: Record<string, number> };
+      return [`${from ? 'Appended' : 'Wrote'} ${counts.source} sources, ${counts.signal} signals, ${counts.opportunity} opportunities and ${counts.shaping_note} shaping notes to ${file}`];
     }
     case 'workspace local-storage': {
       const workspaceId = need(values, 'workspace');

@@ -7,6 +7,7 @@ import express, { Router } from 'express';
 import type pg from 'pg';
 import { apiKeyAuth, requirePermission } from './auth';
 import { getHandler, listHandler } from './batches';
+import { exportHandler } from './export/route';
 import { submitHandler } from './submit';
 
 export interface IngestAppDeps {
@@ -26,7 +27,7 @@ const swaggerUiDir = path.dirname(createRequire(import.meta.url).resolve('swagge
 /** Spec: 10 requests per second per API key. */
 export const INGEST_RATE_LIMIT = { limit: 10, windowMs: 1000 };
 
-/** The record-ingestion API: three endpoints under /api/v1/ingest plus its published schemas. */
+/** The record-ingestion API: three endpoints under /api/v1/ingest, the workspace's export, and its published schemas. */
 export function createIngestApp(deps: IngestAppDeps): Router {
   const limiter = deps.rateLimiter ?? createRateLimiter(deps.pool, { ...INGEST_RATE_LIMIT, clock: deps.clock });
   const idempotency = deps.idempotency ?? createIdempotencyStore(deps.pool, deps.clock);
@@ -45,5 +46,7 @@ export function createIngestApp(deps: IngestAppDeps): Router {
   router.post('/api/v1/ingest', auth, requirePermission('api:write'), submitHandler({ ...deps, idempotency }));
   router.get('/api/v1/ingest/batches', auth, requirePermission('api:read', 'api:write'), listHandler(deps.pool));
   router.get('/api/v1/ingest/batches/:batchId', auth, requirePermission('api:read', 'api:write'), getHandler(deps.pool));
+  // Everything the workspace holds: a key that can only send records cannot take it away.
+  router.get('/api/v1/export', auth, requirePermission('api:read'), exportHandler(deps.pool));
   return router;
 }

@@ -158,6 +158,30 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
           },
         },
       },
+      '/api/v1/export': {
+        get: {
+          operationId: 'exportWorkspace',
+          summary: 'Everything the workspace holds, as NDJSON (needs api:read)',
+          description:
+            'Streams one JSON object per line: every source (with its segments and attachments), then every signal, opportunity (with its signal ids) and shaping note ' +
+            '(with every version), each kind by id. Each line is `{"kind", "cursor", <kind>: {…}}`; the last is `{"kind":"end","complete":true,"counts":{…}}`. ' +
+            'A stream that ends without that line was cut short: ask again with `after` = the cursor of the last line received.',
+          parameters: [{ name: 'after', in: 'query', required: false, description: 'The cursor of the last line received, to resume', schema: { type: 'string', maxLength: 512 } }],
+          responses: {
+            '200': {
+              description: 'The export, streamed',
+              content: {
+                'application/x-ndjson': {
+                  schema: { type: 'string' },
+                  example: '{"kind":"source","cursor":"WzAsInNyY18xIl0","source":{"id":"src_1","title":"Call with Globex","segments":[…]}}\n{"kind":"end","complete":true,"resumed":false,"counts":{"source":1,"signal":0,"opportunity":0,"shaping_note":0}}\n',
+                },
+              },
+            },
+            '400': error('A cursor that is not one', one('Broken cursor', { error: 'INVALID_REQUEST', message: 'Query parameter "after": not a cursor of an export line: pass the "cursor" of the last line you received' })),
+            ...common,
+          },
+        },
+      },
     },
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
