@@ -85,7 +85,9 @@ describe('2026-07-28: no initialize, per-request _meta, server/discover (priorit
     }
   });
 
-  it('tools/call: the tool result with resultType; bad arguments stay a tool error; an unknown tool is a -32602 protocol error', async () => {
+  it('tools/call: the tool result with resultType, charged like any call; bad arguments stay a free tool error; an unknown tool is a -32602 protocol error', async () => {
+    const balance = async () => (await h.pool.query('SELECT credit_balance FROM workspaces WHERE id = $1', [w.workspaceId])).rows[0].credit_balance as number;
+    const before = await balance();
     const ok = await post(request('tools/call', { name: 'get_products', arguments: {} }));
     expect(ok.status).toBe(200);
     expect(ok.body.result).toMatchObject({ resultType: 'complete', structuredContent: { products: [expect.objectContaining({ id: w.productId })] } });
@@ -94,6 +96,7 @@ describe('2026-07-28: no initialize, per-request _meta, server/discover (priorit
     const bad = await post(request('tools/call', { name: 'find_sources', arguments: { max_results: 5 } }));
     expect(bad.body.result).toMatchObject({ resultType: 'complete', isError: true });
     expect(bad.body.result.content[0].text).toMatch(/unknown argument "max_results"/);
+    expect(await balance()).toBe(before - 1);
     const unknown = await post(request('tools/call', { name: 'no_such_tool', arguments: {} }, 7));
     expect(unknown.status).toBe(200);
     expect(unknown.body).toMatchObject({ id: 7, error: { code: -32602, message: expect.stringMatching(/^Unknown tool no_such_tool: .*get_products/) } });
