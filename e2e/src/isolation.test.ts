@@ -421,4 +421,59 @@ describe('tenant isolation', () => {
     }
     expect(await state()).toEqual(before);
   });
+  // Issue 27: the evidence pages and their actions, with the same credentials as the settings pages.
+  it('evidence pages: another workspace\'s member, a removed member and bare credentials see and change nothing of A', async () => {
+    const keyA = { 'x-api-key': demo.key };
+    a.opportunity ||= await waitFor('A\'s opportunity', async () => {
+      const opps = await tool(keyA, 'get_opportunities', { product_id: a.product });
+      return (opps.result?.structuredContent.items as Array<{ id: string }> | undefined)?.[0]?.id;
+    });
+    secrets.add(a.opportunity);
+    await bob.signInToAccount();
+    const bobCsrf = await bob.csrf(`/account/w/${b.ws}/signals`);
+    const carolCsrf = await carol.csrf('/account');
+    const gets = [
+      'signals', `signals?source=${a.source}`, `signals/${a.signal}`, 'opportunities', `opportunities?product=${a.product}`, `opportunities/${a.opportunity}`,
+      `sources?q=${MARK}`, `sources/${a.source}`, 'notes', `notes/${a.note}`, `notes/${a.note}/versions/1`, `notes/${a.note}/diff?from=1&to=1`,
+    ].map((path) => [`GET /account/w/:ws/${path.replace(/(sig|opp|src|shn|prod)_[\w-]+/g, ':id').replace(/alpha\w+/, ':words')}`, `/account/w/{ws}/${path}`, undefined] as const);
+    const posts = [
+      ['POST /account/w/:ws/signals/:id/edit', `/account/w/{ws}/signals/${a.signal}/edit`, { title: 'edited by B', content: 'edited by B' }],
+      ['POST /account/w/:ws/signals/:id/move', `/account/w/{ws}/signals/${a.signal}/move`, { opportunity: a.opportunity }],
+      ['POST /account/w/:ws/signals/:id/delete', `/account/w/{ws}/signals/${a.signal}/delete`, {}],
+      ['POST /account/w/:ws/signals/:id/not-a-signal', `/account/w/{ws}/signals/${a.signal}/not-a-signal`, {}],
+      ['POST /account/w/:ws/signals/bulk', '/account/w/{ws}/signals/bulk', { action: 'delete', ids: a.signal }],
+      ['POST /account/w/:ws/notes/:id/status', `/account/w/{ws}/notes/${a.note}/status`, { status: 'done' }],
+      ['POST /account/w/:ws/notes/:id/restore', `/account/w/{ws}/notes/${a.note}/restore`, { version: '1' }],
+    ] as const;
+    const state = async () => (await pg.pool.query(
+      `SELECT (SELECT json_agg(json_build_object('id', id, 't', title, 'c', content, 'p', pinned) ORDER BY id) FROM signals WHERE workspace_id = $1) AS signals,
+              (SELECT json_agg(json_build_object('o', os.opportunity_id, 's', os.signal_id) ORDER BY os.signal_id) FROM opportunity_signals os JOIN opportunities o ON o.id = os.opportunity_id WHERE o.workspace_id = $1) AS placed,
+              (SELECT count(*) FROM signal_changes WHERE workspace_id = $1) AS changes,
+              (SELECT json_agg(json_build_object('id', id, 's', status, 'v', version) ORDER BY id) FROM shaping_notes WHERE workspace_id = $1) AS notes`, [a.ws])).rows[0];
+    const before = await state();
+    const anonymous = async (path: string, h: Record<string, string>, body?: Record<string, string>) =>
+      fetch(new URL(path, service.url), { method: body ? 'POST' : 'GET', redirect: 'manual', headers: { ...h, ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) }, body: body && new URLSearchParams(body) });
+    for (const [row, template, form] of [...gets, ...posts]) {
+      for (const [who, person, csrf] of [['B token', bob, bobCsrf], ['removed member token', carol, carolCsrf]] as const) {
+        const res = form ? await person.post(template.replace('{ws}', a.ws), { ...form, _csrf: csrf }) : await person.get(template.replace('{ws}', a.ws));
+        const html = await res.text();
+        expect(res.status, `${who} ${row}`).toBe(404);
+        expect(leaked(html, template.replace('{ws}', a.ws) + JSON.stringify(form ?? {})), `${who} ${row}`).toEqual([]);
+        note(row, who === 'B token' ? 'B session' : 'removed member session', `${res.status}`);
+      }
+      // Bob with A's ids under his own workspace's path: nothing of A is found or shown.
+      const own = template.replace('{ws}', b.ws);
+      const res = form ? await bob.post(own, { ...form, _csrf: bobCsrf }) : await bob.get(own);
+      const page = await bob.follow(res);
+      expect(leaked(page.html, own + JSON.stringify(form ?? {})), `B on own path ${row}`).toEqual([]);
+      if (!form && /:id/.test(row.split('?')[0]!)) expect(res.status, `B on own path ${row}`).toBe(404);
+      note(row, 'B session, A\'s ids on B\'s path', `${res.status}`);
+      for (const who of ['revoked key', 'expired token', 'B key']) {
+        const r = await anonymous(template.replace('{ws}', a.ws), cred[who]!, form ? { ...form } : undefined);
+        expect(r.status, `${who} ${row}`).toBe(form ? 403 : 303);
+        note(row, `${who} (no session)`, `${r.status}`);
+      }
+    }
+    expect(await state()).toEqual(before);
+  });
 });
