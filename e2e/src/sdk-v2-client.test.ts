@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  Client, StreamableHTTPClientTransport, UnauthorizedError,
+  Client, InsufficientScopeError, StreamableHTTPClientTransport, UnauthorizedError,
   type OAuthClientMetadata, type OAuthClientProvider, type OAuthDiscoveryState, type StoredOAuthClientInformation, type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
 import type { Browser } from 'playwright-core';
@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '@loupe/db';
 import { launchChromium, openPage } from '@loupe/browser-testing';
 import { signInWithLoggedCode, startCallbackServer } from './callback-server';
+import { registerOAuthClient } from './oauth-flow';
 import { startProcess, type Started } from './process';
 
 // Issue 25: a client of MCP revision 2026-07-28 against `npm start`: the MCP SDK v2 client
@@ -156,6 +157,22 @@ describe('an MCP 2026-07-28 client (SDK v2) against npm start', () => {
     expect(posts.map((t) => t.rpc)).not.toContain('initialize');
     expect(posts.map((t) => t.rpc)).toEqual(expect.arrayContaining(['server/discover', 'tools/list', 'tools/call']));
     for (const t of posts) expect(t, JSON.stringify(t)).toMatchObject({ version: MODERN, mcpMethod: t.rpc });
+    await client.close();
+  });
+
+  it('a token without mcp:write calling a signal writer: 403 insufficient_scope that the client reads as a step-up naming mcp:write', async () => {
+    // A read-only token for the same person and workspace, by oauth4webapi on the real pages.
+    const oauth = await registerOAuthClient(service, callbacks, 'Reader Notebook');
+    const tokens = await oauth.authorizeAs(browser, 'modern@acme.test', 'Modern team', 'mcp:read');
+    expect(tokens.scope).toBe('mcp:read');
+    const client = new Client({ name: 'modern-reader', version: '1.0.0' }, { versionNegotiation: { mode: { pin: MODERN } } });
+    await client.connect(new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers: { authorization: `Bearer ${tokens.access_token}` } } }));
+    expect((await client.listTools()).tools.map((t) => t.name)).not.toContain('add_signals');
+    expect((await client.callTool({ name: 'get_products', arguments: {} })).isError).toBeFalsy();
+    const refused = await client.callTool({ name: 'add_signals', arguments: { source_id: 'src_x', signals: [{ type: 'need', title: 't', content: 'c' }] } })
+      .then(() => undefined, (e: unknown) => e);
+    expect(refused).toBeInstanceOf(InsufficientScopeError);
+    expect(refused).toMatchObject({ requiredScope: 'mcp:write', resourceMetadataUrl: new URL(`${service.url}/.well-known/oauth-protected-resource/api/mcp`) });
     await client.close();
   });
 });
