@@ -2,6 +2,7 @@ import { createMetrics } from '@loupe/metrics';
 import { baseUrl, loadConfig } from '@loupe/config';
 import { migrationsApplied, migrationsDir, openDatabase } from '@loupe/db';
 import { appShell, createLogger, createPerIpLimiter, databaseReadiness, healthRouter, listen, systemClock } from '@loupe/http';
+import { createBoss, enqueue, ensureQueues, QUEUES } from '@loupe/jobs';
 import { createMailer, startInboundSmtp } from '@loupe/mail';
 import { isReplyAddress } from '@loupe/oauth';
 import { createAuthApp } from './app';
@@ -15,6 +16,11 @@ const database = await openDatabase({
   databaseUrl: config.databaseUrl, dataDir: config.dataDir, embeddedPgPort: config.embeddedPgPort, poolSize: config.dbPoolSize,
 });
 const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, pool: database.pool, log });
+// The account pages queue a product's opportunities update after a person edits a signal (the worker does it).
+const boss = createBoss({ connectionString: database.url, supervise: false });
+boss.on('error', (err) => log.error({ err }, 'pg-boss error'));
+await boss.start();
+await ensureQueues(boss, config.jobs);
 let url = baseUrl(config);
 const metrics = createMetrics({ pool: database.pool, token: config.metricsToken });
 const app = appShell(log, (a) => {
@@ -26,6 +32,7 @@ const app = appShell(log, (a) => {
     fetchSettings: { allowLoopback: config.fetchAllowLoopback }, identityProviders: config.identityProviders,
     accessTokenTtlSeconds: config.accessTokenTtlSeconds,
     replies: config.replies,
+    scheduleRecompute: async (workspaceId, productId) => void (await enqueue(boss, QUEUES.recomputeOpportunities, { workspaceId, productId })),
   }));
 }, { trustedProxies: config.trustedProxies, perIp: createPerIpLimiter(database.pool, systemClock, config.perIpLimitPerMinute) });
 const server = await listen(app, config.port, config.host, { requestTimeoutMs: config.requestTimeoutMs });
@@ -40,6 +47,7 @@ if (config.replies?.smtp) {
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {
     await server.close(config.shutdownTimeoutMs);
+    await boss.stop({ graceful: true, close: true });
     await database.close();
     process.exit(0);
   });
