@@ -235,6 +235,25 @@ describe('evidence pages', () => {
       [src, JSON.stringify(turns)],
     );
     await refreshSearchDocuments(h.pool, [src]);
+    // The record it came from, with two attachments: one downloaded, one that failed.
+    const batch = newId('bat');
+    const rec = newId('rec');
+    await h.pool.query(
+      `INSERT INTO batches (id, workspace_id, product_id, source, type, status, accepted_count, rejected_count, total_error_count) VALUES ($1, $2, $3, 'test', 'call', 'COMPLETE', 1, 0, 0)`,
+      [batch, ws, prod],
+    );
+    await h.pool.query(
+      `INSERT INTO records (id, workspace_id, batch_id, position, dedup_key, type, nature, product_id, project_ids, event_at, vendor_ids, tags, data)
+       VALUES ($1, $2, $3, 0, $1, 'call', 'evidence', $4, '{}', now(), '{}', '{}', '{}')`,
+      [rec, ws, batch, prod],
+    );
+    await h.pool.query('UPDATE sources SET record_id = $2 WHERE id = $1', [src, rec]);
+    await h.pool.query(
+      `INSERT INTO attachments (id, workspace_id, batch_id, record_id, position, type, filename, mime_type, stored_size, status, error)
+       VALUES ($1, $3, $4, $5, 0, 'file', 'recording.mp3', 'audio/mpeg', 2048000, 'COMPLETE', NULL),
+              ($2, $3, $4, $5, 1, 'file', 'slides.pdf', 'application/pdf', NULL, 'FAILED', 'The vendor answered 404')`,
+      [newId('att'), newId('att'), ws, batch, rec],
+    );
     const found = await (await owner.get(`/account/w/${ws}/sources?q=export+times+out`)).text();
     expect(found).toContain('Weekly call with Globex');
     expect(found).toMatch(/<mark>export<\/mark>/);
@@ -248,6 +267,8 @@ describe('evidence pages', () => {
     const read = await (await owner.get(`/account/w/${ws}/sources/${src}`)).text();
     expect(read).toContain('Ana Ruiz (customer), Sam Lee (your team)');
     expect(read).toContain('Segments 1–100 of 130.');
+    expect(read).toMatch(/recording\.mp3<\/td><td>audio\/mpeg<\/td><td class="num">2,000 KB<\/td>\s*<td>Downloaded/);
+    expect(read).toMatch(/slides\.pdf[\s\S]*Download failed<br><span class="muted small">The vendor answered 404/);
     expect(read).toContain('Turn 99 of the call.');
     expect(read).toContain('The CSV export &lt;b&gt;times out&lt;/b&gt; every Monday.');
     expect(read).not.toContain('Turn 100 of the call.');
