@@ -14,6 +14,8 @@ export const fmt = {
   date: (d: Date | null | undefined): string => (d ? day.format(d) : '—'),
   /** "24 Nov 2026, 23:37 UTC". */
   dateTime: (d: Date | null | undefined): string => (d ? `${day.format(d)}, ${time.format(d)} UTC` : '—'),
+  /** "23:37 UTC". */
+  time: (d: Date | null | undefined): string => (d ? `${time.format(d)} UTC` : '—'),
   /** "1 signal", "2,345 signals". */
   count: (n: number, one: string, many = `${one}s`): string => `${integer.format(n)} ${n === 1 ? one : many}`,
 };
