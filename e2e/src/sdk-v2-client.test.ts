@@ -135,7 +135,8 @@ describe('an MCP 2026-07-28 client (SDK v2) against npm start', () => {
     const callback = await callbacks.next(seen);
     await page.context().close();
     expect(callback.searchParams.get('state')).toBe(provider.lastState);
-    await first.finishAuth(callback.searchParams.get('code')!);
+    expect(callback.searchParams.get('iss')).toBe(service.url); // RFC 9207, which 2026-07-28 clients validate
+    await first.finishAuth(callback.searchParams); // code and iss, the issuer checked first
     expect(provider.tokens()).toMatchObject({ token_type: 'bearer', access_token: expect.stringMatching(/^loupe_at_/), scope: 'mcp:read mcp:write' });
 
     // With the token: server/discover, then tools, all at 2026-07-28 and none of them initialize.

@@ -27,6 +27,7 @@ describe('authorization server metadata (spec 4.2)', () => {
       scopes_supported: ['mcp:read', 'mcp:write', 'mcp:thirdparty', 'openid', 'email'],
       claims_supported: ['sub', 'email', 'email_verified'],
       client_id_metadata_document_supported: true,
+      authorization_response_iss_parameter_supported: true, // RFC 9207: `iss` on every authorization response (MCP 2026-07-28)
     });
   });
 });

@@ -49,7 +49,10 @@ export function markNoGrantableScope(req: IncomingMessage) {
   (req as IncomingMessage & { [NO_GRANTABLE_SCOPE]?: boolean })[NO_GRANTABLE_SCOPE] = true;
 }
 
-/** RFC 8414 metadata, exactly the fields of spec 4.2 plus the metadata-document flag. */
+/**
+ * RFC 8414 metadata, exactly the fields of spec 4.2 plus the metadata-document flag and RFC 9207's flag:
+ * every authorization response (success or error) carries `iss`, which MCP 2026-07-28 clients validate.
+ */
 export function authorizationServerMetadata(issuer: string) {
   return {
     issuer,
@@ -64,6 +67,7 @@ export function authorizationServerMetadata(issuer: string) {
     scopes_supported: [...SCOPES],
     claims_supported: ['sub', 'email', 'email_verified'],
     client_id_metadata_document_supported: true,
+    authorization_response_iss_parameter_supported: true,
   };
 }
 
