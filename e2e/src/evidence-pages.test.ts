@@ -184,6 +184,19 @@ describe('evidence pages', () => {
     expect((target.item.evidence as Array<{ id: string }>).map((e) => e.id)).toContain(sso);
     expect((await call('view_item', { item_type: 'signal', item_id: sso })).item.opportunity.id).toBe(to.id);
 
+    // The worker regroups the product after the next change (an edit of another signal's text queues it;
+    // a product this small is re-clustered in full): the moved signal stays where it was put.
+    await page.goto(`${service.url}/account/w/${ws}/signals/${signalIds[0]}`);
+    await page.getByRole('textbox', { name: 'What was said' }).fill('Exporting the quarterly report to Excel takes twenty minutes, and often times out.');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('status').filter({ hasText: 'Signal saved.' }).waitFor();
+    await until('the regrouping after the edit', async () => {
+      const r = await call('get_opportunities', { limit: 100 });
+      return r.pending_signals === 0 ? true : undefined;
+    });
+    expect((await call('view_item', { item_type: 'signal', item_id: sso })).item.opportunity.id).toBe(to.id);
+    await page.goto(`${service.url}/account/w/${ws}/signals/${sso}`);
+
     // Delete: gone from view_item and from the counts at once.
     const beforeDelete = await countsNow();
     await page.getByRole('button', { name: 'Delete signal' }).click();
@@ -193,7 +206,7 @@ describe('evidence pages', () => {
     expect((await countsNow()).get(to.id) ?? 0).toBe(beforeDelete.get(to.id)! - 1);
     await look('10-signals-after-delete');
 
-    // And after the worker regroups the product, the moved signal's neighbours stay as they were put.
+    // A page's selection marked "not a signal" at once.
     await page.goto(`${service.url}/account/w/${ws}/signals`);
     await page.getByRole('checkbox', { name: /Select “Login through Active Directory”/ }).check();
     await page.getByLabel('Action').selectOption('not_a_signal');
