@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { NATURES, RECORD_TYPES } from '@loupe/records';
 import {
-  HIGHLIGHT, pendingSemanticSources, SEARCH_LIMITS, SearchQueryError, searchSources, type SearchFilters, type SearchPage, type SemanticSearch,
+  HIGHLIGHT, SEARCH_LIMITS, SearchQueryError, searchSources, type SearchFilters, type SearchPage, type SemanticSearch,
 } from '@loupe/sources';
 import { blocks, next, oneLine, pageLine, UNTRUSTED, UNTRUSTED_NOTE, when } from '../render';
 import { defineTool, fitToPage, PAGE_CHARS, pageFields, ToolError } from '../tool-kit';
@@ -116,7 +116,7 @@ export const findSources = defineTool({
     const semanticSearch = ctx.services.semanticSearch as SemanticSearch | undefined;
     // The semantic index answers in its thread while PostgreSQL ranks the words.
     const semanticP = query && semanticSearch ? semanticSearch.search(ws, query, filters, Math.min(offset + limit + SEMANTIC_EXTRA, SEMANTIC_MAX)) : undefined;
-    const pendingP = semanticP ? pendingSemanticSources(ctx.pool, ws, 1_000) : Promise.resolve(0);
+    const pendingP = semanticP && semanticSearch ? semanticSearch.pending(ws) : Promise.resolve(0);
     const hitsP = semanticP?.then((r) => (r.hits.length ? [r.hits] : []));
     // Awaited below; handled here too, so that a search that fails first leaves no rejection unhandled.
     void pendingP.catch(() => undefined);
