@@ -1,7 +1,7 @@
 import { newId } from '@loupe/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_ACTIVE_KEYS } from './account/keys';
-import { codeIn, csrfOf, Person, startAuthServer, type AuthHarness } from './test/harness';
+import { csrfOf, Person, signInToAccount, startAuthServer, type AuthHarness } from './test/harness';
 
 let h: AuthHarness;
 beforeAll(async () => {
@@ -9,16 +9,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-/** Signs `person` in on the account pages with the emailed code. */
-async function signIn(person: Person) {
-  const page = await (await person.get('/account/sign-in')).text();
-  const sent = h.mail.length;
-  await person.post('/account/sign-in', { _csrf: csrfOf(page), email: person.email, return_to: '/account' });
-  const mail = h.mail.slice(sent).find((m) => m.to === person.email)!;
-  const codePage = await (await person.get('/account/sign-in')).text(); // a fresh token for the code form
-  const res = await person.post('/account/sign-in/code', { _csrf: csrfOf(codePage) || csrfOf(page), email: person.email, code: codeIn(mail.text), return_to: '/account' });
-  expect(res.status).toBe(303);
-}
+const signIn = (person: Person) => signInToAccount(h, person);
 
 async function workspaceWith(members: Array<[Person, 'owner' | 'admin' | 'member']>) {
   const ws = newId('ws');
