@@ -16,6 +16,13 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
+/** GET /api/v1/export: its status, and the error body or the NDJSON lines. */
+async function exportOf(key?: string) {
+  const res = await fetch(`${h.base}/api/v1/export`, { headers: key ? { 'x-api-key': key } : {} });
+  const text = await res.text();
+  return { status: res.status, body: (res.ok ? { lines: text.trimEnd().split('\n').map((l) => JSON.parse(l)) } : JSON.parse(text)) as Record<string, any> };
+}
+
 /** Replaces ids in an answer so answers about different ids can be compared. */
 const shape = (body: unknown, ids: string[]) => ids.reduce((s, id) => s.split(id).join('<id>'), JSON.stringify(body));
 
@@ -93,13 +100,16 @@ describe('isolation matrix', () => {
     { name: 'POST /api/v1/ingest', call: (key?: string) => post(h.base, key, [rec(h.a)]) },
     { name: 'GET /api/v1/ingest/batches', call: (key?: string) => get(h.base, key, '/api/v1/ingest/batches') },
     { name: 'GET /api/v1/ingest/batches/{id}', call: (key?: string) => get(h.base, key, `/api/v1/ingest/batches/${aBatchId}`) },
+    { name: 'GET /api/v1/export', call: (key?: string) => exportOf(key) },
   ];
   const callers = () => [
-    { name: 'no key', key: undefined, expected: [401, 401, 401] },
-    { name: 'unknown key', key: 'loupe_sk_0000000000000000000000000000', expected: [401, 401, 401] },
-    { name: 'revoked A key', key: h.revokedKey, expected: [401, 401, 401] },
-    { name: 'A key with mcp:read only', key: h.mcpOnlyKey, expected: [403, 403, 403] },
-    { name: 'A key with api:read only', key: h.a.readKey, expected: [403, 200, 200] },
+    { name: 'no key', key: undefined, expected: [401, 401, 401, 401] },
+    { name: 'unknown key', key: 'loupe_sk_0000000000000000000000000000', expected: [401, 401, 401, 401] },
+    { name: 'revoked A key', key: h.revokedKey, expected: [401, 401, 401, 401] },
+    { name: 'A key with mcp:read only', key: h.mcpOnlyKey, expected: [403, 403, 403, 403] },
+    { name: 'A key with api:read only', key: h.a.readKey, expected: [403, 200, 200, 200] },
+    // The export is everything a workspace holds: a key that only sends records cannot take it.
+    { name: 'A key with api:write only', key: h.a.writeKey, expected: [202, 200, 200, 403] },
   ];
 
   it('refuses revoked, unknown and permission-lacking keys on every endpoint, without data', async () => {
