@@ -2,7 +2,7 @@ import { newId } from '@loupe/db';
 import { addSignals, updateOpportunities } from '@loupe/evidence';
 import { grantCredits } from '@loupe/credits';
 import { startSemanticsThread, type SemanticsThread } from '@loupe/semantics';
-import { refreshSearchDocuments } from '@loupe/sources';
+import { refreshSearchDocuments, type SemanticSearch } from '@loupe/sources';
 import { createShapingNote, updateShapingNote } from '@loupe/shaping';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { csrfOf, Person, signInToAccount, startAuthServer, type AuthHarness } from './test/harness';
@@ -219,6 +219,36 @@ describe('evidence pages', () => {
     expect(await opportunityOf(ids[0]!)).toBe(opp);
     const { rows } = await h.pool.query('SELECT 1 FROM signal_changes WHERE workspace_id = $1', [ws]);
     expect(rows).toEqual([]);
+  });
+
+  it('sources: with the index of meaning of the process (npm start), a page finds what the words miss, ranked as find_sources ranks', async () => {
+    const { ws, prod } = await workspaceWith([[owner, 'owner']]);
+    const src = newId('src');
+    await h.pool.query(
+      `INSERT INTO sources (id, workspace_id, product_id, project_ids, type, nature, title, occurred_at, status, segment_count)
+       VALUES ($1, $2, $3, '{}', 'email', 'evidence', 'Re: cannot get in', now(), 'ready', 1)`,
+      [src, ws, prod],
+    );
+    await h.pool.query(`INSERT INTO source_segments (source_id, position, kind, speaker, text) VALUES ($1, 0, 'turn', 'Ann', 'Our staff cannot log in through Okta')`, [src]);
+    await refreshSearchDocuments(h.pool, [src]);
+    // The index's answer for this workspace (libs/sources tests the index itself): the Okta source.
+    const asked: string[] = [];
+    const semanticSearch: SemanticSearch = {
+      search: async (workspaceId, query) => (asked.push(`${workspaceId} ${query}`), { hits: workspaceId === ws ? [{ sourceId: src, position: null }] : [], indexing: false }),
+      pending: async () => 0,
+    };
+    const withMeaning = await startAuthServer({ database: h.t, semanticSearch });
+    try {
+      const viaMeaning = new Person(withMeaning, owner.email);
+      await signInToAccount(withMeaning, viaMeaning);
+      const page = await (await viaMeaning.get(`/account/w/${ws}/sources?q=single+sign-on`)).text();
+      expect(page).toContain('Re: cannot get in');
+      expect(asked).toEqual([`${ws} single sign-on`]);
+    } finally {
+      await withMeaning.close();
+    }
+    // By the words alone (a process without the index): nothing.
+    expect(await (await owner.get(`/account/w/${ws}/sources?q=single+sign-on`)).text()).toContain('No source matches');
   });
 
   it('sources: search with filters and the matched words marked (escaped), one source read in full a page at a time', async () => {

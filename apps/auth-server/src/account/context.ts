@@ -9,6 +9,7 @@ import { sessionCookieName, signedInUser } from '../web-session';
 import { renderErrorPage, renderPage } from '../pages';
 import type { AuthRuntime } from '../runtime';
 import { fmt } from './format';
+import type { SemanticSearch } from '@loupe/sources';
 
 export type Runtime = () => Promise<AuthRuntime>;
 
@@ -23,6 +24,11 @@ export interface AccountDeps {
    * text); without it the worker picks the pending signals up at its next start or job.
    */
   scheduleRecompute?: ((workspaceId: string, productId: string) => Promise<void>) | undefined;
+  /**
+   * The index of meaning find_sources uses, when this process has one (npm start shares the MCP
+   * server's): the sources page then ranks like the tool; without it, by the words alone.
+   */
+  semanticSearch?: SemanticSearch | undefined;
 }
 
 export interface SignedIn {

@@ -70,8 +70,15 @@ export function sourcePages(runtime: Runtime, deps: AccountDeps): Router {
     let found: SearchPage | undefined;
     let error: string | undefined;
     try {
+      const offset = (page - 1) * SOURCES_PAGE;
+      // Both halves, as find_sources ranks them, when this process holds the index of meaning.
+      const semantic = q.query && deps.semanticSearch
+        ? deps.semanticSearch.search(ctx.workspace.id, q.query, filters, Math.min(offset + SOURCES_PAGE + 30, 300)).then((r) => (r.hits.length ? [r.hits] : []))
+        : undefined;
+      void semantic?.catch(() => undefined);
       found = await searchSources(ctx.rt.pool, ctx.workspace.id, {
-        query: q.query || undefined, sort: q.query ? (q.sort as 'relevance' | 'newest') : 'newest', filters, limit: SOURCES_PAGE, offset: (page - 1) * SOURCES_PAGE,
+        query: q.query || undefined, sort: q.query ? (q.sort as 'relevance' | 'newest') : 'newest', filters, limit: SOURCES_PAGE, offset,
+        ...(semantic ? { extraRankings: semantic } : {}),
       });
     } catch (err) {
       if (!(err instanceof SearchQueryError)) throw err;

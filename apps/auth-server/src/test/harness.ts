@@ -7,6 +7,7 @@ import type { SafeFetchSettings } from '@loupe/safe-fetch';
 import type { IdentityProviderConfig } from '@loupe/config';
 import { createAuthApp } from '../app';
 import { CookieJar } from './cookie-jar';
+import type { SemanticSearch } from '@loupe/sources';
 
 export { CookieJar };
 
@@ -28,6 +29,8 @@ export async function startAuthServer(
     database?: TestDatabase;
     /** What the account pages call to bring a product's opportunities up to date after an edit. */
     scheduleRecompute?: (workspaceId: string, productId: string) => Promise<void>;
+    /** The index of meaning the sources page fuses with the words (npm start passes the MCP server's). */
+    semanticSearch?: SemanticSearch;
   } = {},
 ): Promise<AuthHarness> {
   const t = options.database ?? (await createTestDatabase());
@@ -43,6 +46,7 @@ export async function startAuthServer(
       identityProviders: options.identityProviders,
       replies: options.replies,
       scheduleRecompute: options.scheduleRecompute,
+      ...(options.semanticSearch ? { semanticSearch: options.semanticSearch } : {}),
     }));
   }, { perIp: createPerIpLimiter(t.pool, systemClock) });
   const server: Listening = await listen(app, 0, '127.0.0.1', { requestTimeoutMs: 30_000 });
