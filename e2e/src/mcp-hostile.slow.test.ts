@@ -26,11 +26,11 @@ const LOOP_BOUND_MS = { max: Number(process.env.HOSTILE_LOOP_MAX_MS ?? 250), p99
 /**
  * The generated requests include add_source calls with up to 6 MB of text and 1 MB of arguments nested
  * thousands deep, which the service parses and validates on the loop: JSON.parse of a 6 MB body ~10 ms,
- * its 4 MB size check ~25 ms, record validation ~60 ms on a quiet core; under load ~0.5 s at worst
- * (measured over 10,000 requests at load 6–7: p99 73–87 ms, max 494–576 ms). Their bound is looser,
- * and that stall is a known one (issue 23 report), not a document parsed on the loop.
+ * a 4 MB record stringified once ~20 ms (it was serialised, re-parsed and measured by a second
+ * stringify: ~100 ms, max 135–254 ms over a run). Measured over 11,691 requests in the fresh-clone run
+ * of 2026-11-25: p99 40 ms, max 107 ms. The bound leaves room for a loaded CI machine.
  */
-const GENERATED_LOOP_BOUND_MS = { max: Number(process.env.HOSTILE_GENERATED_LOOP_MAX_MS ?? 1000), p99: Number(process.env.HOSTILE_GENERATED_LOOP_P99_MS ?? 150) };
+const GENERATED_LOOP_BOUND_MS = { max: Number(process.env.HOSTILE_GENERATED_LOOP_MAX_MS ?? 500), p99: Number(process.env.HOSTILE_GENERATED_LOOP_P99_MS ?? 150) };
 let pg: ControlledPostgres;
 let service: Started;
 let demo: Demo;
