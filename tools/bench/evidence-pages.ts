@@ -7,7 +7,10 @@
  *
  *   npm run bench:evidence-pages      BENCH_PAGES_SOURCES, BENCH_PAGES_SIGNALS (default 100000 each), BENCH_PAGES_CALLS (default 20)
  */
-import { createTestDatabase } from '@loupe/db/testing';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort, openDatabase } from '@loupe/db';
 import { createAuthApp } from '@loupe/auth-server';
 import { appShell, createLogger, listen, systemClock } from '@loupe/http';
 import { ensureSignalTypes } from '@loupe/evidence';
@@ -20,7 +23,9 @@ const CALLS = Number(process.env.BENCH_PAGES_CALLS ?? 20);
 const WS = 'ws_bench_pages';
 const PROD = 'prod_bench_pages';
 
-const t = await createTestDatabase();
+// Its own PostgreSQL (embedded under a temporary directory, or DATABASE_URL's), migrated like npm start's.
+const dataDir = await mkdtemp(path.join(os.tmpdir(), 'loupe-bench-pages-'));
+const t = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir, embeddedPgPort: await freePort(), poolSize: 8 });
 const pool = t.pool;
 const started = performance.now();
 await pool.query("INSERT INTO workspaces (id, name) VALUES ($1, 'Bench')", [WS]);
@@ -136,9 +141,9 @@ const PAGES: Array<[string, string]> = [
   ['one shaping note', `${w}/notes/shn_b500`],
 ];
 // The cursor of the 50th page of signals, followed as a person would.
-let path = `${w}/signals`;
-for (let i = 0; i < 49; i++) path = /href="([^"]+after=[^"]+)">Older signals/.exec(await (await get(path)).text())![1]!.replace(/&amp;/g, '&');
-PAGES[4]![1] = path;
+let cursorPath = `${w}/signals`;
+for (let i = 0; i < 49; i++) cursorPath = /href="([^"]+after=[^"]+)">Older signals/.exec(await (await get(cursorPath)).text())![1]!.replace(/&amp;/g, '&');
+PAGES[4]![1] = cursorPath;
 
 const rows: string[] = [];
 for (const [name, p] of PAGES) {
@@ -158,3 +163,4 @@ console.log(machine());
 console.log(`| ${'page'.padEnd(34)} |     p50 |     p95 |     max |\n| ${'-'.repeat(34)} | ------- | ------- | ------- |\n${rows.join('\n')}`);
 await server.close(0);
 await t.close();
+await rm(dataDir, { recursive: true, force: true });
