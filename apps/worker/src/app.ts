@@ -38,6 +38,13 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
+/**
+ * Batches waiting (a bulk load) from which embedding sources steps aside between its slices: a source is
+ * searchable by its words as soon as its batch is processed, by its meaning once the load has passed.
+ * Under a steady flow (a batch or two waiting) embedding keeps going.
+ */
+const EMBED_YIELDS_TO_BATCHES = 3;
+
 const QUEUES_WORKED = [
   QUEUES.processBatch, QUEUES.downloadAttachment, QUEUES.recomputeOpportunities, QUEUES.settleOpportunities, QUEUES.embedSources, QUEUES.deadLetter,
 ] as const;
@@ -124,7 +131,14 @@ export function createWorker(deps: WorkerDeps): Worker {
       async ([job]) => {
         if (!job) return undefined;
         const { workspaceId } = payloadSchemas[QUEUES.embedSources].parse(job.data);
-        return { embedded: await embedPendingSources({ pool: ctx.pool, semantics }, workspaceId) };
+        // Batches come first: with several waiting (a bulk load), embedding stops between slices and
+        // goes on a moment later, so that it does not take the CPU that keeps the pipeline at its rate.
+        let yielded = false;
+        const embedded = await embedPendingSources({ pool: ctx.pool, semantics }, workspaceId, {
+          yieldWhen: async () => (yielded = (await batchesWaiting()) >= EMBED_YIELDS_TO_BATCHES),
+        });
+        if (yielded) await enqueue(deps.boss, QUEUES.embedSources, { workspaceId }, { startAfter: 2 });
+        return { embedded, yielded };
       },
     );
     await scheduleOpportunityBackfill();
@@ -154,6 +168,15 @@ export function createWorker(deps: WorkerDeps): Worker {
     }
     for (const r of rows) await enqueue(deps.boss, QUEUES.recomputeOpportunities, { workspaceId: r.workspace_id, productId: r.product_id });
     if (rows.length) deps.log.info({ products: rows.length }, 'opportunity updates queued for products with unplaced signals');
+  }
+
+  /** Batches waiting to be processed, counted up to EMBED_YIELDS_TO_BATCHES. */
+  async function batchesWaiting(): Promise<number> {
+    const { rows } = await deps.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM pgboss.job WHERE name = $1 AND state = 'created' LIMIT ${EMBED_YIELDS_TO_BATCHES}) x`,
+      [QUEUES.processBatch],
+    );
+    return rows[0]!.n;
   }
 
   /** Workspaces with sources not embedded yet (stored before this version, or while no worker ran) get their job queued. */

@@ -20,8 +20,13 @@ const EMBED_SLICE = 200;
 /** Characters of a source's text that make its vector (a long transcript's gist is in far fewer). */
 const EMBED_CHARS = 20_000;
 
-/** Embeds a workspace's sources that are waiting (new, or embedded with another version). Returns how many. */
-export async function embedPendingSources(deps: { pool: pg.Pool; semantics: SemanticsThread }, workspaceId: string): Promise<number> {
+/**
+ * Embeds a workspace's sources that are waiting (new, or embedded with another version). Returns how many.
+ * `yieldWhen`, asked after each slice, stops early when it answers true (the caller queues the rest).
+ */
+export async function embedPendingSources(
+  deps: { pool: pg.Pool; semantics: SemanticsThread }, workspaceId: string, options: { yieldWhen?: () => Promise<boolean> } = {},
+): Promise<number> {
   const info = await deps.semantics.describe();
   let embedded = 0;
   // Each slice goes on after the last id embedded: the index entries of the ones embedded before are
@@ -49,6 +54,7 @@ export async function embedPendingSources(deps: { pool: pg.Pool; semantics: Sema
       [workspaceId, info.version, rows.map((r) => r.id), vectors],
     );
     embedded += rows.length;
+    if (await options.yieldWhen?.()) return embedded;
   }
 }
 
