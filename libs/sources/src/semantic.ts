@@ -101,6 +101,23 @@ export interface SemanticSearch {
  */
 const PENDING_TTL_MS = 2_000;
 
+/** Semantic neighbours asked for beyond the end of the page a search reaches, and at most. */
+const NEIGHBOURS_BEYOND_PAGE = 30;
+const NEIGHBOURS_MAX = 300;
+
+/**
+ * Starts the index's search for a page that reaches `reach` sources: `rankings` is what searchSources
+ * takes as `extraRankings` (awaited once the lexical ranking is ready, so the two run at the same
+ * time), `result` the whole answer. Both are handled here too: a search that fails before awaiting
+ * them leaves no rejection unhandled.
+ */
+export function startSemanticRankings(search: SemanticSearch, workspaceId: string, query: string, filters: SearchFilters, reach: number) {
+  const result = search.search(workspaceId, query, filters, Math.min(reach + NEIGHBOURS_BEYOND_PAGE, NEIGHBOURS_MAX));
+  const rankings = result.then((r): RankedHit[][] => (r.hits.length ? [r.hits] : []));
+  void rankings.catch(() => undefined);
+  return { result, rankings };
+}
+
 /** Cosine (centred) below which a source is not offered as a match: measured with tools/eval (npm run eval:evidence). */
 export const SEMANTIC_MIN_SCORE = 0.3;
 

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { NATURES, RECORD_TYPES } from '@loupe/records';
-import { attachmentsOfSource, HIGHLIGHT, readSource, SearchQueryError, searchSources, type SearchFilters, type SearchPage } from '@loupe/sources';
+import { attachmentsOfSource, HIGHLIGHT, readSource, SearchQueryError, searchSources, startSemanticRankings, type SearchFilters, type SearchPage } from '@loupe/sources';
 import { listProducts } from '@loupe/workspaces';
 import { pageOf } from './opportunities';
 import { pages, renderAccount, str, type AccountDeps, type InWorkspace, type Runtime } from './context';
@@ -72,13 +72,10 @@ export function sourcePages(runtime: Runtime, deps: AccountDeps): Router {
     try {
       const offset = (page - 1) * SOURCES_PAGE;
       // Both halves, as find_sources ranks them, when this process holds the index of meaning.
-      const semantic = q.query && deps.semanticSearch
-        ? deps.semanticSearch.search(ctx.workspace.id, q.query, filters, Math.min(offset + SOURCES_PAGE + 30, 300)).then((r) => (r.hits.length ? [r.hits] : []))
-        : undefined;
-      void semantic?.catch(() => undefined);
+      const semantic = q.query && deps.semanticSearch ? startSemanticRankings(deps.semanticSearch, ctx.workspace.id, q.query, filters, offset + SOURCES_PAGE) : undefined;
       found = await searchSources(ctx.rt.pool, ctx.workspace.id, {
         query: q.query || undefined, sort: q.query ? (q.sort as 'relevance' | 'newest') : 'newest', filters, limit: SOURCES_PAGE, offset,
-        ...(semantic ? { extraRankings: semantic } : {}),
+        ...(semantic ? { extraRankings: semantic.rankings } : {}),
       });
     } catch (err) {
       if (!(err instanceof SearchQueryError)) throw err;

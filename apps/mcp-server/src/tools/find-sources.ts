@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { NATURES, RECORD_TYPES } from '@loupe/records';
 import {
-  HIGHLIGHT, SEARCH_LIMITS, SearchQueryError, searchSources, type SearchFilters, type SearchPage, type SemanticSearch,
+  HIGHLIGHT, SEARCH_LIMITS, SearchQueryError, searchSources, startSemanticRankings, type SearchFilters, type SearchPage, type SemanticSearch,
 } from '@loupe/sources';
 import { blocks, next, oneLine, pageLine, UNTRUSTED, UNTRUSTED_NOTE, when } from '../render';
 import { defineTool, fitToPage, PAGE_CHARS, pageFields, ToolError } from '../tool-kit';
@@ -9,9 +9,6 @@ import { defineTool, fitToPage, PAGE_CHARS, pageFields, ToolError } from '../too
 /** Sources per page (issue 24 item 8: 1–100, default 20, like get_opportunities). */
 export const FIND_SOURCES_LIMITS = { defaultLimit: 20, maxLimit: 100 } as const;
 
-/** Semantic neighbours asked for beyond the page's end, and at most. */
-const SEMANTIC_EXTRA = 30;
-const SEMANTIC_MAX = 300;
 
 const excerpt = z.object({
   position: z.number().describe('Segment position: read_source(source_id, from_position) starts there'),
@@ -115,12 +112,10 @@ export const findSources = defineTool({
     // Sources alike in meaning (issue 22), fused with the lexical ranking: as many as the page can reach.
     const semanticSearch = ctx.services.semanticSearch as SemanticSearch | undefined;
     // The semantic index answers in its thread while PostgreSQL ranks the words.
-    const semanticP = query && semanticSearch ? semanticSearch.search(ws, query, filters, Math.min(offset + limit + SEMANTIC_EXTRA, SEMANTIC_MAX)) : undefined;
-    const pendingP = semanticP && semanticSearch ? semanticSearch.pending(ws) : Promise.resolve(0);
-    const hitsP = semanticP?.then((r) => (r.hits.length ? [r.hits] : []));
+    const semantic = query && semanticSearch ? startSemanticRankings(semanticSearch, ws, query, filters, offset + limit) : undefined;
+    const pendingP = semantic && semanticSearch ? semanticSearch.pending(ws) : Promise.resolve(0);
     // Awaited below; handled here too, so that a search that fails first leaves no rejection unhandled.
     void pendingP.catch(() => undefined);
-    void hitsP?.catch(() => undefined);
     try {
       // The search answers at most SEARCH_LIMITS.maxLimit sources a call: a larger page is read in parts.
       for (let at = offset; found.length < limit;) {
@@ -130,7 +125,7 @@ export const findSources = defineTool({
           limit: Math.min(limit - found.length, SEARCH_LIMITS.maxLimit),
           offset: at,
           filters,
-          extraRankings: hitsP,
+          extraRankings: semantic?.rankings,
         });
         page ??= part;
         found.push(...part.items);
@@ -144,8 +139,8 @@ export const findSources = defineTool({
     const { kept, cut } = fitToPage(found, PAGE_CHARS.withGuidance);
     const paging = pageFields(offset, kept.length, page!.total);
     const { items: _items, ...rest } = page!;
-    const [semantic, pending] = await Promise.all([semanticP, pendingP]);
-    const notYet = semantic?.indexing ? Math.max(pending, 1) : pending;
+    const [answered, pending] = await Promise.all([semantic?.result, pendingP]);
+    const notYet = answered?.indexing ? Math.max(pending, 1) : pending;
     return {
       ...rest, query, digest: digestOf(page!, query, kept.length, paging.next_offset), items: kept, ...paging, cut_to_fit: cut,
       ...(kept.length ? UNTRUSTED : {}),
