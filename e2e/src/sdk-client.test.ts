@@ -107,7 +107,9 @@ describe('real OAuth clients against npm start', () => {
     expect(issued.tokens).toMatchObject({ token_type: 'bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS });
     expect(issued.tokens.access_token).toMatch(/^loupe_at_/);
     expect(issued.tokens.refresh_token).toMatch(/^loupe_rt_/);
-    expect(issued.tokens.scope?.split(' ').sort()).toEqual(['email', 'mcp:read', 'mcp:write', 'openid']);
+    // The 401's scope hint (MCP 2025-11-25) is what the SDK asks for, rather than every scope the metadata lists.
+    expect(authorizationUrl.searchParams.get('scope')).toBe('mcp:read mcp:write');
+    expect(issued.tokens.scope?.split(' ').sort()).toEqual(['mcp:read', 'mcp:write']);
 
     await first.close();
 

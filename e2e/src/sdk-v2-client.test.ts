@@ -173,7 +173,7 @@ describe('an MCP 2026-07-28 client (SDK v2) against npm start', () => {
     const refused = await client.callTool({ name: 'add_signals', arguments: { source_id: 'src_x', signals: [{ type: 'need', title: 't', content: 'c' }] } })
       .then(() => undefined, (e: unknown) => e);
     expect(refused).toBeInstanceOf(InsufficientScopeError);
-    expect(refused).toMatchObject({ requiredScope: 'mcp:write', resourceMetadataUrl: new URL(`${service.url}/.well-known/oauth-protected-resource/api/mcp`) });
+    expect(refused).toMatchObject({ requiredScope: 'mcp:read mcp:write', resourceMetadataUrl: new URL(`${service.url}/.well-known/oauth-protected-resource/api/mcp`) });
     await client.close();
   });
 });

@@ -12,7 +12,8 @@ import { enqueue, type Boss, type QueueName } from '@loupe/jobs';
 import type { ThirdPartyGateway } from '@loupe/third-party-mcp';
 import { authenticate, credentialRateKey } from './authenticate';
 import { answerModern, envelopeWithoutHeader, MODERN_PROTOCOL_VERSION, SERVED_PROTOCOL_VERSIONS, unsupportedProtocolVersion, type Answer } from './modern';
-import { buildServer, connectionTools, serverImplementation } from './server';
+import { buildServer, connectionTools, registrations, serverImplementation } from './server';
+import { challengeHeader, MCP_PATH, STEP_UP_VERSIONS, stepUp } from './challenges';
 import { createDocumentReader } from './tools/document-text';
 import { timed, type ObservePhase, type ToolContext } from './tool-kit';
 
@@ -40,7 +41,7 @@ export interface McpAppDeps {
 /** Spec 8.1: MCP requests per OAuth access token, and per API key. */
 export const CREDENTIAL_LIMIT = { limit: 1000, windowMs: 3600_000 } as const;
 
-export const MCP_PATH = '/api/mcp';
+export { MCP_PATH };
 /** The scopes of the authorization server (one list, in libs/oauth). */
 export const MCP_SCOPES = SCOPES;
 /** Request bodies up to 75 MB (spec 8.3: room for base64 files), read as a bounded stream. */
@@ -65,6 +66,15 @@ export function protectedResourceMetadata(baseUrl: string) {
 }
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+const isModern = (req: Request) => req.get('mcp-protocol-version') === MODERN_PROTOCOL_VERSION;
+
+/**
+ * The JSON-RPC code of a request refused before it is read (405, 403, 406, 413, 415): -32000 as spec 4.1
+ * says for the handshake era; 2026-07-28 calls -32000..-32019 legacy that new implementations SHOULD NOT
+ * use, so its requests get the standard Invalid Request.
+ */
+const refusalCode = (req: Request) => (isModern(req) ? -32600 : -32000);
 
 function rpcError(res: Response, status: number, code: number, message: string) {
   res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
@@ -126,14 +136,14 @@ export function createMcpApp(deps: McpAppDeps): Router {
       if (req.method !== 'POST') {
         if (!(await ipAllowsAlone())) return;
         res.status(405).setHeader('allow', 'POST');
-        return rpcError(res, 405, -32000, 'Method not allowed: this server is stateless and answers POST only');
+        return rpcError(res, 405, refusalCode(req), 'Method not allowed: this server is stateless and answers POST only');
       }
       const base = new URL(deps.baseUrl());
       const refused = hostAllowed(req, base);
-      if (refused) return (await ipAllowsAlone()) ? rpcError(res, 403, -32000, `Forbidden: ${refused}`) : undefined;
+      if (refused) return (await ipAllowsAlone()) ? rpcError(res, 403, refusalCode(req), `Forbidden: ${refused}`) : undefined;
       if (!deps.pool || !deps.verifyAccessToken) {
         if (!(await ipAllowsAlone())) return;
-        if (!req.get('authorization') && !req.get('x-api-key')) return challenge(res, deps.baseUrl(), req.get('mcp-protocol-version') === MODERN_PROTOCOL_VERSION);
+        if (!req.get('authorization') && !req.get('x-api-key')) return challenge(res, deps.baseUrl());
         return rpcError(res, 503, -32603, 'The MCP endpoint is not configured on this process');
       }
       const clock = deps.clock ?? systemClock;
@@ -150,17 +160,17 @@ export function createMcpApp(deps: McpAppDeps): Router {
       const ipDecision = ipCheck ? decisions[0] : undefined;
       if (ipDecision && !ipDecision.allowed) return sendPerIpRateLimited(res, ipDecision);
       if (!auth.ok) {
-        if (auth.challenge) return challenge(res, deps.baseUrl(), req.get('mcp-protocol-version') === MODERN_PROTOCOL_VERSION);
+        if (auth.challenge) return challenge(res, deps.baseUrl());
         return void res.status(auth.status).json(auth.body);
       }
       const decision = decisions[ipCheck ? 1 : 0]!;
       if (!decision.allowed) return rateLimited(res, auth.principal.kind, decision);
       const accept = req.get('accept') ?? '';
       if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
-        return rpcError(res, 406, -32000, 'Not Acceptable: the Accept header must list both application/json and text/event-stream');
+        return rpcError(res, 406, refusalCode(req), 'Not Acceptable: the Accept header must list both application/json and text/event-stream');
       }
       if (!/^application\/json\s*(;|$)/i.test(req.get('content-type') ?? '')) {
-        return rpcError(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
+        return rpcError(res, 415, refusalCode(req), 'Unsupported Media Type: Content-Type must be application/json');
       }
       const version = req.get('mcp-protocol-version');
       let body: unknown;
@@ -174,11 +184,11 @@ export function createMcpApp(deps: McpAppDeps): Router {
           res.setHeader('connection', 'close');
           res.setHeader('retry-after', String(BODY_BUDGET_RETRY_AFTER_SECONDS));
           log()?.warn({ held: bodies.held(), limit: bodies.limit }, 'MCP request refused: request bodies in flight at their memory limit');
-          return rpcError(res, 503, -32000, `Service busy: this server is reading as many large requests as it can hold in memory; nothing was done. Retry in ${BODY_BUDGET_RETRY_AFTER_SECONDS} seconds.`);
+          return rpcError(res, 503, isModern(req) ? -32603 : -32000, `Service busy: this server is reading as many large requests as it can hold in memory; nothing was done. Retry in ${BODY_BUDGET_RETRY_AFTER_SECONDS} seconds.`);
         }
         if (error instanceof BodyTooLargeError) {
           res.setHeader('connection', 'close');
-          return rpcError(res, 413, -32000, `Payload Too Large: request bodies are limited to 75 MB`);
+          return rpcError(res, 413, refusalCode(req), `Payload Too Large: request bodies are limited to 75 MB`);
         }
         if (error instanceof SyntaxError) return rpcError(res, 400, -32700, `Parse error: the body is not valid JSON (${error.message})`);
         throw error;
@@ -200,15 +210,18 @@ export function createMcpApp(deps: McpAppDeps): Router {
       if (version === MODERN_PROTOCOL_VERSION) {
         // MCP 2026-07-28: answered by our own dispatcher (the SDK 1.32 stops at 2025-11-25), same tools and path.
         const answer = await timed(deps.observePhase, 'handle', () => answerModern((name) => req.get(name), body, {
-          principal: auth.principal,
           tools: () => connectionTools(ctx, deps.thirdParty),
           implementation: serverImplementation(deps.baseUrl()),
-          insufficientScope: (scope, description) => insufficientScope(deps.baseUrl(), scope, description),
+          stepUp: (tool) => stepUp(deps.baseUrl(), auth.principal, tool),
         }));
         return send(res, answer);
       }
       const mismatch = envelopeWithoutHeader(body, version);
       if (mismatch) return send(res, mismatch);
+      if (version !== undefined && STEP_UP_VERSIONS.includes(version)) {
+        const refused = stepUp(deps.baseUrl(), auth.principal, calledTool(body));
+        if (refused) return send(res, refused);
+      }
       const { server, transport } = await timed(deps.observePhase, 'build', async () => {
         const server = await buildServer(ctx, deps.thirdParty, deps.baseUrl());
         const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
@@ -252,16 +265,16 @@ function rateLimited(res: Response, kind: 'oauth' | 'api_key', decision: RateDec
   });
 }
 
-/** Where a client finds the protected resource metadata (RFC 9728), named in every challenge. */
-const resourceMetadataUrl = (baseUrl: string) => `${baseUrl}/.well-known/oauth-protected-resource${MCP_PATH}`;
-
-/** The scopes a connection needs to use the tools, hinted in the 401 challenge (MCP authorization, scope selection). */
-export const CHALLENGE_SCOPES = 'mcp:read mcp:write';
-
 /** The id of a JSON-RPC request body, when it has a usable one. */
 function requestId(body: unknown): string | number | undefined {
   const id = (body as { id?: unknown } | null)?.id;
   return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+}
+
+/** The tool a tools/call body names, when it is one of ours. */
+function calledTool(body: unknown) {
+  const { method, params } = (body ?? {}) as { method?: unknown; params?: { name?: unknown } };
+  return method === 'tools/call' && typeof params?.name === 'string' ? registrations().get(params.name)?.tool : undefined;
 }
 
 /** An answer of the 2026-07-28 dispatcher. */
@@ -272,25 +285,9 @@ function send(res: Response, answer: Answer) {
   res.json(answer.body);
 }
 
-/**
- * 403 insufficient_scope (RFC 6750 3.1; MCP 2026-07-28 authorization, runtime insufficient scope): the
- * scope the operation needs and where the metadata is, so the client can step up and retry.
- */
-export function insufficientScope(baseUrl: string, scope: string, description: string): Answer {
-  return {
-    status: 403,
-    headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${resourceMetadataUrl(baseUrl)}", error_description="${description.replace(/["\\]/g, '')}"` },
-    body: { error: 'insufficient_scope', error_description: description, scope },
-  };
-}
-
-/**
- * 401 without credentials (spec 5.1 rule 4). A 2026-07-28 request also gets the `scope` hint (MCP
- * authorization, scope selection strategy); the handshake-era versions keep the challenge they always
- * had, so their clients keep asking for the scopes they always asked for (scopes_supported).
- */
-function challenge(res: Response, baseUrl: string, modern: boolean) {
-  res.status(401).setHeader('www-authenticate', `Bearer resource_metadata="${resourceMetadataUrl(baseUrl)}"${modern ? `, scope="${CHALLENGE_SCOPES}"` : ''}`);
+/** 401 without credentials (spec 5.1 rule 4), with the scope hint (challenges.ts). */
+function challenge(res: Response, baseUrl: string) {
+  res.status(401).setHeader('www-authenticate', challengeHeader(baseUrl));
   res.json({ error: 'Unauthorized', error_description: 'Send an OAuth access token (Authorization: Bearer) or an API key (x-api-key)' });
 }
 

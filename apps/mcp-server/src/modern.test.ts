@@ -203,41 +203,69 @@ describe('2026-07-28: request validation and the renumbered codes (priority 1)',
     for (const method of ['GET', 'DELETE']) {
       const res = await fetch(h.endpoint, { method, headers: { ...headers, 'x-api-key': w.key } });
       expect(res.status).toBe(405);
-      expect(((await res.json()) as any).error.code).toBe(-32000);
+      // The revision's "-32000 to -32019: legacy ... SHOULD NOT use": the standard Invalid Request instead.
+      expect(((await res.json()) as any).error.code).toBe(-32600);
     }
-    expect((await post(request('tools/list'), { accept: 'application/json' })).status).toBe(406);
-    expect((await post(request('tools/list'), { 'content-type': 'text/plain' })).status).toBe(415);
+    for (const [headers, status] of [[{ accept: 'application/json' }, 406], [{ 'content-type': 'text/plain' }, 415]] as const) {
+      const r = await post(request('tools/list'), headers);
+      expect(r.status).toBe(status);
+      expect(r.body.error.code).toBe(-32600);
+    }
     const parse = await rawPost(h, '{"jsonrpc": "2.0", "id": 1, ', { ...headers, 'x-api-key': w.key });
     expect(parse.status).toBe(400);
     expect(((await parse.json()) as any).error.code).toBe(-32700);
     const foreign = await post(request('tools/list'), { origin: 'https://evil.example.com' });
     expect(foreign.status).toBe(403);
+    expect(foreign.body.error.code).toBe(-32600);
     expect((await post(request('tools/list'), { 'mcp-session-id': 'abc' })).headers.get('mcp-session-id')).toBeNull();
   });
 });
 
-describe('2026-07-28: authorization (priority 3)', () => {
-  it('401 carries resource_metadata and the scope hint; the handshake-era challenge is unchanged', async () => {
+describe('authorization: the scope hint and the step-up of 2025-11-25 and 2026-07-28 (priority 3)', () => {
+  it('401 carries resource_metadata and the scope hint in every era (a first initialize names no version)', async () => {
+    const hint = `Bearer resource_metadata="${h.url}/.well-known/oauth-protected-resource/api/mcp", scope="mcp:read mcp:write"`;
     const modern = await post(request('tools/list'), {}, {});
     expect(modern.status).toBe(401);
-    expect(modern.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${h.url}/.well-known/oauth-protected-resource/api/mcp", scope="mcp:read mcp:write"`);
-    const old = await rawPost(h, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { 'mcp-protocol-version': '2025-11-25' });
-    expect(old.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${h.url}/.well-known/oauth-protected-resource/api/mcp"`);
+    expect(modern.headers.get('www-authenticate')).toBe(hint);
+    for (const version of [undefined, ...LEGACY]) {
+      const old = await rawPost(h, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, version ? { 'mcp-protocol-version': version } : {});
+      expect(old.status, version).toBe(401);
+      expect(old.headers.get('www-authenticate'), version).toBe(hint);
+    }
   });
 
-  it('a signal write with an OAuth token lacking mcp:write is 403 insufficient_scope naming mcp:write (step-up); an API key keeps the 7.4 tool error', async () => {
+  const write = (params: Record<string, unknown> = {}) =>
+    request('tools/call', { name: 'add_signals', arguments: { source_id: 'src_x', signals: [{ type: 'need', title: 't', content: 'c' }] }, ...params });
+  const stepUpHeader = (scope: string) =>
+    new RegExp(`^Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${h.url}/\\.well-known/oauth-protected-resource/api/mcp", error_description="add_signals needs the mcp:write scope`);
+
+  it('2026-07-28: a signal write with an OAuth token lacking mcp:write is 403 insufficient_scope naming what it holds and mcp:write; an API key keeps the 7.4 tool error', async () => {
     const token = await issueAccessToken(h, w, 'mcp:read');
-    const write = request('tools/call', { name: 'add_signals', arguments: { source_id: 'src_x', signals: [{ type: 'need', title: 't', content: 'c' }] } });
-    const r = await post(write, {}, { authorization: `Bearer ${token}` });
+    const r = await post(write(), {}, { authorization: `Bearer ${token}` });
     expect(r.status).toBe(403);
-    expect(r.headers.get('www-authenticate')).toMatch(
-      new RegExp(`^Bearer error="insufficient_scope", scope="mcp:write", resource_metadata="${h.url}/\\.well-known/oauth-protected-resource/api/mcp", error_description="add_signals needs the mcp:write scope`),
-    );
-    expect(r.body).toMatchObject({ error: 'insufficient_scope', scope: 'mcp:write' });
+    expect(r.headers.get('www-authenticate')).toMatch(stepUpHeader('mcp:read mcp:write'));
+    expect(r.body).toMatchObject({ error: 'insufficient_scope', scope: 'mcp:read mcp:write' });
     // Reading tools still work with that token.
     expect((await post(request('tools/call', { name: 'get_products', arguments: {} }), {}, { authorization: `Bearer ${token}` })).body.result.isError).toBeFalsy();
-    const key = await post(write, {}, { 'x-api-key': w.readOnlyKey });
+    const key = await post(write(), {}, { 'x-api-key': w.readOnlyKey });
     expect(key.status).toBe(200);
     expect(key.body.result.content[0].text).toMatch(/^Tool is not available on this connection: add_signals needs the mcp:write permission/);
+  });
+
+  it('2025-11-25 steps up the same way ("Scope Challenge Handling"); the earlier revisions keep the 7.4 tool error', async () => {
+    const token = await issueAccessToken(h, w, 'mcp:read openid');
+    const call = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'add_signals', arguments: { source_id: 'src_x', signals: [{ type: 'need', title: 't', content: 'c' }] } } };
+    const recent = await rawPost(h, call, { authorization: `Bearer ${token}`, 'mcp-protocol-version': '2025-11-25' });
+    expect(recent.status).toBe(403);
+    expect(recent.headers.get('www-authenticate')).toMatch(stepUpHeader('mcp:read mcp:write openid'));
+    expect(await recent.json()).toMatchObject({ error: 'insufficient_scope', scope: 'mcp:read mcp:write openid' });
+    for (const version of LEGACY.slice(1)) {
+      const older = await rawPost(h, call, { authorization: `Bearer ${token}`, 'mcp-protocol-version': version });
+      expect(older.status, version).toBe(200);
+      expect(((await older.json()) as any).result.content[0].text, version).toMatch(/^Tool is not available on this connection: add_signals needs the mcp:write permission/);
+    }
+    // A read stays open on 2025-11-25.
+    const read = await rawPost(h, { ...call, params: { name: 'get_products', arguments: {} } }, { authorization: `Bearer ${token}`, 'mcp-protocol-version': '2025-11-25' });
+    expect(read.status).toBe(200);
   });
 });

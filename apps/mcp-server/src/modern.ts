@@ -1,5 +1,5 @@
 import { McpError, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult, type Implementation } from '@modelcontextprotocol/sdk/types.js';
-import type { Principal } from './principal';
+import type { ToolDefinition } from './tool-kit';
 import { getPrompt, listPrompts } from './prompts';
 import { INSTRUCTIONS, SERVER_CAPABILITIES, SERVER_ICONS, SERVER_INFO, type ConnectionTools } from './server';
 
@@ -101,12 +101,11 @@ export function decodeHeaderValue(value: string): string | undefined {
 }
 
 export interface ModernContext {
-  principal: Principal;
   /** The caller's tools (built only for the tool methods). */
   tools: () => Promise<ConnectionTools>;
   implementation: Implementation;
-  /** The 403 insufficient_scope challenge of an OAuth caller lacking `scope` (step-up, MCP authorization spec). */
-  insufficientScope: (scope: string, description: string) => Answer;
+  /** The 403 insufficient_scope step-up when an OAuth caller lacks the scope `tool` needs (challenges.ts), else undefined. */
+  stepUp: (tool: ToolDefinition) => Answer | undefined;
 }
 
 /**
@@ -195,9 +194,8 @@ export async function answerModern(header: (name: string) => string | undefined,
       const tool = tools.find(name);
       // 2026-07-28 server/tools: an unknown tool is a protocol error (-32602), not a tool result.
       if (!tool) return errorAnswer(200, id, -32602, tools.unknown(name));
-      if (tool.access === 'write' && !ctx.principal.scopes.has('mcp:write') && ctx.principal.kind === 'oauth') {
-        return ctx.insufficientScope('mcp:write', `${name} needs the mcp:write scope, which this access token was not granted: authorize again with mcp:write`);
-      }
+      const stepUp = ctx.stepUp(tool);
+      if (stepUp) return stepUp;
       const value: CallToolResult = (await tools.call(name, params.arguments as Record<string, unknown> | undefined))!;
       return result(value as Record<string, unknown>);
     }

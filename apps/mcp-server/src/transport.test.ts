@@ -78,10 +78,10 @@ describe('HTTP rules of the MCP endpoint (spec 4.1, 7.2)', () => {
     expect(res.status).toBe(413);
   });
 
-  it('401 with the resource_metadata challenge when no credentials are sent', async () => {
+  it('401 with the resource_metadata challenge and the scope hint when no credentials are sent', async () => {
     const res = await rawPost(h, list);
     expect(res.status).toBe(401);
-    expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${h.url}/.well-known/oauth-protected-resource/api/mcp"`);
+    expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${h.url}/.well-known/oauth-protected-resource/api/mcp", scope="mcp:read mcp:write"`);
     expect(await res.json()).toMatchObject({ error: 'Unauthorized', error_description: expect.any(String) });
   });
 
