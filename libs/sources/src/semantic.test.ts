@@ -118,4 +118,31 @@ describe('semantic search of sources', () => {
     }
     expect(again.hits[0]!.sourceId).toBe(billing);
   });
+
+  it('drops a deleted source from a filled index within a second: the row is gone, its entry in source_deletions says so', async () => {
+    const search = createSemanticSearch({ pool: t.pool, semantics });
+    const refund = await source(ws, 'Refund', [['Eve', 'We want our money back for the unused licences of last year']]);
+    await embedPendingSources({ pool: t.pool, semantics }, ws);
+    let found = await search.search(ws, 'asking for a refund of licences', {}, 3);
+    for (let i = 0; (found.indexing || found.hits[0]?.sourceId !== refund) && i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      found = await search.search(ws, 'asking for a refund of licences', {}, 3);
+    }
+    expect(found.hits[0]!.sourceId).toBe(refund);
+    // What libs/lifecycle's deleteEvidence does in one transaction.
+    await t.pool.query('DELETE FROM sources WHERE id = $1', [refund]);
+    await t.pool.query('INSERT INTO source_deletions (workspace_id, source_id) VALUES ($1, $2)', [ws, refund]);
+    await new Promise((r) => setTimeout(r, 1_100));
+    expect((await search.search(ws, 'asking for a refund of licences', {}, 3)).hits.map((h) => h.sourceId)).not.toContain(refund);
+    // Another instance filling its index from the start never holds it either.
+    const thread = startSemanticsThread();
+    const fresh = createSemanticSearch({ pool: t.pool, semantics: thread });
+    let filled = await fresh.search(ws, 'asking for a refund of licences', {}, 3);
+    for (let i = 0; filled.indexing && i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      filled = await fresh.search(ws, 'asking for a refund of licences', {}, 3);
+    }
+    expect(filled.hits.map((h) => h.sourceId)).not.toContain(refund);
+    await thread.close();
+  });
 });

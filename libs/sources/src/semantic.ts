@@ -126,9 +126,16 @@ export function createSemanticSearch(deps: { pool: pg.Pool; semantics: Semantics
   const pendingCounts = new Map<string, { at: number; count: Promise<number> }>();
 
   async function readPage(workspaceId: string, after: string, version: string): Promise<{ items: IndexItem[]; removed: string[]; last: string }> {
-    const { rows } = await deps.pool.query<{ id: string; v: Buffer | null; version: string | null; product_id: string; type: string; nature: string; at: Date; projects: string[] | null; seq: string }>(
-      `SELECT id, semantic_vector AS v, semantic_version AS version, product_id, type, nature, occurred_at AS at, project_ids AS projects, semantic_seq::text AS seq
-         FROM sources WHERE workspace_id = $1 AND semantic_seq > $2::bigint ORDER BY semantic_seq LIMIT ${LOAD_PAGE}`,
+    const { rows } = await deps.pool.query<{ id: string; v: Buffer | null; version: string | null; product_id: string; type: string; nature: string; at: Date; projects: string[] | null; semantic_seq: string }>(
+      // Deleted sources are gone from `sources`: libs/lifecycle logs each in source_deletions, stamped
+      // from the same sequence, so a deletion is read in order with the writes and drops the id.
+      `SELECT * FROM (
+         (SELECT id, semantic_vector AS v, semantic_version AS version, product_id, type, nature, occurred_at AS at, project_ids AS projects, semantic_seq
+            FROM sources WHERE workspace_id = $1 AND semantic_seq > $2::bigint ORDER BY semantic_seq LIMIT ${LOAD_PAGE})
+         UNION ALL
+         (SELECT source_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, semantic_seq
+            FROM source_deletions WHERE workspace_id = $1 AND semantic_seq > $2::bigint ORDER BY semantic_seq LIMIT ${LOAD_PAGE})
+       ) x ORDER BY semantic_seq LIMIT ${LOAD_PAGE}`,
       [workspaceId, after],
     );
     const items: IndexItem[] = [];
@@ -140,7 +147,7 @@ export function createSemanticSearch(deps: { pool: pg.Pool; semantics: Semantics
         removed.push(r.id);
       }
     }
-    return { items, removed, last: rows.length ? rows[rows.length - 1]!.seq : after };
+    return { items, removed, last: rows.length ? String(rows[rows.length - 1]!.semantic_seq) : after };
   }
 
   /** Reads every source written since the collection's seq into the thread's index, a page at a time. */
