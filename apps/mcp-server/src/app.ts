@@ -4,7 +4,7 @@ import type pg from 'pg';
 import { createChargeBatcher, type ChargeBatcher } from '@loupe/credits';
 import type { Db } from '@loupe/db';
 import {
-  BodyBudgetExceededError, BodyTooLargeError, createBodyBudget, createRateLimiter, deferredPerIpCheck, isDatabaseUnavailable, readBoundedBody, sendPerIpRateLimited, systemClock, takeTogether,
+  BodyBudgetExceededError, BodyTooLargeError, createBodyBudget, createRateLimiter, deferredPerIpCheck, isDatabaseUnavailable, readBoundedBody, sendPerIpRateLimited, systemClock,
   type Clock, type Logger, type RateDecision, type RateLimiter,
 } from '@loupe/http';
 import { SCOPES, type AccessTokenCheck } from '@loupe/oauth';
@@ -148,15 +148,12 @@ export function createMcpApp(deps: McpAppDeps): Router {
       }
       const clock = deps.clock ?? systemClock;
       credentialLimiter ??= createRateLimiter(deps.pool, { ...CREDENTIAL_LIMIT, clock });
-      // The limits are counted while the credential is checked: one statement, beside the check.
       const rateKey = credentialRateKey(req);
       const checks = [...(ipCheck ? [ipCheck] : []), ...(rateKey ? [{ limiter: credentialLimiter, key: rateKey }] : [])];
-      const [auth, decisions] = await Promise.all([
-        timed(deps.observePhase, 'auth', () => authenticate(req, {
-          pool: deps.pool!, servicePrefix: deps.servicePrefix ?? 'loupe_', verifyAccessToken: deps.verifyAccessToken!, now: () => new Date(clock.now()),
-        })),
-        timed(deps.observePhase, 'limits', () => takeTogether(deps.pool!, checks)),
-      ]);
+      // The credential, its workspace's standing and the limits: one statement (shared by overlapping requests).
+      const { auth, decisions, standing } = await timed(deps.observePhase, 'auth', () => authenticate(req, {
+        pool: deps.pool!, servicePrefix: deps.servicePrefix ?? 'loupe_', now: () => new Date(clock.now()),
+      }, checks));
       const ipDecision = ipCheck ? decisions[0] : undefined;
       if (ipDecision && !ipDecision.allowed) return sendPerIpRateLimited(res, ipDecision);
       if (!auth.ok) {
@@ -206,6 +203,7 @@ export function createMcpApp(deps: McpAppDeps): Router {
         services,
         observePhase: deps.observePhase,
         charges: (charges ??= createChargeBatcher(deps.pool)),
+        standing,
       };
       if (version === MODERN_PROTOCOL_VERSION) {
         // MCP 2026-07-28: answered by our own dispatcher (the SDK 1.32 stops at 2025-11-25), same tools and path.

@@ -65,7 +65,8 @@ export async function callTool(tool: ToolDefinition, args: Record<string, unknow
   }
   let standing: Awaited<ReturnType<typeof workspaceStanding>>;
   try {
-    standing = await timed(ctx.observePhase, 'standing', () => workspaceStanding(ctx.pool, ctx.principal.workspaceId));
+    // Read with the credential in the request's first statement (app.ts), or here when the caller did not.
+    standing = ctx.standing ?? await timed(ctx.observePhase, 'standing', () => workspaceStanding(ctx.pool, ctx.principal.workspaceId));
   } catch (error) {
     // The database lost mid-call (a restart): the same clean answer as a failure inside the tool.
     ctx.log.error({ err: error, tool: tool.name }, 'tool failed');

@@ -1,7 +1,7 @@
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type pg from 'pg';
 import type { z } from 'zod';
-import type { ChargeBatcher } from '@loupe/credits';
+import type { ChargeBatcher, WorkspaceStanding } from '@loupe/credits';
 import type { Db } from '@loupe/db';
 import type { Clock, Logger } from '@loupe/http';
 import type { Principal } from './principal';
@@ -27,11 +27,18 @@ export interface ToolContext {
   observePhase?: ObservePhase;
   /** Charges of read-only tool calls, batched per workspace; absent, they are charged in the call's own transaction. */
   charges?: ChargeBatcher;
+  /**
+   * The workspace's standing as this request's credential statement read it (app.ts): a tool call
+   * uses it instead of reading it again. Absent (tests, scripts), callTool reads it.
+   */
+  standing?: WorkspaceStanding;
 }
 
 /**
- * The phases of an MCP request: `auth` and `limits` (concurrent), `build` (server and transport),
- * `handle` (the SDK answering, tool calls included); within a tools/call: `standing`, `tool`, `charge`, `commit`.
+ * The phases of an MCP request: `auth` (the credential, its workspace's standing and the rate limits,
+ * one statement; `limits` is no longer observed apart), `build` (server and transport), `handle` (the SDK
+ * answering, tool calls included); within a tools/call: `standing` (only when not read with the
+ * credential), `tool`, `charge`, `commit`.
  */
 export type McpPhase = 'auth' | 'limits' | 'build' | 'handle' | 'standing' | 'tool' | 'charge' | 'commit';
 export type ObservePhase = (phase: McpPhase, seconds: number) => void;

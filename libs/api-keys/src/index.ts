@@ -1,3 +1,3 @@
 export { API_KEY_PERMISSIONS, type ApiKeyPermission, parsePermissions } from './permissions';
 export { generateApiKey, hashApiKey, looksLikeApiKey } from './secret';
-export { createApiKey, listApiKeys, revokeApiKey, authenticateApiKey, type ApiKeyPrincipal, ApiKeyError } from './repository';
+export { createApiKey, listApiKeys, revokeApiKey, authenticateApiKey, apiKeyPrincipal, type ApiKeyPrincipal, type ApiKeyRow, ApiKeyError } from './repository';

@@ -104,18 +104,25 @@ export async function authenticateApiKey(
   now = new Date(),
 ): Promise<ApiKeyPrincipal | null> {
   if (!presented || !looksLikeApiKey(presented, servicePrefix)) return null;
-  const { rows } = await pool.query<{
-    id: string;
-    workspace_id: string;
-    permissions: ApiKeyPermission[];
-    default_product_id: string | null;
-    created_by_user_id: string | null;
-    last_used_at: Date | null;
-    creator_is_member: boolean;
-    creator_role: 'owner' | 'admin' | 'member' | null;
-  }>({ ...AUTHENTICATE, values: [hashApiKey(presented)] });
+  const { rows } = await pool.query<ApiKeyRow>({ ...AUTHENTICATE, values: [hashApiKey(presented)] });
   const row = rows[0];
-  if (!row) return null;
+  return row ? apiKeyPrincipal(pool, row, now) : null;
+}
+
+/** The columns of `AUTHENTICATE` (other statements that read a key, the MCP server's, answer the same). */
+export interface ApiKeyRow {
+  id: string;
+  workspace_id: string;
+  permissions: ApiKeyPermission[];
+  default_product_id: string | null;
+  created_by_user_id: string | null;
+  last_used_at: Date | null;
+  creator_is_member: boolean;
+  creator_role: 'owner' | 'admin' | 'member' | null;
+}
+
+/** The principal of a key row read by its hash (unrevoked); `last_used_at` refreshed at most once a minute, off the request's path. */
+export function apiKeyPrincipal(pool: Pick<pg.Pool, 'query'>, row: ApiKeyRow, now: Date): ApiKeyPrincipal {
   if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() > 60_000) {
     pool.query('UPDATE api_keys SET last_used_at = $2 WHERE id = $1', [row.id, now]).catch(() => {});
   }

@@ -3,7 +3,7 @@ export { errorHandler, isDatabaseUnavailable, notFoundHandler } from './error-ha
 export { loggablePath, requestContext } from './request-context';
 export { createLogger, type Logger } from './logger';
 export { readBoundedBody, BodyTooLargeError, BodyBudgetExceededError, createBodyBudget, type BodyBudget } from './body';
-export { createRateLimiter, takeTogether, MAX_RATE_WINDOW_MS, type RateLimiter, type RateDecision, type SweepingRateLimiter } from './rate-limit';
+export { createRateLimiter, takeTogether, takeTogetherWith, MAX_RATE_WINDOW_MS, type CountedLookup, type RateLimiter, type RateDecision, type SweepingRateLimiter } from './rate-limit';
 export { systemClock, type Clock } from './clock';
 export { healthRouter, databaseReadiness, type ReadinessCheck } from './health';
 export { listen, type Listening } from './server';

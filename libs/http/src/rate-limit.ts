@@ -42,8 +42,22 @@ interface Entry {
 
 interface Waiting {
   entries: Entry[];
-  resolve(counts: Map<string, number>): void;
+  /** The parameter of this request's lookup (CountedLookup), when the batcher has one; null looks nothing up. */
+  param?: string | null;
+  resolve(answer: { counts: Map<string, number>; row?: Record<string, unknown> }): void;
   reject(error: unknown): void;
+}
+
+/**
+ * A read answered in the same statement as the counts (`takeTogetherWith`): `select` reads
+ * `$4::text[]` as `unnest($4::text[]) WITH ORDINALITY AS l(param, n)` and answers at most one row
+ * per `n` (1-based: the request's place in the batch), with the column `n`. Nothing is cached: each
+ * request's row is read by the statement that counts it.
+ */
+export interface CountedLookup {
+  /** Names the prepared statement: each connection parses and plans it once. */
+  name: string;
+  select: string;
 }
 
 const idOf = (e: Entry) => `${e.key}\n${e.start}`;
@@ -60,12 +74,25 @@ const MAX_BATCH = 1000;
 class CounterBatcher {
   private queue: Waiting[] = [];
   private busy = false;
+  private readonly statement: { name: string; text: string };
 
-  constructor(private readonly pool: Pick<pg.Pool, 'query'>) {}
+  constructor(private readonly pool: Pick<pg.Pool, 'query'>, private readonly lookup?: CountedLookup) {
+    this.statement = lookup
+      ? {
+          name: `${TAKE.name}+${lookup.name}`,
+          // The counts as three arrays beside each row the lookup found (one row of nulls when it found none).
+          text: `WITH counted AS (${TAKE.text}),
+                      found AS (${lookup.select})
+                 SELECT c.keys, c.starts, c.counts, found.*
+                   FROM (SELECT array_agg(key) AS keys, array_agg(window_start) AS starts, array_agg(count) AS counts FROM counted) c
+                   LEFT JOIN found ON true`,
+        }
+      : TAKE;
+  }
 
-  add(entries: Entry[]): Promise<Map<string, number>> {
+  add(entries: Entry[], param?: string | null): Promise<{ counts: Map<string, number>; row?: Record<string, unknown> }> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ entries, resolve, reject });
+      this.queue.push({ entries, param, resolve, reject });
       if (!this.busy) void this.drain();
     });
   }
@@ -75,15 +102,18 @@ class CounterBatcher {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, MAX_BATCH);
       try {
-        const counts = await this.count(batch);
-        for (const waiting of batch) {
-          waiting.resolve(new Map(waiting.entries.map((e) => {
-            const id = idOf(e);
-            const n = counts.get(id)!;
-            counts.set(id, n + 1);
-            return [id, n];
-          })));
-        }
+        const { counts, rows } = await this.count(batch);
+        batch.forEach((waiting, i) => {
+          waiting.resolve({
+            counts: new Map(waiting.entries.map((e) => {
+              const id = idOf(e);
+              const n = counts.get(id)!;
+              counts.set(id, n + 1);
+              return [id, n];
+            })),
+            row: rows.get(i + 1),
+          });
+        });
       } catch (error) {
         for (const waiting of batch) waiting.reject(error);
       }
@@ -92,7 +122,7 @@ class CounterBatcher {
   }
 
   /** Adds each key's share of the batch in one statement, keys in a stable order (two instances never deadlock); answers each key's first count. */
-  private async count(batch: Waiting[]): Promise<Map<string, number>> {
+  private async count(batch: Waiting[]): Promise<{ counts: Map<string, number>; rows: Map<number, Record<string, unknown>> }> {
     const added = new Map<string, Entry & { n: number }>();
     for (const e of batch.flatMap((w) => w.entries)) {
       const row = added.get(idOf(e));
@@ -100,24 +130,54 @@ class CounterBatcher {
       else added.set(idOf(e), { ...e, n: 1 });
     }
     const rows = [...added.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.start - b.start));
-    const result = await this.pool.query<{ key: string; window_start: string | number; count: number }>({
-      ...TAKE,
-      values: [rows.map((r) => r.key), rows.map((r) => r.start), rows.map((r) => r.n)],
+    const values: unknown[] = [rows.map((r) => r.key), rows.map((r) => r.start), rows.map((r) => r.n)];
+    if (!this.lookup) {
+      const result = await this.pool.query<{ key: string; window_start: string | number; count: number }>({ ...TAKE, values });
+      return { counts: firstCounts(result.rows, added), rows: new Map() };
+    }
+    const result = await this.pool.query<{ keys: string[] | null; starts: (string | number)[] | null; counts: number[] | null; n: string | number | null }>({
+      ...this.statement,
+      values: [...values, batch.map((w) => w.param ?? null)],
     });
-    return new Map(result.rows.map((r) => {
-      const id = `${r.key}\n${Number(r.window_start)}`;
-      return [id, r.count - added.get(id)!.n + 1];
-    }));
+    const first = result.rows[0];
+    const counted = (first?.keys ?? []).map((key, i) => ({ key, window_start: first!.starts![i]!, count: first!.counts![i]! }));
+    const found = new Map<number, Record<string, unknown>>();
+    for (const row of result.rows) {
+      if (row.n === null) continue;
+      const { keys: _k, starts: _s, counts: _c, ...rest } = row;
+      found.set(Number(row.n), rest);
+    }
+    return { counts: firstCounts(counted, added), rows: found };
   }
 }
 
+/** Each key's first count in the batch, from the totals the statement returned. */
+function firstCounts(rows: { key: string; window_start: string | number; count: number }[], added: Map<string, Entry & { n: number }>): Map<string, number> {
+  return new Map(rows.map((r) => {
+    const id = `${r.key}\n${Number(r.window_start)}`;
+    return [id, r.count - added.get(id)!.n + 1];
+  }));
+}
+
 const batchers = new WeakMap<object, CounterBatcher>();
+const lookupBatchers = new WeakMap<object, Map<CountedLookup, CounterBatcher>>();
+
+function batcherOf(pool: Pick<pg.Pool, 'query'>, lookup?: CountedLookup): CounterBatcher {
+  if (!lookup) {
+    let batcher = batchers.get(pool);
+    if (!batcher) batchers.set(pool, (batcher = new CounterBatcher(pool)));
+    return batcher;
+  }
+  let byLookup = lookupBatchers.get(pool);
+  if (!byLookup) lookupBatchers.set(pool, (byLookup = new Map()));
+  let batcher = byLookup.get(lookup);
+  if (!batcher) byLookup.set(lookup, (batcher = new CounterBatcher(pool, lookup)));
+  return batcher;
+}
 
 /** Adds one to each (key, window); the counts come back keyed `key\nstart`. */
-function bump(pool: Pick<pg.Pool, 'query'>, entries: Entry[]): Promise<Map<string, number>> {
-  let batcher = batchers.get(pool);
-  if (!batcher) batchers.set(pool, (batcher = new CounterBatcher(pool)));
-  return batcher.add(entries);
+async function bump(pool: Pick<pg.Pool, 'query'>, entries: Entry[]): Promise<Map<string, number>> {
+  return (await batcherOf(pool).add(entries)).counts;
 }
 
 /**
@@ -171,11 +231,27 @@ export function createRateLimiter(pool: pg.Pool, options: { limit: number; windo
  * back in the order of `checks`.
  */
 export async function takeTogether(pool: Pick<pg.Pool, 'query'>, checks: { limiter: RateLimiter; key: string }[]): Promise<RateDecision[]> {
+  return (await takeTogetherWith(pool, checks)).decisions;
+}
+
+/**
+ * `takeTogether`, and a read (`lookup`, with this request's `param`) answered by the same statement:
+ * one round trip for the counts and, say, the credential they guard. Requests that overlap share a
+ * statement as the counts do; each gets the row its own parameter found (undefined for none).
+ */
+export async function takeTogetherWith<Row = Record<string, unknown>>(
+  pool: Pick<pg.Pool, 'query'>,
+  checks: { limiter: RateLimiter; key: string }[],
+  lookup?: { query: CountedLookup; param: string | null },
+): Promise<{ decisions: RateDecision[]; row: Row | undefined }> {
   const windows = checks.map((c) => ('window' in c.limiter ? (c.limiter as SweepingRateLimiter).window() : undefined));
   const shared = checks.flatMap((c, i) => (windows[i] ? [{ key: c.key, start: windows[i].start }] : []));
-  const counts = shared.length ? await bump(pool, shared) : new Map<string, number>();
-  return Promise.all(checks.map(async (c, i) => {
+  const answer = shared.length || lookup
+    ? await batcherOf(pool, lookup?.query).add(shared, lookup?.param)
+    : { counts: new Map<string, number>(), row: undefined };
+  const decisions = await Promise.all(checks.map(async (c, i) => {
     const w = windows[i];
-    return w ? w.decide(counts.get(`${c.key}\n${w.start}`)!) : c.limiter.take(c.key);
+    return w ? w.decide(answer.counts.get(`${c.key}\n${w.start}`)!) : c.limiter.take(c.key);
   }));
+  return { decisions, row: answer.row as Row | undefined };
 }

@@ -26,11 +26,7 @@ export function createAccessTokenVerifier({ pool, clock, servicePrefix }: { pool
     if (!value.startsWith(prefix) || value.length > 256) {
       return { ok: false, reason: 'malformed', description: `The access token is not a ${prefix}… token issued by this service` };
     }
-    const { rows } = await pool.query<{
-      payload: { accountId: string; clientId: string; scope?: string; exp: number; grantId: string };
-      workspace_id: string | null;
-      active: boolean | null;
-    }>({
+    const { rows } = await pool.query<AccessTokenRow>({
       // Named, so each connection parses and plans it once: it runs on every MCP request with a bearer token.
       name: 'oauth-verify-access-token',
       text: `SELECT t.payload, g.workspace_id,
@@ -39,23 +35,35 @@ export function createAccessTokenVerifier({ pool, clock, servicePrefix }: { pool
               WHERE t.model = 'AccessToken' AND t.id_hash = $1`,
       values: [sha256(value)],
     });
-    const row = rows[0];
-    if (!row || !row.workspace_id) return { ok: false, reason: 'unknown', description: 'The access token is unknown or was revoked' };
-    const expiresAt = row.payload.exp * 1000;
-    if (expiresAt <= clock.now()) return { ok: false, reason: 'expired', description: 'The access token has expired; refresh it' };
-    if (!row.active) {
-      return { ok: false, reason: 'not_a_member', description: 'The user no longer belongs to the workspace this token was granted for' };
-    }
-    return {
-      ok: true,
-      token: {
-        userId: row.payload.accountId,
-        workspaceId: row.workspace_id,
-        clientId: row.payload.clientId,
-        grantId: row.payload.grantId,
-        scopes: row.payload.scope ? row.payload.scope.split(' ') : [],
-        expiresAt,
-      },
-    };
+    return accessTokenCheck(rows[0], clock.now());
+  };
+}
+
+/** The columns a check of an access token reads (by the SHA-256 of its value), with its grant's standing. */
+export interface AccessTokenRow {
+  payload: { accountId: string; clientId: string; scope?: string; exp: number; grantId: string };
+  workspace_id: string | null;
+  /** The grant is not revoked and its user still belongs to its workspace. */
+  active: boolean | null;
+}
+
+/** The verdict on an access token's row (undefined: no such token) at `now` (ms): the verifier's, and the MCP server's own statement's. */
+export function accessTokenCheck(row: AccessTokenRow | undefined, now: number): AccessTokenCheck {
+  if (!row || !row.workspace_id) return { ok: false, reason: 'unknown', description: 'The access token is unknown or was revoked' };
+  const expiresAt = row.payload.exp * 1000;
+  if (expiresAt <= now) return { ok: false, reason: 'expired', description: 'The access token has expired; refresh it' };
+  if (!row.active) {
+    return { ok: false, reason: 'not_a_member', description: 'The user no longer belongs to the workspace this token was granted for' };
+  }
+  return {
+    ok: true,
+    token: {
+      userId: row.payload.accountId,
+      workspaceId: row.workspace_id,
+      clientId: row.payload.clientId,
+      grantId: row.payload.grantId,
+      scopes: row.payload.scope ? row.payload.scope.split(' ') : [],
+      expiresAt,
+    },
   };
 }

@@ -5,7 +5,7 @@ export {
   bindGrantToWorkspace, findConnection, grantStanding, hasThirdPartyServers, listConnections, revokeToken, revokeGrant, revokeUserGrants, refreshTokenGrant,
   type Connection, type WorkspaceGrant, type GrantStanding,
 } from './grants';
-export { createAccessTokenVerifier, type AccessTokenCheck, type VerifiedAccessToken } from './access-tokens';
+export { createAccessTokenVerifier, accessTokenCheck, type AccessTokenRow, type AccessTokenCheck, type VerifiedAccessToken } from './access-tokens';
 export { SCOPES, DEFAULT_SCOPES, SCOPE_DESCRIPTIONS, grantableScopes, type Scope } from './scopes';
 export { KNOWN_CLIENTS, type KnownClient } from './known-clients';
 export { sharedSecret, randomSecret } from './secrets';

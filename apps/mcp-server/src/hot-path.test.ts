@@ -1,0 +1,110 @@
+import pg from 'pg';
+import { revokeApiKey } from '@loupe/api-keys';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueAccessToken, rawPost, seedWorkspace, startMcpServer, type McpHarness, type Workspace } from './test/harness';
+
+let h: McpHarness;
+let w: Workspace;
+beforeAll(async () => {
+  h = await startMcpServer();
+  w = await seedWorkspace(h);
+});
+afterAll(() => h.close());
+
+const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+const getProducts = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_products', arguments: {} } };
+
+/** Every statement any pg client of this process sends while `fn` runs (the harness's server runs in this process). */
+async function statementsOf(fn: () => Promise<unknown>): Promise<string[]> {
+  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const query = proto.query;
+  const seen: string[] = [];
+  proto.query = function counted(this: unknown, ...args: unknown[]) {
+    const first = args[0] as string | { text?: string; name?: string };
+    seen.push(typeof first === 'string' ? first : (first?.name ?? first?.text ?? '?'));
+    return query.apply(this, args);
+  };
+  try {
+    await fn();
+  } finally {
+    proto.query = query;
+  }
+  return seen;
+}
+
+describe('the MCP hot path in one statement (issue 26)', () => {
+  it('a call reads the credential, its workspace standing and the rate limits in one statement', async () => {
+    const bearer = await issueAccessToken(h, w);
+    for (const headers of [{ 'x-api-key': w.key }, { authorization: `Bearer ${bearer}` }]) {
+      expect((await rawPost(h, list, headers)).status).toBe(200); // warm: the key's last use is written once a minute
+      const listed = await statementsOf(async () => expect((await rawPost(h, list, headers)).status).toBe(200));
+      expect(listed).toHaveLength(1);
+      expect(listed[0]).toMatch(/^rate-limit-take-many\+mcp-(api-key|access-token)-with-standing$/);
+      // A tool call: that statement, the tool's own read, the charge (its transaction, shared by concurrent calls); no standing read.
+      const called = await statementsOf(async () => {
+        const res = await rawPost(h, getProducts, headers);
+        expect(((await res.json()) as any).result.isError).toBeFalsy();
+      });
+      expect(called.filter((s) => s.includes('with-standing'))).toHaveLength(1);
+      expect(called.some((s) => s === 'credits-workspace-standing' || s.includes('api-key-authenticate') || s.includes('oauth-verify-access-token'))).toBe(false);
+    }
+  });
+
+  it('a revoked key is refused on the very next request', async () => {
+    const other = await seedWorkspace(h, 'Revokers');
+    expect((await rawPost(h, list, { 'x-api-key': other.key })).status).toBe(200);
+    const { rows } = await h.pool.query<{ id: string }>("SELECT id FROM api_keys WHERE workspace_id = $1 AND permissions @> '{mcp:write}'", [other.workspaceId]);
+    await revokeApiKey(h.t.db, other.workspaceId, rows[0]!.id);
+    const res = await rawPost(h, list, { 'x-api-key': other.key });
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as any).error).toMatch(/^Invalid API key: it is unknown or was revoked/);
+  });
+
+  it('a removed member is refused on the very next request, by key and by token', async () => {
+    const other = await seedWorkspace(h, 'Leavers');
+    const bearer = await issueAccessToken(h, other);
+    expect((await rawPost(h, getProducts, { 'x-api-key': other.key })).status).toBe(200);
+    expect((await rawPost(h, getProducts, { authorization: `Bearer ${bearer}` })).status).toBe(200);
+    await h.pool.query('DELETE FROM memberships WHERE workspace_id = $1 AND user_id = $2', [other.workspaceId, other.userId]);
+    const byKey = await rawPost(h, getProducts, { 'x-api-key': other.key });
+    expect(byKey.status).toBe(401);
+    expect(((await byKey.json()) as any).error).toMatch(/no longer belongs to the workspace/);
+    const byToken = await rawPost(h, getProducts, { authorization: `Bearer ${bearer}` });
+    expect(byToken.status).toBe(401);
+    expect(await byToken.json()).toMatchObject({ error: 'invalid_token', error_description: expect.stringMatching(/no longer belongs/) });
+  });
+
+  it('a revoked grant is refused on the very next request; concurrent requests each get their own credential', async () => {
+    const a = await seedWorkspace(h, 'Concurrent A');
+    const b = await seedWorkspace(h, 'Concurrent B');
+    const [ta, tb] = [await issueAccessToken(h, a), await issueAccessToken(h, b)];
+    // Overlapping requests share a statement: each must still be answered for its own credential and workspace.
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => {
+      const headers = [{ 'x-api-key': a.key }, { authorization: `Bearer ${tb}` }, { 'x-api-key': 'loupe_sk_' + 'y'.repeat(43) }, { authorization: `Bearer ${ta}` }][i % 4]!;
+      return rawPost(h, getProducts, headers).then(async (res) => ({ i, status: res.status, body: (await res.json()) as any }));
+    }));
+    for (const { i, status, body } of answers) {
+      if (i % 4 === 2) {
+        expect(status).toBe(401);
+        continue;
+      }
+      expect(status).toBe(200);
+      const names = body.result.structuredContent.products.map((p: { name: string }) => p.name);
+      expect(names).toEqual([i % 4 === 1 ? 'Concurrent B app' : 'Concurrent A app']);
+    }
+    await h.pool.query('UPDATE oauth_grants SET revoked_at = now() WHERE workspace_id = $1', [b.workspaceId]);
+    expect((await rawPost(h, list, { authorization: `Bearer ${tb}` })).status).toBe(401);
+  });
+
+  it('the standing read with the credential applies: a workspace with its data kept locally, a paused workspace', async () => {
+    const local = await seedWorkspace(h, 'Local');
+    await h.pool.query('UPDATE workspaces SET local_data_storage = true WHERE id = $1', [local.workspaceId]);
+    const refused = (await (await rawPost(h, getProducts, { 'x-api-key': local.key })).json()) as any;
+    expect(refused.result.isError).toBe(true);
+    expect(refused.result.content[0].text).toMatch(/keeps its data on its own machines/);
+    const broke = await seedWorkspace(h, 'Broke', { credits: 0 });
+    const paused = (await (await rawPost(h, getProducts, { 'x-api-key': broke.key })).json()) as any;
+    expect(paused.result.isError).toBe(true);
+    expect(paused.result.content[0].text).toMatch(/MCP access is paused/);
+  });
+});
