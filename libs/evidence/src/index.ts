@@ -6,5 +6,5 @@ export {
   DRIFT_SHARE, getOpportunity, SETTLE_MAX, listOpportunities, OPPORTUNITY_THRESHOLD, SMALL_PRODUCT, subtitleOf, updateOpportunities,
   type OpportunityDeps, type OpportunityRow, type UpdateOptions, type UpdateResult,
 } from './opportunities';
-export { deleteSignals, editSignal, listSignalChanges, moveSignals, OpportunityNotFoundError, SIGNAL_ACTIONS, type Reviewer, type SignalAction, type SignalChangeView } from './review';
+export { deleteSignals, editSignal, listSignalChanges, moveSignals, OpportunityNotFoundError, removeSignalsOfSources, SIGNAL_ACTIONS, type Reviewer, type SignalAction, type SignalChangeView } from './review';
 export { decodeCursor, encodeCursor, listRecentSignals, opportunityGrowth, type SignalCursor, type SignalFilter, type SignalListItem } from './signal-list';

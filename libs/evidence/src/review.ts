@@ -170,3 +170,57 @@ export async function listSignalChanges(db: Pick<pg.Pool, 'query'>, workspaceId:
   );
   return rows.map((r) => ({ id: r.id, signalId: r.signal_id, action: r.action, byEmail: r.by_email, detail: r.detail, createdAt: r.created_at }));
 }
+
+/**
+ * Removes every signal taken from the given sources, inside the caller's transaction (libs/lifecycle
+ * deletes the sources with them): their opportunities' member sums and counts change at once, an
+ * opportunity left empty goes, one whose central signal went is named after a remaining member, and its
+ * keywords keep only words a remaining member still has. The signals' history (signal_changes,
+ * including a person's earlier deletes of signals of these sources, which kept their text) goes too:
+ * deleting a source leaves nothing of what it said. Returns the products touched, whose clustering
+ * counts the change (a re-clustering follows the usual drift rule).
+ */
+export async function removeSignalsOfSources(client: pg.PoolClient, workspaceId: string, sourceIds: readonly string[], now: Date): Promise<{ removed: number; productIds: string[] }> {
+  if (sourceIds.length === 0) return { removed: 0, productIds: [] };
+  const { rows: ids } = await client.query<{ id: string; product_id: string }>(
+    'SELECT id, product_id FROM signals WHERE workspace_id = $1 AND source_id = ANY($2) ORDER BY id',
+    [workspaceId, sourceIds],
+  );
+  const signalIds = ids.map((r) => r.id);
+  const productIds = [...new Set(ids.map((r) => r.product_id))].sort();
+  for (const productId of productIds) await lockProduct(client, workspaceId, productId);
+  await client.query(
+    `DELETE FROM signal_changes WHERE workspace_id = $1 AND (signal_id = ANY($2) OR detail->>'source_id' = ANY($3))`,
+    [workspaceId, signalIds, sourceIds],
+  );
+  if (signalIds.length === 0) return { removed: 0, productIds: [] };
+  const members = await membersOf(client, workspaceId, signalIds);
+  for (const productId of productIds) {
+    await shiftSums(client, workspaceId, productId, members.filter((m) => m.product_id === productId).map((member) => ({ member, to: null })));
+  }
+  await client.query('DELETE FROM signals WHERE workspace_id = $1 AND id = ANY($2)', [workspaceId, signalIds]);
+  for (const productId of productIds) {
+    const mine = members.filter((m) => m.product_id === productId);
+    const touched = [...new Set(mine.map((m) => m.opportunity_id).filter((x): x is string => Boolean(x)))];
+    // Named after a deleted signal: the remaining member written first takes its place.
+    await client.query(
+      `UPDATE opportunities o SET central_signal_id = x.id, title = x.title, updated_at = $4
+         FROM (SELECT DISTINCT ON (os.opportunity_id) os.opportunity_id, s.id, s.title
+                 FROM opportunity_signals os JOIN signals s ON s.id = os.signal_id AND s.workspace_id = $1
+                WHERE os.opportunity_id = ANY($3) ORDER BY os.opportunity_id, s.created_at, s.id) x
+        WHERE o.workspace_id = $1 AND o.product_id = $2 AND o.id = x.opportunity_id
+          AND (o.central_signal_id IS NULL OR o.central_signal_id = ANY($5))`,
+      [workspaceId, productId, touched, now, signalIds],
+    );
+    await client.query(
+      `UPDATE opportunities o SET keywords = ARRAY(SELECT k FROM unnest(o.keywords) WITH ORDINALITY AS k(k, i)
+                WHERE EXISTS (SELECT 1 FROM opportunity_signals os JOIN signals s ON s.id = os.signal_id WHERE os.opportunity_id = o.id AND k.k = ANY(s.keywords))
+                ORDER BY k.i)
+        WHERE o.workspace_id = $1 AND o.product_id = $2 AND o.id = ANY($3)`,
+      [workspaceId, productId, touched],
+    );
+    await refreshCounts(client, workspaceId, productId, touched, now);
+    await addChanges(client, workspaceId, productId, mine.length);
+  }
+  return { removed: signalIds.length, productIds };
+}
