@@ -71,6 +71,16 @@ export async function ensureQueues(boss: PgBoss, policy: JobPolicy = DEFAULT_JOB
   await create(QUEUES.settleOpportunities, shortQueue(3, 15 * 60));
   // the workspace as key: one waits (and picks up everything stored meanwhile), whatever runs
   await create(QUEUES.embedSources, shortQueue(5, 30 * 60));
+  // An erasure resumes from its stored phase and cursor, so a retry repeats at most one slice.
+  await create(QUEUES.erasePerson, {
+    retryLimit: 10,
+    retryDelay: policy.retryBaseSeconds,
+    retryBackoff: true,
+    retryDelayMax: 300,
+    expireInSeconds: 60 * 60,
+    heartbeatSeconds: policy.heartbeatSeconds,
+    deadLetter: QUEUES.deadLetter,
+  });
   await create(QUEUES.downloadAttachment, {
     retryLimit: 4,
     retryDelay: policy.retryBaseSeconds,

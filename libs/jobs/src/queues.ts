@@ -12,6 +12,8 @@ export const QUEUES = {
   settleOpportunities: 'opportunities.settle',
   /** Embed a workspace's new sources for semantic search (one pending job per workspace). */
   embedSources: 'sources.embed',
+  /** Erase a person from a workspace (libs/erasure), slice by slice; the payload names only the request. */
+  erasePerson: 'person.erase',
   /** Jobs that exhausted their retries, kept for inspection and redrive. */
   deadLetter: 'dead-letter',
 } as const;
@@ -38,6 +40,10 @@ export const payloadSchemas = {
   }),
   [QUEUES.embedSources]: z.strictObject({
     workspaceId: z.string().min(1),
+  }),
+  [QUEUES.erasePerson]: z.strictObject({
+    workspaceId: z.string().min(1),
+    erasureId: z.string().min(1),
   }),
   [QUEUES.deadLetter]: z.looseObject({}),
 } satisfies Record<QueueName, z.ZodType>;
