@@ -1,3 +1,4 @@
+import { runErasure } from '@loupe/erasure';
 import { updateOpportunities } from '@loupe/evidence';
 import { embedPendingSources } from '@loupe/sources';
 import type { Config } from '@loupe/config';
@@ -46,7 +47,7 @@ export interface Worker {
 const EMBED_YIELDS_TO_BATCHES = 3;
 
 const QUEUES_WORKED = [
-  QUEUES.processBatch, QUEUES.downloadAttachment, QUEUES.recomputeOpportunities, QUEUES.settleOpportunities, QUEUES.embedSources, QUEUES.deadLetter,
+  QUEUES.processBatch, QUEUES.downloadAttachment, QUEUES.recomputeOpportunities, QUEUES.settleOpportunities, QUEUES.embedSources, QUEUES.erasePerson, QUEUES.deadLetter,
 ] as const;
 
 function attemptOf(job: JobWithMetadata<unknown>): Attempt {
@@ -139,6 +140,16 @@ export function createWorker(deps: WorkerDeps): Worker {
         });
         if (yielded) await enqueue(deps.boss, QUEUES.embedSources, { workspaceId }, { startAfter: 2 });
         return { embedded, yielded };
+      },
+    );
+    // Erasing a person (libs/erasure): slice after slice to the end, resuming where a retry left off.
+    await deps.boss.work<unknown, unknown, typeof polling>(
+      QUEUES.erasePerson,
+      polling,
+      async ([job]) => {
+        if (!job) return undefined;
+        const { workspaceId, erasureId } = payloadSchemas[QUEUES.erasePerson].parse(job.data);
+        return runErasure({ pool: ctx.pool, boss: deps.boss, storage: ctx.storage, clock: ctx.clock }, workspaceId, erasureId, { signal: job.signal });
       },
     );
     await scheduleOpportunityBackfill();

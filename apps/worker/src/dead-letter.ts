@@ -1,3 +1,4 @@
+import { failErasure } from '@loupe/erasure';
 import { QUEUES, payloadSchemas } from '@loupe/jobs';
 import { finishAttachment } from './attachment-state';
 import type { WorkerContext } from './context';
@@ -32,6 +33,12 @@ export async function handleDeadJob(ctx: WorkerContext, job: DeadJob): Promise<s
     ctx.log.error({ batchId: ref.batchId, attempts, lastError: lastError(job) }, 'batch job dead-lettered; failing the batch');
     const changed = await failBatch(ctx, ref, attempts);
     return changed ? 'batch-failed' : 'batch-already-final';
+  }
+  if (job.sourceName === QUEUES.erasePerson) {
+    const ref = payloadSchemas[QUEUES.erasePerson].parse(job.data);
+    // The message is ours or the database's (ids and hashes, never the person): see libs/erasure.
+    await failErasure(ctx.pool, ref.workspaceId, ref.erasureId, `gave up after ${attempts} attempts: ${lastError(job)}`, new Date(ctx.clock.now()));
+    return 'erasure-failed';
   }
   ctx.log.warn({ sourceName: job.sourceName }, 'dead-lettered job from a queue the worker does not own; kept as completed for inspection');
   return 'ignored';
