@@ -14,6 +14,7 @@ import { authenticate, credentialRateKey } from './authenticate';
 import { answerModern, envelopeWithoutHeader, MODERN_PROTOCOL_VERSION, SERVED_PROTOCOL_VERSIONS, unsupportedProtocolVersion, type Answer } from './modern';
 import { buildServer, connectionTools, registrations, serverImplementation } from './server';
 import { challengeHeader, MCP_PATH, STEP_UP_VERSIONS, stepUp } from './challenges';
+import { serveToolIcon, TOOL_ICONS_PATH } from './tool-icons';
 import { createDocumentReader } from './tools/document-text';
 import { timed, type ObservePhase, type ToolContext } from './tool-kit';
 
@@ -123,6 +124,7 @@ export function createMcpApp(deps: McpAppDeps): Router {
   };
   router.get('/.well-known/oauth-protected-resource', metadata);
   router.get(`/.well-known/oauth-protected-resource${MCP_PATH}`, metadata);
+  router.get(`${TOOL_ICONS_PATH}/:file`, serveToolIcon);
   router.all(MCP_PATH, async (req, res, next) => {
     const log = () => deps.log ?? (req as Request & { log?: Logger }).log;
     try {
@@ -208,7 +210,7 @@ export function createMcpApp(deps: McpAppDeps): Router {
       if (version === MODERN_PROTOCOL_VERSION) {
         // MCP 2026-07-28: answered by our own dispatcher (the SDK 1.32 stops at 2025-11-25), same tools and path.
         const answer = await timed(deps.observePhase, 'handle', () => answerModern((name) => req.get(name), body, {
-          tools: () => connectionTools(ctx, deps.thirdParty),
+          tools: () => connectionTools(ctx, deps.thirdParty, deps.baseUrl()),
           implementation: serverImplementation(deps.baseUrl()),
           stepUp: (tool) => stepUp(deps.baseUrl(), auth.principal, tool),
         }));

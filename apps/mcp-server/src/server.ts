@@ -11,6 +11,7 @@ import { errorResult, okResult, timed, ToolError, type ToolContext, type ToolDef
 import { TOOLS } from './tools';
 import { registerPrompts } from './prompts';
 import { inputJsonSchema, parseArguments } from './schemas';
+import { withIcon } from './tool-icons';
 
 export const SERVER_INFO = { name: 'loupe', title: 'Loupe customer evidence', version: '0.1.0' } as const;
 
@@ -246,7 +247,7 @@ export interface ConnectionTools {
  * third-party servers, with the JSON Schema those servers publish; OAuth connections never do (spec 5.2
  * rule 4, 5.3).
  */
-export async function connectionTools(ctx: ToolContext, thirdParty?: ThirdPartyGateway): Promise<ConnectionTools> {
+export async function connectionTools(ctx: ToolContext, thirdParty?: ThirdPartyGateway, baseUrl?: string): Promise<ConnectionTools> {
   const proxied = new Map<string, { tool: ToolDefinition; listed: Tool }>();
   if (thirdParty && ctx.principal.kind === 'api_key' && ctx.principal.scopes.has('mcp:thirdparty')) {
     const remotes = [...(await thirdParty.listTools(ctx.principal.workspaceId))].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -257,7 +258,7 @@ export async function connectionTools(ctx: ToolContext, thirdParty?: ThirdPartyG
       proxied.set(tool.name, { tool, listed: { name: tool.name, title: tool.title, description: tool.description, inputSchema: remote.inputSchema as Tool['inputSchema'], annotations: tool.annotations } });
     }
   }
-  const list = () => [...listedTools(ctx.principal.scopes), ...[...proxied.values()].map((p) => p.listed)];
+  const list = () => [...listedTools(ctx.principal.scopes).map((t) => withIcon(t, baseUrl)), ...[...proxied.values()].map((p) => p.listed)];
   return {
     list,
     find: (name) => proxied.get(name)?.tool ?? registrations().get(name)?.tool,
@@ -283,7 +284,7 @@ export async function connectionTools(ctx: ToolContext, thirdParty?: ThirdPartyG
  */
 export async function buildServer(ctx: ToolContext, thirdParty?: ThirdPartyGateway, baseUrl?: string): Promise<Server> {
   const server = new Server(serverImplementation(baseUrl), { capabilities: SERVER_CAPABILITIES, instructions: INSTRUCTIONS, jsonSchemaValidator });
-  const tools = await connectionTools(ctx, thirdParty);
+  const tools = await connectionTools(ctx, thirdParty, baseUrl);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.list() }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const { name, arguments: args } = request.params;

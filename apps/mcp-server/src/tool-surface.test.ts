@@ -43,9 +43,13 @@ describe('tools/list (items 2, 3, 5)', () => {
   it(`costs at most ${TOKEN_TARGET} tokens for a full and a read-only key, with every field described and no repeated boilerplate`, async () => {
     const sizes: string[] = [];
     for (const [who, client] of [['full permission (mcp:read mcp:write)', full], ['read-only (mcp:read)', readOnly]] as const) {
-      const { tools } = await client.listTools();
+      const { tools: listed } = await client.listTools();
+      // Icons are for the client's screen: no client hands them to the model (a tool definition for a
+      // model is its name, description and input schema), so they are counted apart.
+      const tools = listed.map(({ icons: _icons, ...rest }) => rest);
       const json = JSON.stringify({ tools });
-      sizes.push(`${who}: ${tools.length} tools, ${json.length} characters, ~${tokens(json)} tokens`);
+      const icons = JSON.stringify({ tools: listed }).length - json.length;
+      sizes.push(`${who}: ${tools.length} tools, ${json.length} characters, ~${tokens(json)} tokens (+ icons ${icons} characters, ~${tokens(' '.repeat(icons))} tokens, not for the model)`);
       expect(tokens(json), who).toBeLessThanOrEqual(TOKEN_TARGET);
       expect(json).not.toContain('$schema');
       expect(json).not.toContain('9007199254740991');
@@ -59,6 +63,25 @@ describe('tools/list (items 2, 3, 5)', () => {
       }
     }
     console.log(`tools/list size (estimate: characters / 4):\n  ${sizes.join('\n  ')}`);
+  });
+
+  it('gives each tool an icon served by this app as an SVG (MCP 2025-11-25 icons)', async () => {
+    const { tools } = await full.listTools();
+    const urls = new Set<string>();
+    for (const tool of tools) {
+      expect(tool.icons, tool.name).toEqual([{ src: expect.stringMatching(new RegExp(`^${h.url}/api/mcp/icons/[a-z]+\\.svg$`)), mimeType: 'image/svg+xml' }]);
+      urls.add(tool.icons![0]!.src);
+    }
+    expect(urls.size).toBeGreaterThanOrEqual(6); // a glyph per kind of tool, not one for all
+    for (const url of urls) {
+      const res = await fetch(url);
+      expect(res.status, url).toBe(200);
+      expect(res.headers.get('content-type'), url).toMatch(/^image\/svg\+xml/);
+      expect(await res.text(), url).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"[^]*<\/svg>$/);
+    }
+    const missing = await fetch(`${h.url}/api/mcp/icons/nothing.svg`);
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { error_description: string }).error_description).toMatch(/search\.svg/);
   });
 
   it('shows a connection only the tools it may call, and never the removed see_updated_roadmap (a direct call still answers)', async () => {
