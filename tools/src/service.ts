@@ -14,6 +14,7 @@ import { createSemanticSearch } from '@loupe/sources';
 import { createMailer, startInboundSmtp, type InboundSmtp } from '@loupe/mail';
 import { createAccessTokenVerifier, isReplyAddress } from '@loupe/oauth';
 import { createSafeFetch } from '@loupe/safe-fetch';
+import { createLocalStorage } from '@loupe/storage';
 import { createThirdPartyGateway } from '@loupe/third-party-mcp';
 
 export interface RunningService {
@@ -58,6 +59,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
     let publicUrl = baseUrl(config);
     const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, pool: database.pool, log: log.child({ component: 'mail' }) });
     const metrics = createMetrics({ pool: database.pool, token: config.metricsToken });
+    const storage = createLocalStorage(config.dataDir);
     // The MCP server's own semantics thread: query vectors and the in-memory source index (the worker has another).
     searchThread = startSemanticsThread();
     const semanticSearch = createSemanticSearch({ pool: database.pool, semantics: searchThread });
@@ -65,7 +67,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
       a.use(metrics.requests);
       a.use(metrics.router);
           a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir))));
-      a.use(createIngestApp({ pool: database.pool, boss, clock, servicePrefix: config.servicePrefix, baseUrl: () => publicUrl }));
+      a.use(createIngestApp({ pool: database.pool, boss, clock, servicePrefix: config.servicePrefix, baseUrl: () => publicUrl, storage, log }));
       a.use(createMcpApp({
         baseUrl: () => publicUrl, pool: database.pool, db: database.db, clock, log, servicePrefix: config.servicePrefix,
         verifyAccessToken: createAccessTokenVerifier({ pool: database.pool, clock, servicePrefix: config.servicePrefix }),
@@ -85,7 +87,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
     }, { trustedProxies: config.trustedProxies, perIp: createPerIpLimiter(database.pool, clock, config.perIpLimitPerMinute), perIpDeferredPaths: [MCP_PATH] });
 
     if (config.workerEnabled) {
-      worker = createWorker({ pool: database.pool, db: database.db, boss, clock, log: log.child({ component: 'worker' }), config });
+      worker = createWorker({ pool: database.pool, db: database.db, boss, clock, log: log.child({ component: 'worker' }), config, storage });
       await worker.start();
     }
     http = await listen(app, config.port, config.host, { requestTimeoutMs: config.requestTimeoutMs });

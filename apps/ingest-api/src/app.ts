@@ -1,12 +1,14 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { createIdempotencyStore, createRateLimiter, type Clock, type IdempotencyStore, type RateLimiter } from '@loupe/http';
+import { createIdempotencyStore, createRateLimiter, type Clock, type IdempotencyStore, type Logger, type RateLimiter } from '@loupe/http';
 import type { Boss } from '@loupe/jobs';
 import { openApiDocument, recordJsonSchema } from '@loupe/records';
 import express, { Router } from 'express';
+import type { Storage } from '@loupe/storage';
 import type pg from 'pg';
 import { apiKeyAuth, requirePermission } from './auth';
 import { getHandler, listHandler } from './batches';
+import { deleteHandler } from './deletion/route';
 import { exportHandler } from './export/route';
 import { submitHandler } from './submit';
 
@@ -19,6 +21,9 @@ export interface IngestAppDeps {
   baseUrl: () => string;
   rateLimiter?: RateLimiter;
   idempotency?: IdempotencyStore;
+  /** Where attachment files are stored: deleting a record deletes its files. */
+  storage: Storage;
+  log?: Logger;
 }
 
 const docsDir = path.resolve(import.meta.dirname, '../docs');
@@ -27,7 +32,7 @@ const swaggerUiDir = path.dirname(createRequire(import.meta.url).resolve('swagge
 /** Spec: 10 requests per second per API key. */
 export const INGEST_RATE_LIMIT = { limit: 10, windowMs: 1000 };
 
-/** The record-ingestion API: three endpoints under /api/v1/ingest, the workspace's export, and its published schemas. */
+/** The record-ingestion API: three endpoints under /api/v1/ingest, the workspace's export, deleting sources and records, and its published schemas. */
 export function createIngestApp(deps: IngestAppDeps): Router {
   const limiter = deps.rateLimiter ?? createRateLimiter(deps.pool, { ...INGEST_RATE_LIMIT, clock: deps.clock });
   const idempotency = deps.idempotency ?? createIdempotencyStore(deps.pool, deps.clock);
@@ -48,5 +53,8 @@ export function createIngestApp(deps: IngestAppDeps): Router {
   router.get('/api/v1/ingest/batches/:batchId', auth, requirePermission('api:read', 'api:write'), getHandler(deps.pool));
   // Everything the workspace holds: a key that can only send records cannot take it away.
   router.get('/api/v1/export', auth, requirePermission('api:read'), exportHandler(deps.pool));
+  // Deleting evidence (libs/lifecycle): a source and its record go together.
+  router.delete('/api/v1/sources/:sourceId', auth, requirePermission('api:write'), deleteHandler(deps, 'source'));
+  router.delete('/api/v1/records/:recordId', auth, requirePermission('api:write'), deleteHandler(deps, 'record'));
   return router;
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { get, post, rec, startHarness, type Harness } from './test/harness';
+import { del, get, post, rec, recordsOf, sourceOf, startHarness, type Harness } from './test/harness';
 
 // Workspace isolation on every endpoint: a key of workspace B never reaches workspace A's data,
 // and an answer about A's data is indistinguishable from an answer about data that does not exist.
@@ -96,20 +96,38 @@ describe('isolation matrix', () => {
     expect(rows).toEqual([{ workspace_id: h.b.workspaceId }]);
   });
 
+  it('DELETE /api/v1/sources/{id} and /api/v1/records/{id}: another workspace\'s source or record is a 404 identical to a missing one, and stays', async () => {
+    const [recordId] = await recordsOf(h, aBatchId);
+    const sourceId = await sourceOf(h, recordId!);
+    for (const [path, id, missingId] of [['/api/v1/sources/', sourceId, 'src_doesnotexist'], ['/api/v1/records/', recordId!, 'rec_doesnotexist']] as const) {
+      const theirs = await del(h.base, h.b.writeKey, `${path}${id}`);
+      const missing = await del(h.base, h.b.writeKey, `${path}${missingId}`);
+      note(`DELETE ${path}{A ${path.includes('sources') ? 'source' : 'record'}}`, 'B api:write', theirs.status);
+      expect(theirs.status).toBe(404);
+      expect(shape(theirs.body, [id, missingId])).toBe(shape(missing.body, [id, missingId]));
+    }
+    const { rowCount } = await h.t.pool.query('SELECT 1 FROM sources s JOIN records r ON r.id = s.record_id WHERE s.id = $1', [sourceId]);
+    expect(rowCount).toBe(1);
+  });
+
   const endpoints = [
     { name: 'POST /api/v1/ingest', call: (key?: string) => post(h.base, key, [rec(h.a)]) },
     { name: 'GET /api/v1/ingest/batches', call: (key?: string) => get(h.base, key, '/api/v1/ingest/batches') },
     { name: 'GET /api/v1/ingest/batches/{id}', call: (key?: string) => get(h.base, key, `/api/v1/ingest/batches/${aBatchId}`) },
     { name: 'GET /api/v1/export', call: (key?: string) => exportOf(key) },
+    // Deleting: ids that do not exist, so a key allowed to delete gets its 404 and nothing of A goes.
+    { name: 'DELETE /api/v1/sources/{id}', call: (key?: string) => del(h.base, key, '/api/v1/sources/src_doesnotexist') },
+    { name: 'DELETE /api/v1/records/{id}', call: (key?: string) => del(h.base, key, '/api/v1/records/rec_doesnotexist') },
   ];
   const callers = () => [
-    { name: 'no key', key: undefined, expected: [401, 401, 401, 401] },
-    { name: 'unknown key', key: 'loupe_sk_0000000000000000000000000000', expected: [401, 401, 401, 401] },
-    { name: 'revoked A key', key: h.revokedKey, expected: [401, 401, 401, 401] },
-    { name: 'A key with mcp:read only', key: h.mcpOnlyKey, expected: [403, 403, 403, 403] },
-    { name: 'A key with api:read only', key: h.a.readKey, expected: [403, 200, 200, 200] },
+    { name: 'no key', key: undefined, expected: [401, 401, 401, 401, 401, 401] },
+    { name: 'unknown key', key: 'loupe_sk_0000000000000000000000000000', expected: [401, 401, 401, 401, 401, 401] },
+    { name: 'revoked A key', key: h.revokedKey, expected: [401, 401, 401, 401, 401, 401] },
+    { name: 'A key with mcp:read only', key: h.mcpOnlyKey, expected: [403, 403, 403, 403, 403, 403] },
+    // Deleting needs api:write.
+    { name: 'A key with api:read only', key: h.a.readKey, expected: [403, 200, 200, 200, 403, 403] },
     // The export is everything a workspace holds: a key that only sends records cannot take it.
-    { name: 'A key with api:write only', key: h.a.writeKey, expected: [202, 200, 200, 403] },
+    { name: 'A key with api:write only', key: h.a.writeKey, expected: [202, 200, 200, 403, 404, 404] },
   ];
 
   it('refuses revoked, unknown and permission-lacking keys on every endpoint, without data', async () => {

@@ -1,7 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { createRateLimiter } from '@loupe/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { get, post, rec, startHarness, type Harness } from './test/harness';
+import { del, get, post, rec, recordsOf, sourceOf, startHarness, type Harness } from './test/harness';
 
 // Every status the API answers, produced for real, validated against the published OpenAPI document.
 let h: Harness;
@@ -71,6 +71,25 @@ describe('the published OpenAPI document', () => {
       expect(r.status).toBe(status);
       conforms(one, 'get', status, r.body);
     }
+  });
+
+  it('describes every answer of the deletion endpoints', async () => {
+    const { body } = await post(h.base, h.a.writeKey, [rec(h.a), rec(h.a)]);
+    const [r1, r2] = await recordsOf(h, body.batchId);
+    const src = await sourceOf(h, r1!);
+    for (const [path, id, key, status] of [
+      ['/api/v1/sources/{sourceId}', src, h.a.readKey, 403], ['/api/v1/sources/{sourceId}', src, undefined, 401], ['/api/v1/sources/{sourceId}', src, h.b.writeKey, 404],
+      ['/api/v1/sources/{sourceId}', 's'.repeat(129), h.a.writeKey, 400], ['/api/v1/sources/{sourceId}', src, h.a.writeKey, 200], ['/api/v1/sources/{sourceId}', src, h.a.writeKey, 404],
+      ['/api/v1/records/{recordId}', r2, h.a.readKey, 403], ['/api/v1/records/{recordId}', r2, undefined, 401], ['/api/v1/records/{recordId}', 'r'.repeat(129), h.a.writeKey, 400],
+      ['/api/v1/records/{recordId}', r2, h.a.writeKey, 200], ['/api/v1/records/{recordId}', r2, h.a.writeKey, 404],
+    ] as const) {
+      const r = await del(h.base, key, path.replace(/\{\w+\}/, id!));
+      expect(r.status).toBe(status);
+      conforms(path, 'delete', status, r.body);
+    }
+    const batch = await get(h.base, h.a.readKey, `/api/v1/ingest/batches/${body.batchId}`);
+    expect(batch.body.deletedCount).toBe(2);
+    conforms('/api/v1/ingest/batches/{batchId}', 'get', 200, batch.body);
   });
 
   it('has examples that its own schemas accept', () => {

@@ -18,11 +18,12 @@ interface BatchRow {
   attachment_download_complete: number;
   attachment_download_failed: number;
   attachment_download_status: BatchView['attachmentDownloadStatus'] | null;
+  deleted_count: number;
 }
 
 const COLUMNS = `id, status, created_at, accepted_count, rejected_count, duplicate_count, total_error_count, errors,
   source, type, format, credits_charged, attachment_download_total, attachment_download_complete,
-  attachment_download_failed, attachment_download_status`;
+  attachment_download_failed, attachment_download_status, deleted_count`;
 
 /** A batch as the API shows it (spec 2.7); download fields only when the batch has downloads. */
 export function toBatchView(row: BatchRow): BatchView {
@@ -46,6 +47,8 @@ export function toBatchView(row: BatchRow): BatchView {
     view.attachmentDownloadFailed = row.attachment_download_failed;
     view.attachmentDownloadStatus = row.attachment_download_status;
   }
+  // Records deleted since: the counts above stay as received and processed (README "Deleting data").
+  if (row.deleted_count > 0) view.deletedCount = row.deleted_count;
   return view;
 }
 

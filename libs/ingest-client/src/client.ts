@@ -8,6 +8,8 @@ export type Batch = components['schemas']['Batch'];
 export type BatchList = components['schemas']['BatchList'];
 export type ErrorResponse = components['schemas']['ErrorResponse'];
 export type RecordError = components['schemas']['RecordError'];
+export type DeletedSource = components['schemas']['DeletedSource'];
+export type DeletedRecord = components['schemas']['DeletedRecord'];
 
 /** The API's limits a request must stay within (spec 8). */
 export const REQUEST_LIMITS = { records: 1000, bytes: 5 * 1024 * 1024 } as const;
@@ -169,6 +171,16 @@ export function createIngestClient(options: IngestClientOptions) {
 
     async getBatch(batchId: string): Promise<Batch> {
       return withRetries(() => api.GET('/api/v1/ingest/batches/{batchId}', { params: { path: { batchId } } }));
+    },
+
+    /** Deletes a source with the record it was built from; IngestApiError 404 when there is none (or no longer). */
+    async deleteSource(sourceId: string): Promise<DeletedSource> {
+      return withRetries(() => api.DELETE('/api/v1/sources/{sourceId}', { params: { path: { sourceId } } }));
+    },
+
+    /** Deletes a record with the source built from it; IngestApiError 404 when there is none (or no longer). */
+    async deleteRecord(recordId: string): Promise<DeletedRecord> {
+      return withRetries(() => api.DELETE('/api/v1/records/{recordId}', { params: { path: { recordId } } }));
     },
 
     /** Polls the batch until it is COMPLETE or FAILED (or `timeoutMs` passes: an Error). */

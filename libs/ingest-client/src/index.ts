@@ -1,5 +1,5 @@
 export {
   chunks, chunksOf, createIngestClient, idempotencyKeyOf, IngestApiError, REQUEST_LIMITS,
-  type Batch, type BatchList, type Chunk, type ErrorResponse, type IngestClient, type IngestClientOptions, type IngestRecord, type RecordError,
+  type Batch, type BatchList, type Chunk, type DeletedRecord, type DeletedSource, type ErrorResponse, type IngestClient, type IngestClientOptions, type IngestRecord, type RecordError,
   type SubmissionResponse,
 } from './client';

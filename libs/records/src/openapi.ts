@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import {
-  FORMATS, LIMITS, attachmentSchema, batchListSchema, batchSchema, errorResponseSchema, participantSchema,
+  FORMATS, LIMITS, attachmentSchema, batchListSchema, batchSchema, deletedRecordSchema, deletedSourceSchema, errorResponseSchema, participantSchema,
   piiEntitySchema, piiSchema, recordErrorSchema, recordSchema, submissionResponseSchema,
 } from './schemas';
 
@@ -21,6 +21,8 @@ function components() {
   registry.add(batchSchema, { id: 'Batch' });
   registry.add(batchListSchema, { id: 'BatchList' });
   registry.add(errorResponseSchema, { id: 'ErrorResponse' });
+  registry.add(deletedSourceSchema, { id: 'DeletedSource' });
+  registry.add(deletedRecordSchema, { id: 'DeletedRecord' });
   const out = z.toJSONSchema(registry, { target: 'draft-2020-12', io: 'input', uri: (id) => `#/components/schemas/${id}` });
   const schemas: Record<string, Record<string, unknown>> = {};
   for (const [id, s] of Object.entries(out.schemas)) {
@@ -68,6 +70,29 @@ const BATCH_EXAMPLE = {
   totalErrorCount: 1, errors: [{ index: 1, code: 'VALIDATION_ERROR', message: '_event_at: is not a real date and time' }],
   source: 'api', type: 'call_transcription', billing: { totalCreditsCharged: 2 },
 };
+
+/** DELETE of a source or a record: they go together, with everything that hangs off them. */
+function deletion(object: 'source' | 'record') {
+  const [noun, param, other, otherId] = object === 'source' ? ['Source', 'sourceId', 'recordId', 'rec_01m83…'] : ['Record', 'recordId', 'sourceId', 'src_01m84…'];
+  const id = object === 'source' ? 'src_01m84…' : 'rec_01m83…';
+  return {
+    operationId: object === 'source' ? 'deleteSource' : 'deleteRecord',
+    summary: `Delete a ${object} and everything that hangs off it (needs api:write)`,
+    description:
+      `Deletes the ${object} and the ${object === 'source' ? 'record it was built from' : 'source built from it'}: segments, search text, vector, attachments and their stored files, ` +
+      'the signals taken from it (with their history) and its share of opportunities (counts change at once; an opportunity left without signals goes). ' +
+      'Credits already charged stay charged; the batch keeps its counts and adds the record to `deletedCount`. ' +
+      `Deleting again answers 404, as does an id of another workspace.`,
+    parameters: [{ name: param, in: 'path', required: true, schema: { type: 'string', maxLength: LIMITS.batchIdLength } }],
+    responses: {
+      '200': { description: 'Deleted', content: { 'application/json': { schema: ref(object === 'source' ? 'DeletedSource' : 'DeletedRecord'), example: { id, object, deleted: true, [other]: otherId } } } },
+      '400': error(`${param} longer than 128 characters`, one('Too long', { error: 'INVALID_REQUEST', message: `Path parameter "${param}" must be at most 128 characters` })),
+      '404': error(`No such ${object} in this workspace (never there, another workspace's, or already deleted)`,
+        one('Unknown, another workspace\'s or already deleted', { error: 'NOT_FOUND', message: `${noun} "${object === 'source' ? 'src_x' : 'rec_x'}" not found` })),
+      ...common,
+    },
+  };
+}
 
 /** OpenAPI 3.1 description of the three ingestion endpoints, generated from the zod schemas. */
 export function openApiDocument(baseUrl: string): Record<string, unknown> {
@@ -182,6 +207,8 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
           },
         },
       },
+      '/api/v1/sources/{sourceId}': { delete: deletion('source') },
+      '/api/v1/records/{recordId}': { delete: deletion('record') },
     },
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },

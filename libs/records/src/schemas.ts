@@ -147,7 +147,25 @@ export const batchSchema = z.strictObject({
   attachmentDownloadComplete: z.int().min(0).optional(),
   attachmentDownloadFailed: z.int().min(0).optional(),
   attachmentDownloadStatus: z.enum(DOWNLOAD_STATUSES).optional(),
+  /** Records of the batch deleted since (DELETE /api/v1/records, /api/v1/sources, retention); present once one is. The other counts stay as received. */
+  deletedCount: z.int().min(0).optional(),
   billing: z.strictObject({ totalCreditsCharged: z.int().min(0) }),
+});
+
+/** The answer of DELETE /api/v1/sources/{sourceId}: the record it was built from went with it. */
+export const deletedSourceSchema = z.strictObject({
+  id: z.string(),
+  object: z.literal('source'),
+  deleted: z.literal(true),
+  recordId: z.string().nullable().meta({ description: 'The record the source was built from, deleted with it (null: the source was written over MCP)' }),
+});
+
+/** The answer of DELETE /api/v1/records/{recordId}: its source went with it. */
+export const deletedRecordSchema = z.strictObject({
+  id: z.string(),
+  object: z.literal('record'),
+  deleted: z.literal(true),
+  sourceId: z.string().nullable().meta({ description: 'The source built from the record, deleted with it (null: the record had not become a source)' }),
 });
 
 export const batchListSchema = z.strictObject({

@@ -1,4 +1,8 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { createApiKey, revokeApiKey } from '@loupe/api-keys';
+import { createLocalStorage, type Storage } from '@loupe/storage';
 import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
 import { appShell, createLogger, listen, systemClock, type Clock, type IdempotencyStore, type RateLimiter } from '@loupe/http';
 import { createBoss, ensureQueues, type Boss } from '@loupe/jobs';
@@ -33,6 +37,8 @@ export interface Harness {
   b: Tenant;
   revokedKey: string;
   mcpOnlyKey: string;
+  /** Where the apps store attachment files (a temporary directory). */
+  storage: Storage;
   /** Starts another instance of the API on the same database. */
   startApp(options?: { rateLimiter?: RateLimiter; boss?: Boss; clock?: Clock; idempotency?: IdempotencyStore }): Promise<string>;
   base: string;
@@ -52,12 +58,14 @@ export async function startHarness(options: { rateLimiter?: RateLimiter } = { ra
   const mcp = await createApiKey(t.db, {
     workspaceId: a.workspaceId, name: 'm', permissions: ['mcp:read'], defaultProductId: a.productId, servicePrefix: 'loupe_',
   });
-  const closers: (() => Promise<void>)[] = [];
+  const storageDir = await mkdtemp(path.join(os.tmpdir(), 'loupe-ingest-'));
+  const storage = createLocalStorage(storageDir);
+  const closers: (() => Promise<void>)[] = [() => rm(storageDir, { recursive: true, force: true })];
   const startApp = async (o: { rateLimiter?: RateLimiter; boss?: Boss; clock?: Clock; idempotency?: IdempotencyStore } = {}) => {
     let url = '';
     const limiter = 'rateLimiter' in o ? o.rateLimiter : options.rateLimiter;
     const app = appShell(createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), (a) => a.use(createIngestApp({
-      pool: t.pool, boss: o.boss ?? boss, clock: o.clock ?? systemClock, servicePrefix: 'loupe_', baseUrl: () => url,
+      pool: t.pool, boss: o.boss ?? boss, clock: o.clock ?? systemClock, servicePrefix: 'loupe_', baseUrl: () => url, storage,
       ...(limiter ? { rateLimiter: limiter } : {}),
       ...(o.idempotency ? { idempotency: o.idempotency } : {}),
     })));
@@ -68,7 +76,7 @@ export async function startHarness(options: { rateLimiter?: RateLimiter } = { ra
   };
   const base = await startApp();
   return {
-    t, boss, a, b, revokedKey: revoked.key, mcpOnlyKey: mcp.key, startApp, base,
+    t, boss, a, b, revokedKey: revoked.key, mcpOnlyKey: mcp.key, storage, startApp, base,
     async close() {
       await Promise.all(closers.map((c) => c()));
       await boss.stop({ graceful: false, close: true });
@@ -113,6 +121,28 @@ export async function post(base: string, key: string | undefined, body: unknown,
 export async function get(base: string, key: string | undefined, path: string) {
   const res = await fetch(`${base}${path}`, { headers: key ? { 'x-api-key': key } : {} });
   return { status: res.status, body: (await res.json()) as Record<string, any>, headers: res.headers };
+}
+
+export async function del(base: string, key: string | undefined, path: string) {
+  const res = await fetch(`${base}${path}`, { method: 'DELETE', headers: key ? { 'x-api-key': key } : {} });
+  return { status: res.status, body: (await res.json()) as Record<string, any>, headers: res.headers };
+}
+
+/** Turns a stored record into a source as the worker would (the row alone: these tests are about the API). */
+export async function sourceOf(h: Harness, recordId: string): Promise<string> {
+  const id = `src_${recordId.slice(4)}`;
+  await h.t.pool.query(
+    `INSERT INTO sources (id, workspace_id, product_id, project_ids, record_id, type, nature, title, occurred_at, status)
+     SELECT $2, workspace_id, product_id, project_ids, id, type, nature, 'Hello', event_at, 'ready' FROM records WHERE id = $1`,
+    [recordId, id],
+  );
+  return id;
+}
+
+/** The ids of a batch's records, in order. */
+export async function recordsOf(h: Harness, batchId: string): Promise<string[]> {
+  const { rows } = await h.t.pool.query<{ id: string }>('SELECT id FROM records WHERE batch_id = $1 ORDER BY position', [batchId]);
+  return rows.map((r) => r.id);
 }
 
 /** How many batches a workspace has. */

@@ -71,6 +71,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sources/{sourceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a source and everything that hangs off it (needs api:write)
+         * @description Deletes the source and the record it was built from: segments, search text, vector, attachments and their stored files, the signals taken from it (with their history) and its share of opportunities (counts change at once; an opportunity left without signals goes). Credits already charged stay charged; the batch keeps its counts and adds the record to `deletedCount`. Deleting again answers 404, as does an id of another workspace.
+         */
+        delete: operations["deleteSource"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/records/{recordId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a record and everything that hangs off it (needs api:write)
+         * @description Deletes the record and the source built from it: segments, search text, vector, attachments and their stored files, the signals taken from it (with their history) and its share of opportunities (counts change at once; an opportunity left without signals goes). Credits already charged stay charged; the batch keeps its counts and adds the record to `deletedCount`. Deleting again answers 404, as does an id of another workspace.
+         */
+        delete: operations["deleteRecord"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -165,6 +205,7 @@ export interface components {
             attachmentDownloadFailed?: number;
             /** @enum {string} */
             attachmentDownloadStatus?: "PENDING" | "IN_PROGRESS" | "COMPLETE" | "PARTIAL_FAILURE" | "FAILED";
+            deletedCount?: number;
             billing: {
                 totalCreditsCharged: number;
             };
@@ -181,6 +222,24 @@ export interface components {
                 [key: string]: unknown;
             };
             errors?: components["schemas"]["RecordError"][];
+        };
+        DeletedSource: {
+            id: string;
+            /** @constant */
+            object: "source";
+            /** @constant */
+            deleted: true;
+            /** @description The record the source was built from, deleted with it (null: the source was written over MCP) */
+            recordId: string | null;
+        };
+        DeletedRecord: {
+            id: string;
+            /** @constant */
+            object: "record";
+            /** @constant */
+            deleted: true;
+            /** @description The source built from the record, deleted with it (null: the record had not become a source) */
+            sourceId: string | null;
         };
     };
     responses: never;
@@ -603,6 +662,192 @@ export interface operations {
             };
             /** @description The key lacks the permission this endpoint needs */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error; retry */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteSource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sourceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "src_01m84…",
+                     *       "object": "source",
+                     *       "deleted": true,
+                     *       "recordId": "rec_01m83…"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeletedSource"];
+                };
+            };
+            /** @description sourceId longer than 128 characters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API key missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such source in this workspace (never there, another workspace's, or already deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error; retry */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteRecord: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                recordId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rec_01m83…",
+                     *       "object": "record",
+                     *       "deleted": true,
+                     *       "sourceId": "src_01m84…"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeletedRecord"];
+                };
+            };
+            /** @description recordId longer than 128 characters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API key missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such record in this workspace (never there, another workspace's, or already deleted) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
