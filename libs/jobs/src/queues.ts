@@ -14,6 +14,12 @@ export const QUEUES = {
   embedSources: 'sources.embed',
   /** Erase a person from a workspace (libs/erasure), slice by slice; the payload names only the request. */
   erasePerson: 'person.erase',
+  /**
+   * Retention (libs/lifecycle): without a workspace, the hourly sweep (queues one job per workspace with
+   * retention on, prunes the deletion log, and queues itself an hour later); with one, a slice of that
+   * workspace's old sources deleted, queued again while there are more.
+   */
+  retention: 'lifecycle.retention',
   /** Jobs that exhausted their retries, kept for inspection and redrive. */
   deadLetter: 'dead-letter',
 } as const;
@@ -45,6 +51,9 @@ export const payloadSchemas = {
     workspaceId: z.string().min(1),
     erasureId: z.string().min(1),
   }),
+  [QUEUES.retention]: z.strictObject({
+    workspaceId: z.string().min(1).optional(),
+  }),
   [QUEUES.deadLetter]: z.looseObject({}),
 } satisfies Record<QueueName, z.ZodType>;
 
@@ -60,6 +69,7 @@ export const singletonKeys: { [Q in QueueName]?: (payload: Payload<Q>) => string
   [QUEUES.recomputeOpportunities]: (p) => recomputeOpportunitiesKey(p.workspaceId, p.productId),
   [QUEUES.settleOpportunities]: (p) => recomputeOpportunitiesKey(p.workspaceId, p.productId),
   [QUEUES.embedSources]: (p) => p.workspaceId,
+  [QUEUES.retention]: (p) => p.workspaceId ?? 'sweep',
 };
 
 export function recomputeOpportunitiesKey(workspaceId: string, productId: string): string {
