@@ -5,7 +5,7 @@ import {
   appShell, createLogger, createPerIpLimiter, databaseReadiness, healthRouter, listen, systemClock, type Clock, type Listening, type Logger,
 } from '@loupe/http';
 import { createIngestApp } from '@loupe/ingest-api';
-import { createAuthApp, inboundReplyHandler } from '@loupe/auth-server';
+import { createAuthApp, inboundReplyHandler, OAUTH_TOKEN_PATH } from '@loupe/auth-server';
 import { createMcpApp, MCP_PATH } from '@loupe/mcp-server';
 import { createBoss, enqueue, ensureQueues, QUEUES, type Boss } from '@loupe/jobs';
 import { createWorker, type Worker } from '@loupe/worker';
@@ -84,7 +84,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
         scheduleRecompute: async (workspaceId, productId) => void (await enqueue(boss, QUEUES.recomputeOpportunities, { workspaceId, productId })),
         semanticSearch,
       }));
-    }, { trustedProxies: config.trustedProxies, perIp: createPerIpLimiter(database.pool, clock, config.perIpLimitPerMinute), perIpDeferredPaths: [MCP_PATH] });
+    }, { trustedProxies: config.trustedProxies, perIp: createPerIpLimiter(database.pool, clock, config.perIpLimitPerMinute), perIpDeferredPaths: [MCP_PATH, OAUTH_TOKEN_PATH] });
 
     if (config.workerEnabled) {
       worker = createWorker({ pool: database.pool, db: database.db, boss, clock, log: log.child({ component: 'worker' }), config, storage });

@@ -7,6 +7,7 @@ import { createMailer, startInboundSmtp } from '@loupe/mail';
 import { isReplyAddress } from '@loupe/oauth';
 import { createAuthApp } from './app';
 import { inboundReplyHandler } from './inbound-mail';
+import { OAUTH_TOKEN_PATH } from './rate-limits';
 
 // The authorization server alone (behind a proxy that routes /oauth, /.well-known/oauth-authorization-server
 // and /.well-known/openid-configuration here and /api/mcp to the MCP server, on one public host).
@@ -34,7 +35,7 @@ const app = appShell(log, (a) => {
     replies: config.replies,
     scheduleRecompute: async (workspaceId, productId) => void (await enqueue(boss, QUEUES.recomputeOpportunities, { workspaceId, productId })),
   }));
-}, { trustedProxies: config.trustedProxies, perIp: createPerIpLimiter(database.pool, systemClock, config.perIpLimitPerMinute) });
+}, { trustedProxies: config.trustedProxies, perIp: createPerIpLimiter(database.pool, systemClock, config.perIpLimitPerMinute), perIpDeferredPaths: [OAUTH_TOKEN_PATH] });
 const server = await listen(app, config.port, config.host, { requestTimeoutMs: config.requestTimeoutMs });
 url = baseUrl(config, server.port);
 log.info({ url }, 'auth-server listening');

@@ -1,11 +1,11 @@
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import {
   checkRegistration, grantableScopes, isOurResource, KNOWN_CLIENTS, knownClientMetadata, markNoGrantableScope, mcpResourceUrl,
-  refreshTokenGrant, revokeToken,
+  revokeToken,
 } from '@loupe/oauth';
-import type { Logger } from '@loupe/http';
+import { deferredPerIpCheck, sendPerIpRateLimited, takeTogether, type Logger } from '@loupe/http';
 import type { AuthRuntime } from './runtime';
-import { sendOAuthRateLimited } from './rate-limits';
+import { OAUTH_TOKEN_PATH, sendOAuthRateLimited, takeRefreshLimits } from './rate-limits';
 import { renderErrorPage } from './pages';
 
 type Runtime = () => Promise<AuthRuntime>;
@@ -31,12 +31,12 @@ export function oauthEndpoints(runtime: Runtime): Router {
   router.post(
     '/oauth/register',
     wrap(async (req, res, next) => {
-      const { limiters } = await runtime();
+      const { limiters, issuer } = await runtime();
       const decision = await limiters.registration.take(`oauth-register:${req.ip}`);
       if (!decision.allowed) return sendOAuthRateLimited(res, decision, 'client registrations from this IP address');
       json(req, res, (error?: unknown) => {
         if (error) return oauthError(res, 400, 'invalid_client_metadata', 'The registration body must be valid JSON (Content-Type: application/json)');
-        const checked = checkRegistration(req.body);
+        const checked = checkRegistration(req.body, issuer);
         if (!checked.ok) return oauthError(res, 400, checked.error, checked.error_description);
         req.body = checked.metadata;
         next();
@@ -85,25 +85,45 @@ export function oauthEndpoints(runtime: Runtime): Router {
     }),
   );
 
+  // The shell leaves this path's per-IP count to the route when it is deployed so (OAUTH_TOKEN_PATH in
+  // perIpDeferredPaths): counted with the grant's own limits in one statement, and alone on every other way out.
+  const ipAllowsAlone = async (res: Response) => {
+    const ipCheck = deferredPerIpCheck(res);
+    const decision = ipCheck && (await ipCheck.limiter.take(ipCheck.key));
+    if (decision && !decision.allowed) sendPerIpRateLimited(res, decision);
+    return !decision || decision.allowed;
+  };
+  router.all(OAUTH_TOKEN_PATH, wrap(async (req, res, next) => {
+    if (req.method === 'POST' || (await ipAllowsAlone(res))) next();
+  }));
   router.post(
-    '/oauth/token',
-    form,
+    OAUTH_TOKEN_PATH,
+    (req, res, next) => form(req, res, (error?: unknown) => {
+      if (!error) return next();
+      ipAllowsAlone(res).then((allowed) => allowed && next(error), next);
+    }),
     wrap(async (req, res, next) => {
       const { limiters, issuer, pool } = await runtime();
       const body = (req.body ?? {}) as Record<string, unknown>;
       const clientId = str(body.client_id) ?? '';
       const resource = body.resource;
+      const ipCheck = deferredPerIpCheck(res);
       if (resource !== undefined && (typeof resource !== 'string' || !isOurResource(resource, mcpResourceUrl(issuer)))) {
+        if (!(await ipAllowsAlone(res))) return;
         return oauthError(res, 400, 'invalid_target', `resource must be this service's MCP endpoint, ${mcpResourceUrl(issuer)}`);
       }
       if (body.grant_type === 'authorization_code') {
-        const decision = await limiters.codeExchange.take(`oauth-code:${clientId}:${req.ip}`);
-        if (!decision.allowed) return sendOAuthRateLimited(res, decision, 'code exchanges for this client from this IP address');
+        const [ip, decision] = await takeTogether(pool, [...(ipCheck ? [ipCheck] : []), { limiter: limiters.codeExchange, key: `oauth-code:${clientId}:${req.ip}` }])
+          .then((d) => (ipCheck ? d : [undefined, ...d]));
+        if (ip && !ip.allowed) return sendPerIpRateLimited(res, ip);
+        if (!decision!.allowed) return sendOAuthRateLimited(res, decision!, 'code exchanges for this client from this IP address');
       } else if (body.grant_type === 'refresh_token') {
         // Per client connection: pre-registered and metadata-document clients share one client_id among all their users.
-        const family = (await refreshTokenGrant(pool, str(body.refresh_token) ?? '')) ?? 'unknown';
-        const decision = await limiters.refresh.take(`oauth-refresh:${clientId}:${family}`);
-        if (!decision.allowed) return sendOAuthRateLimited(res, decision, 'token refreshes for this client');
+        const decisions = await takeRefreshLimits(pool, limiters.refresh, clientId, str(body.refresh_token) ?? '', ipCheck);
+        if (decisions.ip && !decisions.ip.allowed) return sendPerIpRateLimited(res, decisions.ip);
+        if (!decisions.refresh.allowed) return sendOAuthRateLimited(res, decisions.refresh, 'token refreshes for this client');
+      } else if (!(await ipAllowsAlone(res))) {
+        return;
       }
       next();
     }),

@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import type pg from 'pg';
-import { createRateLimiter, type Clock, type RateDecision } from '@loupe/http';
+import { createRateLimiter, type Clock, type RateDecision, type RateLimiter, type SweepingRateLimiter } from '@loupe/http';
+import { sha256 } from '@loupe/oauth';
 
 const HOUR = 3600_000;
 
@@ -22,4 +23,53 @@ export function sendOAuthRateLimited(res: Response, decision: RateDecision, what
     error_description: `Too many ${what}: at most ${decision.limit} per ${what.includes('minute') ? 'minute' : 'hour'}. Retry in ${decision.retryAfterSeconds} seconds.`,
     retry_after: decision.retryAfterSeconds,
   });
+}
+
+/** The path whose per-IP count the token route takes itself, with its own limits in one statement. */
+export const OAUTH_TOKEN_PATH = '/oauth/token';
+
+/**
+ * A refresh's two limits in one statement (spec 8.1): the per-IP count (`ip`, left to the route by
+ * the shell) and the count per client connection, whose key names the refresh token's family (its
+ * grant, read by the same statement; `unknown` for a token we do not hold). Keys are counted in
+ * key order, as every counter statement does, so two statements never wait on each other in a cycle.
+ */
+const TAKE_REFRESH_LIMITS = {
+  name: 'oauth-refresh-limits',
+  text: `WITH family AS (
+           SELECT $4::text || COALESCE((SELECT grant_id FROM oauth_models WHERE model = 'RefreshToken' AND id_hash = $1), 'unknown') AS key
+         ), entries AS (
+           SELECT key, start FROM unnest($2::text[], $3::bigint[]) AS e(key, start)
+           UNION ALL SELECT family.key, $5::bigint FROM family
+         ), counted AS (
+           INSERT INTO rate_limit_counters (key, window_start, count)
+           SELECT key, start, 1 FROM entries ORDER BY key, start
+           ON CONFLICT (key, window_start) DO UPDATE SET count = rate_limit_counters.count + EXCLUDED.count
+           RETURNING key, window_start, count
+         )
+         SELECT (SELECT key FROM family) AS family_key, key, window_start, count FROM counted`,
+};
+
+const windowOf = (limiter: RateLimiter) => ('window' in limiter ? (limiter as SweepingRateLimiter).window() : undefined);
+
+export async function takeRefreshLimits(
+  pool: Pick<pg.Pool, 'query'>,
+  refresh: RateLimiter,
+  clientId: string,
+  refreshToken: string,
+  ip: { limiter: RateLimiter; key: string } | undefined,
+): Promise<{ ip: RateDecision | undefined; refresh: RateDecision }> {
+  const refreshWindow = windowOf(refresh)!;
+  const ipWindow = ip && windowOf(ip.limiter);
+  const fixed = ip && ipWindow ? [{ key: ip.key, start: ipWindow.start }] : [];
+  const token = refreshToken && refreshToken.length <= 512 ? sha256(refreshToken) : '';
+  const { rows } = await pool.query<{ family_key: string; key: string; window_start: string | number; count: number }>({
+    ...TAKE_REFRESH_LIMITS,
+    values: [token, fixed.map((f) => f.key), fixed.map((f) => f.start), `oauth-refresh:${clientId}:`, refreshWindow.start],
+  });
+  const countOf = (key: string, start: number) => rows.find((r) => r.key === key && Number(r.window_start) === start)!.count;
+  return {
+    ip: ip && (ipWindow ? ipWindow.decide(countOf(ip.key, ipWindow.start)) : await ip.limiter.take(ip.key)),
+    refresh: refreshWindow.decide(countOf(rows[0]!.family_key, refreshWindow.start)),
+  };
 }

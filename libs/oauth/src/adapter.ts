@@ -7,8 +7,17 @@ import { sha256 } from './hash';
 /** How long a retired refresh token is answered `invalid_grant` without revoking its family (spec 5.6 rule 2). */
 export const REFRESH_GRACE_MS = 30_000;
 
+/**
+ * A refresh's writes, held until its access token is saved and then sent as one statement (`ROTATE`):
+ * the retired token's consume, its successor (with its grant's extension), the access token.
+ */
+interface PendingRotation {
+  consume: { model: string; idHash: string; at: Date };
+  refreshToken?: unknown[];
+}
+
 /** The token request in progress, when it runs through `inTokenTransaction`: its connection once it consumed something. */
-const tokenRequest = new AsyncLocalStorage<{ client?: pg.PoolClient }>();
+const tokenRequest = new AsyncLocalStorage<{ client?: pg.PoolClient; rotation?: PendingRotation }>();
 
 /**
  * Runs `fn` (a token request) so that what it consumes (a code, a refresh token) and the tokens it
@@ -17,7 +26,8 @@ const tokenRequest = new AsyncLocalStorage<{ client?: pg.PoolClient }>();
  * without a successor, and the client can never refresh again. `fn` answers whether to commit.
  */
 export async function inTokenTransaction(fn: () => Promise<boolean>): Promise<void> {
-  const request: { client?: pg.PoolClient } = {};
+  // A refresh whose access token was never saved (the grant failed after its consume) writes nothing.
+  const request: { client?: pg.PoolClient; rotation?: PendingRotation } = {};
   let failure: unknown;
   try {
     const keep = await tokenRequest.run(request, fn);
@@ -36,11 +46,16 @@ type Payload = Record<string, unknown> & { jti?: string; grantId?: string; uid?:
 // Named, so each connection parses and plans them once: every token request runs several.
 const FIND = { name: 'oauth-model-find', text: 'SELECT payload, consumed_at FROM oauth_models WHERE model = $1 AND id_hash = $2' };
 /** A refresh token with its grant (a refresh reads both, one after the other): one round trip for two. */
+/** And the user it acts for with the grant's standing (the account lookup that follows): one round trip for four. */
 const FIND_REFRESH_TOKEN = {
   name: 'oauth-model-find-refresh-token',
-  text: `SELECT t.payload, t.consumed_at, t.grant_id, g.payload AS grant_payload, g.consumed_at AS grant_consumed_at
+  text: `SELECT t.payload, t.consumed_at, t.grant_id, g.payload AS grant_payload, g.consumed_at AS grant_consumed_at,
+                u.id AS user_id, u.email AS user_email, u.email_verified AS user_email_verified,
+                og.revoked_at IS NULL AND EXISTS (SELECT 1 FROM memberships m WHERE m.workspace_id = og.workspace_id AND m.user_id = og.user_id) AS grant_active
            FROM oauth_models t
            LEFT JOIN oauth_models g ON g.model = 'Grant' AND g.id_hash = encode(sha256(convert_to(t.grant_id, 'UTF8')), 'hex')
+           LEFT JOIN oauth_grants og ON og.grant_id = t.grant_id
+           LEFT JOIN users u ON u.id = og.user_id
           WHERE t.model = 'RefreshToken' AND t.id_hash = $1`,
 };
 const CONSUME = {
@@ -60,6 +75,58 @@ const UPSERT_REFRESH_TOKEN = {
                 payload = jsonb_set(payload, '{exp}', to_jsonb(GREATEST(COALESCE((payload->>'exp')::bigint, 0), $9::bigint)))
           WHERE model = 'Grant' AND id_hash = $8`,
 };
+
+/**
+ * A whole rotation in one statement, so it needs no transaction: the retired refresh token consumed
+ * (if nobody consumed it first), and only then its successor saved, its grant kept alive as long
+ * (as UPSERT_REFRESH_TOKEN) and the access token saved. Answers whether the consume won: of
+ * concurrent refreshes with one token exactly one does, the others write nothing.
+ * $1–$3: consume (model, id hash, at); $4–$10: the refresh token's row, $11 its grant's id hash, $12 its exp;
+ * $13–$19: the access token's row.
+ */
+const ROTATE = {
+  name: 'oauth-rotate-refresh-token',
+  text: `WITH consumed AS (
+           UPDATE oauth_models SET consumed_at = $3 WHERE model = $1 AND id_hash = $2 AND consumed_at IS NULL RETURNING 1
+         ), refresh AS (
+           INSERT INTO oauth_models (model, id_hash, grant_id, uid, payload, expires_at, created_at)
+           SELECT $4, $5, $6, $7, $8, $9, $10 FROM consumed
+           ON CONFLICT (model, id_hash) DO UPDATE SET grant_id = EXCLUDED.grant_id, uid = EXCLUDED.uid, payload = EXCLUDED.payload, expires_at = EXCLUDED.expires_at
+         ), kept AS (
+           UPDATE oauth_models
+              SET expires_at = GREATEST(expires_at, $9),
+                  payload = jsonb_set(payload, '{exp}', to_jsonb(GREATEST(COALESCE((payload->>'exp')::bigint, 0), $12::bigint)))
+            WHERE model = 'Grant' AND id_hash = $11 AND EXISTS (SELECT 1 FROM consumed)
+         ), access AS (
+           INSERT INTO oauth_models (model, id_hash, grant_id, uid, payload, expires_at, created_at)
+           SELECT $13, $14, $15, $16, $17, $18, $19 FROM consumed
+           ON CONFLICT (model, id_hash) DO UPDATE SET grant_id = EXCLUDED.grant_id, uid = EXCLUDED.uid, payload = EXCLUDED.payload, expires_at = EXCLUDED.expires_at
+         )
+         SELECT count(*)::int AS won FROM consumed`,
+};
+
+/** The account a refresh acts for, read with its token (FIND_REFRESH_TOKEN): what `standingGrantUser` would answer. */
+export interface GrantUserRead {
+  userId: string;
+  email: string;
+  emailVerified: boolean;
+  /** The grant is not revoked and its user still belongs to its workspace. */
+  active: boolean;
+}
+
+const grantUsersRead = new WeakMap<object, Map<string, GrantUserRead>>();
+
+/**
+ * The user read with this request's refresh token for `grantId` (once; later lookups go to the
+ * database): undefined when there was none; `null` when the grant no longer stands for `userId`.
+ */
+export function grantUserReadWithToken(ctx: object | undefined, grantId: string, userId: string): GrantUserRead | null | undefined {
+  const read = ctx ? grantUsersRead.get(ctx) : undefined;
+  const user = read?.get(grantId);
+  if (!user) return undefined;
+  read!.delete(grantId);
+  return user.active && user.userId === userId ? user : null;
+}
 
 interface AdapterOptions {
   pool: pg.Pool;
@@ -99,6 +166,12 @@ export function createAdapterClass({ pool, clock }: AdapterOptions) {
       const { jti: _jti, ...stored } = payload;
       const expiresAt = expiresIn ? new Date(clock.now() + expiresIn * 1000) : null;
       const row = [this.model, sha256(id), payload.grantId ?? null, payload.uid ?? null, stored, expiresAt, new Date(clock.now())];
+      const rotation = tokenRequest.getStore()?.rotation;
+      if (rotation && this.model === 'RefreshToken' && !rotation.refreshToken && payload.grantId && expiresAt) {
+        rotation.refreshToken = [...row, sha256(payload.grantId), Math.ceil(expiresAt.getTime() / 1000)];
+        return;
+      }
+      if (rotation?.refreshToken && this.model === 'AccessToken') return this.rotate(rotation, row);
       // A rotated refresh token lives 30 days from its rotation; its grant must outlive it (same statement: one round trip per rotation).
       if (this.model === 'RefreshToken' && payload.grantId && expiresAt) {
         await this.db.query({ ...UPSERT_REFRESH_TOKEN, values: [...row, sha256(payload.grantId), Math.ceil(expiresAt.getTime() / 1000)] });
@@ -124,9 +197,10 @@ export function createAdapterClass({ pool, clock }: AdapterOptions) {
     }
 
     private async findRefreshToken(id: string): Promise<Payload | undefined> {
-      const { rows } = await this.db.query<{ payload: Payload; consumed_at: Date | null; grant_id: string | null; grant_payload: Payload | null; grant_consumed_at: Date | null }>(
-        { ...FIND_REFRESH_TOKEN, values: [sha256(id)] },
-      );
+      const { rows } = await this.db.query<{
+        payload: Payload; consumed_at: Date | null; grant_id: string | null; grant_payload: Payload | null; grant_consumed_at: Date | null;
+        user_id: string | null; user_email: string | null; user_email_verified: boolean | null; grant_active: boolean | null;
+      }>({ ...FIND_REFRESH_TOKEN, values: [sha256(id)] });
       const row = rows[0];
       if (!row) return undefined;
       if (row.consumed_at && this.withinGrace(row.consumed_at)) return undefined;
@@ -135,6 +209,11 @@ export function createAdapterClass({ pool, clock }: AdapterOptions) {
         const read = grantsRead.get(ctx) ?? new Map<string, Payload>();
         read.set(row.grant_id, this.revive(row.grant_id, row.grant_payload, row.grant_consumed_at));
         grantsRead.set(ctx, read);
+      }
+      if (ctx && row.grant_id && row.user_id) {
+        const users = grantUsersRead.get(ctx) ?? new Map<string, GrantUserRead>();
+        users.set(row.grant_id, { userId: row.user_id, email: row.user_email!, emailVerified: row.user_email_verified === true, active: row.grant_active === true });
+        grantUsersRead.set(ctx, users);
       }
       return this.revive(id, row.payload, row.consumed_at);
     }
@@ -162,8 +241,24 @@ export function createAdapterClass({ pool, clock }: AdapterOptions) {
     }
 
     async consume(id: string): Promise<void> {
+      // A refresh (the token route's refresh_token grant) holds its consume for the rotation's one statement.
+      const request = tokenRequest.getStore();
+      const ctx = Provider.ctx;
+      if (request && !request.client && !request.rotation && this.model === 'RefreshToken' && ctx?.oidc?.route === 'token' && ctx.oidc.params?.grant_type === 'refresh_token') {
+        request.rotation = { consume: { model: this.model, idHash: sha256(id), at: new Date(clock.now()) } };
+        return;
+      }
       const { rowCount } = await (await this.consuming()).query({ ...CONSUME, values: [this.model, sha256(id), new Date(clock.now())] });
       if (rowCount === 0) throw new errors.InvalidGrant(`${this.model === 'RefreshToken' ? 'refresh token' : 'authorization code'} already used`);
+    }
+
+    /** Sends a held rotation with its access token (`row`): one statement; `invalid_grant` when another request consumed the token first. */
+    private async rotate(rotation: PendingRotation, row: unknown[]): Promise<void> {
+      const request = tokenRequest.getStore()!;
+      request.rotation = undefined;
+      const { consume } = rotation;
+      const { rows } = await pool.query<{ won: number }>({ ...ROTATE, values: [consume.model, consume.idHash, consume.at, ...rotation.refreshToken!, ...row] });
+      if (rows[0]?.won !== 1) throw new errors.InvalidGrant('refresh token already used');
     }
 
     async destroy(id: string): Promise<void> {

@@ -4,7 +4,7 @@ import type pg from 'pg';
 import { newId } from '@loupe/db';
 import { isDatabaseUnavailable, type Clock, type Logger } from '@loupe/http';
 import { createSafeFetch, type SafeFetchSettings } from '@loupe/safe-fetch';
-import { createAdapterClass, inTokenTransaction } from './adapter';
+import { createAdapterClass, grantUserReadWithToken, inTokenTransaction } from './adapter';
 import { isLoopbackNative, isOurResource } from './client-rules';
 import { standingGrantUser } from './grants';
 import { KNOWN_CLIENTS } from './known-clients';
@@ -241,11 +241,15 @@ export async function createOAuthProvider(deps: OAuthProviderDeps): Promise<Prov
       return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
     },
     interactions: { url: async (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` },
-    findAccount: async (_ctx, sub, token) => {
+    findAccount: async (ctx, sub, token) => {
       const grantId = (token as { grantId?: string } | undefined)?.grantId;
-      const user = grantId
-        ? await standingGrantUser(pool, grantId, sub)
-        : (await pool.query<{ id: string; email: string; email_verified: boolean }>('SELECT id, email, email_verified FROM users WHERE id = $1', [sub])).rows[0];
+      // A refresh read its user with its token (one statement); anything else asks now.
+      const read = grantId ? grantUserReadWithToken(ctx, grantId, sub) : undefined;
+      const user = read !== undefined
+        ? read && { id: read.userId, email: read.email, email_verified: read.emailVerified }
+        : grantId
+          ? await standingGrantUser(pool, grantId, sub)
+          : (await pool.query<{ id: string; email: string; email_verified: boolean }>('SELECT id, email, email_verified FROM users WHERE id = $1', [sub])).rows[0];
       if (!user) return undefined;
       return { accountId: user.id, claims: async () => ({ sub: user.id, email: user.email, email_verified: user.email_verified }) };
     },

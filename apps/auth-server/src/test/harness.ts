@@ -6,6 +6,7 @@ import { appShell, createLogger, createPerIpLimiter, listen, systemClock, type L
 import type { SafeFetchSettings } from '@loupe/safe-fetch';
 import type { IdentityProviderConfig } from '@loupe/config';
 import { createAuthApp } from '../app';
+import { OAUTH_TOKEN_PATH } from '../rate-limits';
 import { CookieJar } from './cookie-jar';
 import type { SemanticSearch } from '@loupe/sources';
 
@@ -48,7 +49,7 @@ export async function startAuthServer(
       scheduleRecompute: options.scheduleRecompute,
       ...(options.semanticSearch ? { semanticSearch: options.semanticSearch } : {}),
     }));
-  }, { perIp: createPerIpLimiter(t.pool, systemClock) });
+  }, { perIp: createPerIpLimiter(t.pool, systemClock), perIpDeferredPaths: [OAUTH_TOKEN_PATH] });
   const server: Listening = await listen(app, 0, '127.0.0.1', { requestTimeoutMs: 30_000 });
   url = `http://127.0.0.1:${server.port}`;
   return {

@@ -1,0 +1,95 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Person, registerClient, startAuthServer, type AuthHarness } from './test/harness';
+import { connect, exchange, refresh, type Client } from './test/flow';
+
+let h: AuthHarness;
+let client: Client;
+beforeAll(async () => {
+  h = await startAuthServer();
+  client = (await registerClient(h.url, { client_name: 'Refresh Statements' })).body as Client;
+});
+afterAll(() => h.close());
+
+/** Every statement any pg client of this process sends while `fn` runs (the harness's server runs in this process). */
+async function statementsOf(fn: () => Promise<unknown>): Promise<string[]> {
+  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const query = proto.query;
+  const seen: string[] = [];
+  proto.query = function counted(this: unknown, ...args: unknown[]) {
+    const first = args[0] as string | { text?: string; name?: string };
+    seen.push(typeof first === 'string' ? first : (first?.name ?? first?.text ?? '?'));
+    return query.apply(this, args);
+  };
+  try {
+    await fn();
+  } finally {
+    proto.query = query;
+  }
+  return seen;
+}
+
+describe('a refresh in few statements (issue 26 item 2)', () => {
+  it('three statements: the limits with the family, the token with its grant and user, the rotation', async () => {
+    const tokens = (await exchange(h, client, await connect(new Person(h, 'statements@acme.test'), client))).body;
+    let current = tokens.refresh_token as string;
+    await refresh(h, client, current).then((r) => void (current = r.body.refresh_token)); // warm: the client is read once
+    const seen = await statementsOf(async () => {
+      const r = await refresh(h, client, current);
+      expect(r.status).toBe(200);
+      current = r.body.refresh_token;
+    });
+    expect(seen).toEqual(['oauth-refresh-limits', 'oauth-model-find-refresh-token', 'oauth-rotate-refresh-token']);
+    expect((await refresh(h, client, current)).status).toBe(200); // the rotated token works
+  });
+
+  it('the rotation writes all or nothing: the loser of a race writes no successor, and the winner\'s tokens work', async () => {
+    const tokens = (await exchange(h, client, await connect(new Person(h, 'race-rows@acme.test'), client))).body;
+    const before = await h.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM oauth_models WHERE model IN ('AccessToken', 'RefreshToken')");
+    const results = await Promise.all(Array.from({ length: 10 }, () => refresh(h, client, tokens.refresh_token)));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+    const after = await h.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM oauth_models WHERE model IN ('AccessToken', 'RefreshToken')");
+    expect(after.rows[0]!.n - before.rows[0]!.n).toBe(2); // one refresh token and one access token, whoever won
+  });
+
+  it('a person removed from the workspace cannot refresh: invalid_grant at once, nothing written', async () => {
+    const person = new Person(h, 'leaver@acme.test');
+    const tokens = (await exchange(h, client, await connect(person, client))).body;
+    const r1 = await refresh(h, client, tokens.refresh_token);
+    expect(r1.status).toBe(200);
+    const { rows } = await h.pool.query<{ workspace_id: string; user_id: string }>(
+      "SELECT g.workspace_id, g.user_id FROM oauth_grants g JOIN users u ON u.id = g.user_id WHERE u.email = 'leaver@acme.test'",
+    );
+    await h.pool.query('DELETE FROM memberships WHERE workspace_id = $1 AND user_id = $2', [rows[0]!.workspace_id, rows[0]!.user_id]);
+    const r2 = await refresh(h, client, r1.body.refresh_token);
+    expect(r2.status).toBe(400);
+    expect(r2.body.error).toBe('invalid_grant');
+    const { rows: consumed } = await h.pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM oauth_models WHERE model = 'RefreshToken' AND grant_id = (SELECT grant_id FROM oauth_grants WHERE user_id = $1 LIMIT 1) AND consumed_at IS NULL",
+      [rows[0]!.user_id],
+    );
+    expect(consumed[0]!.n).toBe(1); // the refresh token was not consumed: nothing was written
+  });
+
+  it('every request to the token endpoint is counted once per IP, whatever it asks (the route counts it, not the shell)', async () => {
+    const ipCount = async () => (await h.pool.query<{ n: number }>("SELECT coalesce(sum(count), 0)::int AS n FROM rate_limit_counters WHERE key LIKE 'ip:%'")).rows[0]!.n;
+    const tokens = (await exchange(h, client, await connect(new Person(h, 'counted@acme.test'), client))).body;
+    const post = (body: string) => fetch(`${h.url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+    const requests: Array<[string, () => Promise<Response>, number]> = [
+      ['refresh', () => post(new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id }).toString()), 200],
+      ['unknown refresh token', () => post(new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'loupe_rt_nope', client_id: client.client_id }).toString()), 400],
+      ['code', () => post(new URLSearchParams({ grant_type: 'authorization_code', code: 'x', client_id: client.client_id }).toString()), 400],
+      ['an unknown client', () => post('grant_type=password&client_id=x'), 401],
+      ['a foreign resource', () => post(`grant_type=refresh_token&resource=${encodeURIComponent('https://evil.example.com/')}`), 400],
+      ['a body too large', () => post(`a=${'x'.repeat(70_000)}`), 413],
+      ['GET', () => fetch(`${h.url}/oauth/token`), 404],
+    ];
+    for (const [what, send, status] of requests) {
+      const before = await ipCount();
+      const res = await send();
+      await res.arrayBuffer();
+      expect([what, res.status]).toEqual([what, status]);
+      expect([what, (await ipCount()) - before]).toEqual([what, 1]);
+    }
+  });
+});
