@@ -1,4 +1,5 @@
 import { landBatch } from '@loupe/batches';
+import { findSuppressed, SUPPRESSED_CODE, suppressedMessage } from '@loupe/erasure';
 import { ApiError, BodyTooLargeError, readBoundedBody, requestFingerprint, type Clock, type IdempotencyStore } from '@loupe/http';
 import type { Boss } from '@loupe/jobs';
 import {
@@ -88,6 +89,15 @@ async function ingest(deps: SubmitDeps, req: Request, kind: 'json' | 'ndjson', b
       const bad = new Set(routing.errors.map((e) => e.index));
       accepted = accepted.filter((a) => !bad.has(a.index));
       errors = [...errors, ...routing.errors].sort((a, b) => a.index - b.index);
+    }
+  }
+  if (accepted.length) {
+    // A person erased from the workspace stays out until their suppression is lifted (libs/erasure).
+    const hits = await findSuppressed(deps.pool, workspaceId, accepted.map((a) => ({ participants: a.record._participants, text: a.rawData })));
+    if (hits.size) {
+      const suppressed = [...hits].map(([i, hit]) => ({ index: accepted[i]!.index, code: SUPPRESSED_CODE, message: suppressedMessage(hit) }));
+      accepted = accepted.filter((_, i) => !hits.has(i));
+      errors = [...errors, ...suppressed].sort((a, b) => a.index - b.index);
     }
   }
   const total = items.length;

@@ -3,6 +3,7 @@ import {
   FORMATS, LIMITS, attachmentSchema, batchListSchema, batchSchema, deletedRecordSchema, deletedSourceSchema, errorResponseSchema, participantSchema,
   piiEntitySchema, piiSchema, recordErrorSchema, recordSchema, submissionResponseSchema,
 } from './schemas';
+import { erasurePaths } from './openapi-erasure';
 
 // Refinements do not carry over to JSON Schema; say the same rules in its words.
 const recordForExport = recordSchema.extend({
@@ -209,6 +210,7 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
       },
       '/api/v1/sources/{sourceId}': { delete: deletion('source') },
       '/api/v1/records/{recordId}': { delete: deletion('record') },
+      ...erasurePaths({ error, one, common }),
     },
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
