@@ -120,6 +120,35 @@ describe('pre-registered clients (spec 5.4)', () => {
   });
 });
 
+describe("Cursor's registration (issue 25 item 3)", () => {
+  // A server of its own: the file's other registrations use up the per-IP registration limit (10 an hour).
+  let cursorServer: AuthHarness;
+  beforeAll(async () => {
+    cursorServer = await startAuthServer();
+  });
+  afterAll(() => cursorServer.close());
+
+  it("Cursor's own registration body (three URIs, one cursor://) is refused by the spec's https/loopback rule, naming the pre-registered client_id to use", async () => {
+    // The body Cursor sends (erp-mafia/accounted#2225, soflyy/agent-connector-for-wp#111, 2026-09).
+    const { status, body } = await registerClient(cursorServer.url, {
+      client_name: 'Cursor', token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'],
+      redirect_uris: ['cursor://anysphere.cursor-mcp/oauth/callback', 'https://www.cursor.com/agents/mcp/oauth/callback', 'http://localhost:8787/callback'],
+    });
+    expect(status).toBe(400);
+    expect(body).toEqual({
+      error: 'invalid_redirect_uri',
+      error_description: `redirect_uris[0] uses the scheme cursor; only https:// (or http:// on localhost or 127.0.0.1) is accepted. Cursor is pre-registered with this redirect URI: use the client_id ${cursorServer.url}/oauth/clients/cursor`,
+    });
+    // That client_id, as Cursor's static OAuth configuration sends it, goes through to the code.
+    const cursor = KNOWN_CLIENTS.find((c) => c.slug === 'cursor')!;
+    const client: Client = { client_id: `${cursorServer.url}/oauth/clients/cursor`, redirect_uris: [cursor.redirectUris[0]!] };
+    const c = await connect(new Person(cursorServer, 'cursor@acme.test'), client);
+    expect(c.consentHtml).toContain('verified by Loupe');
+    expect((await exchange(cursorServer, client, c)).status).toBe(200);
+  });
+
+});
+
 describe('pre-registered loopback clients with an ephemeral port (RFC 8252 §7.3; issue 25 item 3)', () => {
   // Claude Code's own metadata document lists http://localhost/callback without a port and then sends the
   // port it listens on; VS Code falls back to a random port when 33418 is taken. Both must be let through.

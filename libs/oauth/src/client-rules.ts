@@ -1,3 +1,5 @@
+import { KNOWN_CLIENTS } from './known-clients';
+
 /** OAuth error bodies (spec 7.1): `error` and `error_description`. */
 export interface OAuthErrorBody {
   error: string;
@@ -27,6 +29,16 @@ export function redirectUriProblem(value: unknown): string | undefined {
 }
 
 /**
+ * A redirect URI dynamic registration refuses but a pre-registered client lists (Cursor registers its
+ * cursor:// callback beside two others): the refusal names the client_id to use instead.
+ */
+function preRegisteredHint(uri: unknown, issuer: string | undefined): string {
+  const known = KNOWN_CLIENTS.find((c) => c.redirectUris.includes(uri as string));
+  if (!known) return '';
+  return `. ${known.clientName} is pre-registered with this redirect URI: use the client_id ${issuer ?? ''}/oauth/clients/${known.slug}`;
+}
+
+/**
  * Loopback http redirect URIs mark a native app, whose port may differ per run (OAuth 2.1, RFC 8252
  * §7.3); oidc-provider lets the port vary only for application_type native. Not when a loopback https
  * URI is also listed (oidc-provider refuses those for native clients).
@@ -44,7 +56,7 @@ export function isLoopbackNative(uris: unknown): boolean {
  * `token_endpoint_auth_method` none), redirect URIs are https or loopback http, and only the code
  * flow with refresh tokens. Returns the metadata to register.
  */
-export function checkRegistration(body: unknown): Registration {
+export function checkRegistration(body: unknown, issuer?: string): Registration {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return { ok: false, error: 'invalid_client_metadata', error_description: 'The registration body must be a JSON object' };
   }
@@ -55,7 +67,7 @@ export function checkRegistration(body: unknown): Registration {
   }
   for (const [i, uri] of uris.entries()) {
     const problem = redirectUriProblem(uri);
-    if (problem) return { ok: false, error: 'invalid_redirect_uri', error_description: `redirect_uris[${i}] ${problem}` };
+    if (problem) return { ok: false, error: 'invalid_redirect_uri', error_description: `redirect_uris[${i}] ${problem}${preRegisteredHint(uri, issuer)}` };
   }
   const method = metadata.token_endpoint_auth_method ?? 'none';
   if (method !== 'none') {

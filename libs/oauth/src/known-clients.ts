@@ -37,6 +37,9 @@ export const KNOWN_CLIENTS: readonly KnownClient[] = [
   // Newer ChatGPT apps use a per-app https://chatgpt.com/connector/oauth/{id} with a CIMD client_id
   // (cloudflare/workers-oauth-provider __tests__/oauth-cimd.test.ts @742e222, 2026-08-19; getsentry/sentry-mcp#1271):
   // not listable here, those come through CIMD.
+  // Re-checked 2026-11-25 (issue 25): ChatGPT registers dynamically with its per-connector
+  // https://chatgpt.com/connector/oauth/<id> callback (danielealbano/android-remote-control-mcp#166, 2026-08-17;
+  // makeplane/plane-mcp-server#165, 2026-06-29): an https redirect, which our dynamic registration accepts as it is.
   {
     slug: 'chatgpt',
     clientName: 'ChatGPT',
@@ -48,6 +51,9 @@ export const KNOWN_CLIENTS: readonly KnownClient[] = [
   // TanStack/tanstack.com#652, bytebase/bytebase#20510, docs.zuora.com "Redirect URIs by MCP client". Issue threads: medium-high.
   // cursor:// is a private-use scheme, not https/loopback: allowed only because this list is ours (dynamic registration refuses it).
   // The older cursor://anysphere.cursor-retrieval/oauth/user-<server name>/callback depends on the user's server name: not listed.
+  // Re-checked 2026-11-25 (issue 25): the same three URIs in one registration body (erp-mafia/accounted#2225, 2026-09-03;
+  // soflyy/agent-connector-for-wp#111, 2026-09-11), so dynamic registration alone fails for Cursor on the cursor:// entry
+  // (private-use schemes are refused there): Cursor users choose this pre-registered client.
   {
     slug: 'cursor',
     clientName: 'Cursor',
