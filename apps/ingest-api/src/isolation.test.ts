@@ -23,6 +23,11 @@ async function exportOf(key?: string) {
   return { status: res.status, body: (res.ok ? { lines: text.trimEnd().split('\n').map((l) => JSON.parse(l)) } : JSON.parse(text)) as Record<string, any> };
 }
 
+async function jsonCall(method: string, path: string, key: string | undefined, body: unknown) {
+  const res = await fetch(`${h.base}${path}`, { method, headers: { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}) }, body: JSON.stringify(body) });
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
+}
+
 /** Replaces ids in an answer so answers about different ids can be compared. */
 const shape = (body: unknown, ids: string[]) => ids.reduce((s, id) => s.split(id).join('<id>'), JSON.stringify(body));
 
@@ -110,6 +115,30 @@ describe('isolation matrix', () => {
     expect(rowCount).toBe(1);
   });
 
+  it('erasures and suppressions: another workspace\'s request or suppression is a 404 identical to a missing one; lists hold only the caller\'s', async () => {
+    const asked = await jsonCall('POST', '/api/v1/erasures', h.a.writeKey, { email: 'isolated.person@globex.test' });
+    expect(asked.status).toBe(202);
+    const [sup] = (await get(h.base, h.a.readKey, '/api/v1/suppressions')).body.suppressions as Array<{ id: string }>;
+    const theirs = await get(h.base, h.b.readKey, `/api/v1/erasures/${asked.body.id}`);
+    const missing = await get(h.base, h.b.readKey, '/api/v1/erasures/era_doesnotexist');
+    note('GET /api/v1/erasures/{A erasure}', 'B api:read', theirs.status);
+    expect(theirs.status).toBe(404);
+    expect(shape(theirs.body, [asked.body.id, 'era_doesnotexist'])).toBe(shape(missing.body, [asked.body.id, 'era_doesnotexist']));
+    const lift = await del(h.base, h.b.writeKey, `/api/v1/suppressions/${sup!.id}`);
+    const liftMissing = await del(h.base, h.b.writeKey, '/api/v1/suppressions/sup_doesnotexist');
+    note('DELETE /api/v1/suppressions/{A suppression}', 'B api:write', lift.status);
+    expect(lift.status).toBe(404);
+    expect(shape(lift.body, [sup!.id, 'sup_doesnotexist'])).toBe(shape(liftMissing.body, [sup!.id, 'sup_doesnotexist']));
+    for (const path of ['/api/v1/erasures', '/api/v1/suppressions']) {
+      const list = await get(h.base, h.b.readKey, path);
+      expect(JSON.stringify(list.body)).not.toContain(asked.body.id);
+      expect(JSON.stringify(list.body)).not.toContain(sup!.id);
+    }
+    // B's records about the person A erased are B's business
+    expect((await post(h.base, h.b.writeKey, [rec(h.b, { _participants: [{ id: 'x', role: 'external', email: 'isolated.person@globex.test' }] })])).status).toBe(202);
+    expect((await get(h.base, h.a.readKey, '/api/v1/suppressions')).body.suppressions).toHaveLength(1);
+  });
+
   const endpoints = [
     { name: 'POST /api/v1/ingest', call: (key?: string) => post(h.base, key, [rec(h.a)]) },
     { name: 'GET /api/v1/ingest/batches', call: (key?: string) => get(h.base, key, '/api/v1/ingest/batches') },
@@ -118,16 +147,22 @@ describe('isolation matrix', () => {
     // Deleting: ids that do not exist, so a key allowed to delete gets its 404 and nothing of A goes.
     { name: 'DELETE /api/v1/sources/{id}', call: (key?: string) => del(h.base, key, '/api/v1/sources/src_doesnotexist') },
     { name: 'DELETE /api/v1/records/{id}', call: (key?: string) => del(h.base, key, '/api/v1/records/rec_doesnotexist') },
+    // Erasing a person: asking and lifting need api:write; ids that do not exist answer 404 to a key allowed to ask.
+    { name: 'POST /api/v1/erasures', call: (key?: string) => jsonCall('POST', '/api/v1/erasures', key, { participant_id: 'p-isolation' }) },
+    { name: 'GET /api/v1/erasures', call: (key?: string) => get(h.base, key, '/api/v1/erasures') },
+    { name: 'GET /api/v1/erasures/{id}', call: (key?: string) => get(h.base, key, '/api/v1/erasures/era_doesnotexist') },
+    { name: 'GET /api/v1/suppressions', call: (key?: string) => get(h.base, key, '/api/v1/suppressions') },
+    { name: 'DELETE /api/v1/suppressions/{id}', call: (key?: string) => del(h.base, key, '/api/v1/suppressions/sup_doesnotexist') },
   ];
   const callers = () => [
-    { name: 'no key', key: undefined, expected: [401, 401, 401, 401, 401, 401] },
-    { name: 'unknown key', key: 'loupe_sk_0000000000000000000000000000', expected: [401, 401, 401, 401, 401, 401] },
-    { name: 'revoked A key', key: h.revokedKey, expected: [401, 401, 401, 401, 401, 401] },
-    { name: 'A key with mcp:read only', key: h.mcpOnlyKey, expected: [403, 403, 403, 403, 403, 403] },
+    { name: 'no key', key: undefined, expected: [401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401] },
+    { name: 'unknown key', key: 'loupe_sk_0000000000000000000000000000', expected: [401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401] },
+    { name: 'revoked A key', key: h.revokedKey, expected: [401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401] },
+    { name: 'A key with mcp:read only', key: h.mcpOnlyKey, expected: [403, 403, 403, 403, 403, 403, 403, 403, 403, 403, 403] },
     // Deleting needs api:write.
-    { name: 'A key with api:read only', key: h.a.readKey, expected: [403, 200, 200, 200, 403, 403] },
+    { name: 'A key with api:read only', key: h.a.readKey, expected: [403, 200, 200, 200, 403, 403, 403, 200, 404, 200, 403] },
     // The export is everything a workspace holds: a key that only sends records cannot take it.
-    { name: 'A key with api:write only', key: h.a.writeKey, expected: [202, 200, 200, 403, 404, 404] },
+    { name: 'A key with api:write only', key: h.a.writeKey, expected: [202, 200, 200, 403, 404, 404, 202, 200, 404, 200, 404] },
   ];
 
   it('refuses revoked, unknown and permission-lacking keys on every endpoint, without data', async () => {

@@ -111,6 +111,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/erasures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's erasure requests, newest first: who asked and when (the audit log) */
+        get: operations["listErasures"];
+        put?: never;
+        /**
+         * Erase a person from the workspace, in the background (needs api:write)
+         * @description Every record, source, segment, participant entry, signal, shaping note and attachment naming the person (by this email or participant id, and the names recorded with them) is redacted in place ("[erased]") or deleted: their own turns and quotes are erased whole, signals they said are deleted, files of records naming them are deleted from storage. A suppression of each identifier is added at once: records naming the person are refused (record error PERSON_SUPPRESSED) until it is lifted. Follow the progress with GET /api/v1/erasures/{erasureId}. Credits already charged stay charged.
+         */
+        post: operations["requestErasure"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/erasures/{erasureId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An erasure's progress: status, phase and counts */
+        get: operations["getErasure"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/suppressions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Active suppressions (with include=lifted, lifted ones too): people whose records are refused */
+        get: operations["listSuppressions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/suppressions/{suppressionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Lift a suppression: records naming the person are accepted again (needs api:write) */
+        delete: operations["liftSuppression"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -847,6 +919,594 @@ export interface operations {
                 };
             };
             /** @description No such record in this workspace (never there, another workspace's, or already deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error; retry */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listErasures: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Up to 100 requests */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "erasures": [
+                     *         {
+                     *           "id": "era_01m8a…",
+                     *           "status": "running",
+                     *           "phase": "sources",
+                     *           "subjectKind": "email",
+                     *           "counts": {
+                     *             "records": 12,
+                     *             "attachments": 2,
+                     *             "sources": 3
+                     *           },
+                     *           "requestedBy": "API key key_01m7…",
+                     *           "createdAt": 1772600767000,
+                     *           "updatedAt": 1772600768000
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        erasures: {
+                            id: string;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "complete" | "failed";
+                            /** @description Where the worker is: discover_records … other, then done. */
+                            phase: string;
+                            /** @enum {string} */
+                            subjectKind: "email" | "participant_id";
+                            /** @description What was redacted or deleted so far. */
+                            counts: {
+                                records?: number;
+                                attachments?: number;
+                                sources?: number;
+                                segments?: number;
+                                signalsDeleted?: number;
+                                signalsRedacted?: number;
+                                signalChanges?: number;
+                                opportunities?: number;
+                                shapingNotes?: number;
+                                other?: number;
+                            };
+                            requestedBy: string;
+                            createdAt: number;
+                            updatedAt: number;
+                            completedAt?: number;
+                            error?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description API key missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error; retry */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    requestErasure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ana@globex.test"
+                 *     }
+                 */
+                "application/json": {
+                    email?: string;
+                    participant_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the request, queued */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "era_01m8a…",
+                     *       "status": "queued",
+                     *       "phase": "discover_records",
+                     *       "subjectKind": "email",
+                     *       "counts": {},
+                     *       "requestedBy": "API key key_01m7…",
+                     *       "createdAt": 1772600767000,
+                     *       "updatedAt": 1772600768000
+                     *     }
+                     */
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "complete" | "failed";
+                        /** @description Where the worker is: discover_records … other, then done. */
+                        phase: string;
+                        /** @enum {string} */
+                        subjectKind: "email" | "participant_id";
+                        /** @description What was redacted or deleted so far. */
+                        counts: {
+                            records?: number;
+                            attachments?: number;
+                            sources?: number;
+                            segments?: number;
+                            signalsDeleted?: number;
+                            signalsRedacted?: number;
+                            signalChanges?: number;
+                            opportunities?: number;
+                            shapingNotes?: number;
+                            other?: number;
+                        };
+                        requestedBy: string;
+                        createdAt: number;
+                        updatedAt: number;
+                        completedAt?: number;
+                        error?: string;
+                    };
+                };
+            };
+            /** @description Neither email nor participant_id, an invalid email, or an unknown field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API key missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body over 4096 bytes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error; retry */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getErasure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                erasureId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "era_01m8a…",
+                     *       "status": "complete",
+                     *       "phase": "done",
+                     *       "subjectKind": "email",
+                     *       "counts": {
+                     *         "records": 12,
+                     *         "attachments": 2,
+                     *         "sources": 3
+                     *       },
+                     *       "requestedBy": "API key key_01m7…",
+                     *       "createdAt": 1772600767000,
+                     *       "updatedAt": 1772600768000,
+                     *       "completedAt": 1772600769000
+                     *     }
+                     */
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "complete" | "failed";
+                        /** @description Where the worker is: discover_records … other, then done. */
+                        phase: string;
+                        /** @enum {string} */
+                        subjectKind: "email" | "participant_id";
+                        /** @description What was redacted or deleted so far. */
+                        counts: {
+                            records?: number;
+                            attachments?: number;
+                            sources?: number;
+                            segments?: number;
+                            signalsDeleted?: number;
+                            signalsRedacted?: number;
+                            signalChanges?: number;
+                            opportunities?: number;
+                            shapingNotes?: number;
+                            other?: number;
+                        };
+                        requestedBy: string;
+                        createdAt: number;
+                        updatedAt: number;
+                        completedAt?: number;
+                        error?: string;
+                    };
+                };
+            };
+            /** @description erasureId longer than 128 characters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API key missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such erasure in this workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error; retry */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listSuppressions: {
+        parameters: {
+            query?: {
+                include?: "lifted";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Newest first; a suppression names its person only by a salted hash, never shown */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "suppressions": [
+                     *         {
+                     *           "id": "sup_01m8a…",
+                     *           "kind": "email",
+                     *           "erasureId": "era_01m8a…",
+                     *           "createdBy": "API key key_01m7…",
+                     *           "createdAt": 1772600767000
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        suppressions: {
+                            id: string;
+                            /** @enum {string} */
+                            kind: "email" | "participant_id";
+                            erasureId?: string;
+                            createdBy: string;
+                            createdAt: number;
+                            liftedAt?: number;
+                            liftedBy?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description include other than lifted */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API key missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error; retry */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    liftSuppression: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                suppressionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Lifted (kept, with who lifted it) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "sup_01m8a…",
+                     *       "kind": "email",
+                     *       "erasureId": "era_01m8a…",
+                     *       "createdBy": "API key key_01m7…",
+                     *       "createdAt": 1772600767000,
+                     *       "liftedAt": 1772600800000,
+                     *       "liftedBy": "API key key_01m7…"
+                     *     }
+                     */
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        kind: "email" | "participant_id";
+                        erasureId?: string;
+                        createdBy: string;
+                        createdAt: number;
+                        liftedAt?: number;
+                        liftedBy?: string;
+                    };
+                };
+            };
+            /** @description suppressionId longer than 128 characters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API key missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such active suppression in this workspace */
             404: {
                 headers: {
                     [name: string]: unknown;
