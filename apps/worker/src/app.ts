@@ -1,5 +1,6 @@
 import { runErasure } from '@loupe/erasure';
 import { updateOpportunities } from '@loupe/evidence';
+import { applyRetentionSlice, pruneSourceDeletions, workspacesWithRetention } from '@loupe/lifecycle';
 import { embedPendingSources } from '@loupe/sources';
 import type { Config } from '@loupe/config';
 import type { Db } from '@loupe/db';
@@ -47,7 +48,7 @@ export interface Worker {
 const EMBED_YIELDS_TO_BATCHES = 3;
 
 const QUEUES_WORKED = [
-  QUEUES.processBatch, QUEUES.downloadAttachment, QUEUES.recomputeOpportunities, QUEUES.settleOpportunities, QUEUES.embedSources, QUEUES.erasePerson, QUEUES.deadLetter,
+  QUEUES.processBatch, QUEUES.downloadAttachment, QUEUES.recomputeOpportunities, QUEUES.settleOpportunities, QUEUES.embedSources, QUEUES.erasePerson, QUEUES.retention, QUEUES.deadLetter,
 ] as const;
 
 function attemptOf(job: JobWithMetadata<unknown>): Attempt {
@@ -152,6 +153,25 @@ export function createWorker(deps: WorkerDeps): Worker {
         return runErasure({ pool: ctx.pool, boss: deps.boss, storage: ctx.storage, clock: ctx.clock }, workspaceId, erasureId, { signal: job.signal });
       },
     );
+    await deps.boss.work<unknown, unknown, typeof polling>(
+      QUEUES.retention,
+      polling,
+      async ([job]) => {
+        if (!job) return undefined;
+        const { workspaceId } = payloadSchemas[QUEUES.retention].parse(job.data);
+        if (!workspaceId) return retentionSweep();
+        // One slice per job, queued again while there is more: other work runs between slices, and a
+        // stop or a crash loses at most the slice in hand (rolled back, retried).
+        const slice = await applyRetentionSlice({ pool: ctx.pool, storage: ctx.storage, clock: ctx.clock, log: deps.log }, workspaceId, options.retentionSlice);
+        if (slice.more) await enqueue(deps.boss, QUEUES.retention, { workspaceId });
+        if (slice.sources || slice.records) deps.log.info({ workspaceId, ...slice }, 'retention deleted old evidence');
+        return slice;
+      },
+    );
+    // A start resumes retention at once (a slice job per workspace with it on, whatever sweep waits);
+    // the sweep runs now unless one is already waiting.
+    for (const workspaceId of await workspacesWithRetention(deps.pool)) await enqueue(deps.boss, QUEUES.retention, { workspaceId });
+    await enqueue(deps.boss, QUEUES.retention, {});
     await scheduleOpportunityBackfill();
     await scheduleSourceEmbedding();
     await deps.boss.work<unknown, unknown, typeof polling>(
@@ -179,6 +199,15 @@ export function createWorker(deps: WorkerDeps): Worker {
     }
     for (const r of rows) await enqueue(deps.boss, QUEUES.recomputeOpportunities, { workspaceId: r.workspace_id, productId: r.product_id });
     if (rows.length) deps.log.info({ products: rows.length }, 'opportunity updates queued for products with unplaced signals');
+  }
+
+  /** Retention's sweep: a slice job for every workspace with retention on, the deletion log pruned, the next sweep queued. */
+  async function retentionSweep(): Promise<{ workspaces: number; pruned: number }> {
+    const workspaces = await workspacesWithRetention(deps.pool);
+    for (const workspaceId of workspaces) await enqueue(deps.boss, QUEUES.retention, { workspaceId });
+    const pruned = await pruneSourceDeletions(deps.pool, new Date(ctx.clock.now()));
+    await enqueue(deps.boss, QUEUES.retention, {}, { startAfter: options.retentionIntervalSeconds });
+    return { workspaces: workspaces.length, pruned };
   }
 
   /** Batches waiting to be processed, counted up to EMBED_YIELDS_TO_BATCHES. */

@@ -1,4 +1,5 @@
 import { FetchError, FetchTooLargeError } from '@loupe/safe-fetch';
+import { attachmentWasDeleted } from '@loupe/lifecycle';
 import { StorageKeyError, type StoredObject } from '@loupe/storage';
 import { claimAttachment, finishAttachment, noteAttemptError, type AttachmentRef, type ClaimedAttachment } from './attachment-state';
 import { errorMessage, isLastAttempt, type Attempt, type WorkerContext } from './context';
@@ -79,12 +80,18 @@ export async function downloadAttachment(ctx: WorkerContext, ref: AttachmentRef,
       throw new AttachmentMismatchError(`the server announced ${response.contentLength} bytes but the attachment declared size ${claimed.declaredSize}`);
     }
     const stored = await ctx.storage.put(storageKey, response.body, { maxBytes: cap, verify: (s) => verify(claimed, s) });
-    await finishAttachment(ctx.pool, ref, {
+    const finished = await finishAttachment(ctx.pool, ref, {
       status: 'COMPLETE',
       storageKey,
       storedSize: stored.size,
       storedMimeType: mediaType(response.contentType, claimed.mimeType),
     });
+    if (!finished && (await attachmentWasDeleted(ctx.pool, ref.attachmentId))) {
+      // Its record was deleted while the file came in: the file goes too (libs/lifecycle deleted what was there then).
+      await ctx.storage.delete(storageKey);
+      log.info('attachment deleted while it downloaded; its file is deleted');
+      return 'skipped';
+    }
     log.info({ size: stored.size }, 'attachment downloaded');
     return 'COMPLETE';
   } catch (error) {

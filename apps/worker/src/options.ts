@@ -19,6 +19,9 @@ export interface WorkerOptions {
   lockedRecheckSeconds: number;
   /** A product whose signals were placed one by one is re-clustered as a whole this long after (opportunities.settle). */
   settleAfterSeconds: number;
+  /** Retention: sources (or records) deleted per slice, and the time between sweeps. */
+  retentionSlice: number;
+  retentionIntervalSeconds: number;
 }
 
 export const DEFAULT_OPTIONS: WorkerOptions = {
@@ -32,4 +35,6 @@ export const DEFAULT_OPTIONS: WorkerOptions = {
   maxStoredErrors: 100,
   lockedRecheckSeconds: 30,
   settleAfterSeconds: 20,
+  retentionSlice: 200,
+  retentionIntervalSeconds: 3600,
 };
