@@ -10,7 +10,9 @@ import { balance, consumerNames, creditStatus, CreditError, grantCredits, planOf
 import { newId, openDatabase, type Database } from '@loupe/db';
 import { decodeExportCursor, exportLines } from '@loupe/ingest-api';
 import { DEFAULT_OUTBOX_LIMIT, listOutbox } from '@loupe/mail';
+import { createLocalStorage } from '@loupe/storage';
 import { ThirdPartyServerError } from '@loupe/third-party-mcp';
+import { LIFECYCLE_USAGE, lifecycleCommand, LifecycleUsageError, RetentionError } from './admin-lifecycle';
 import { thirdPartyCommand, ThirdPartyUsageError } from './admin-third-party';
 import { NotFoundError, createProduct, createProject, createWorkspace, listWorkspaces } from '@loupe/workspaces';
 
@@ -49,6 +51,7 @@ export const USAGE = `Usage: npm run admin -- <command> [options]
   third-party list --workspace <id>
   third-party remove --workspace <id> --id <server id>
                    MCP servers whose tools API keys with mcp:thirdparty see, as <name>__<tool>
+${LIFECYCLE_USAGE}
 
 Uses DATABASE_URL, or the embedded PostgreSQL under DATA_DIR (default .data), running or not.`;
 
@@ -127,7 +130,7 @@ function smtpServer(smtpUrl: string): string {
 
 /** Runs one admin command; returns the lines to print. */
 export async function runAdmin(
-  argv: string[], database: Database, servicePrefix: string, settings: { smtpUrl?: string | undefined; fetchAllowLoopback?: boolean } = {},
+  argv: string[], database: Database, servicePrefix: string, settings: { smtpUrl?: string | undefined; fetchAllowLoopback?: boolean; dataDir?: string } = {},
 ): Promise<string[]> {
   let parsed;
   try {
@@ -305,6 +308,10 @@ export async function runAdmin(
       if (!rowCount) throw new NotFoundError(`Workspace ${workspaceId} not found`);
       return [value === 'on' ? `Workspace ${workspaceId} keeps its data locally: MCP tools answer "Tool is not available for this workspace"` : `Workspace ${workspaceId} uses Loupe's storage`];
     }
+    case 'source delete':
+    case 'record delete':
+    case 'workspace retention':
+      return lifecycleCommand(`${noun} ${verb}` as 'source delete', values as Record<string, string | undefined>, { pool: database.pool, storage: createLocalStorage(settings.dataDir ?? '.data') });
     case 'third-party add':
     case 'third-party list':
     case 'third-party remove':
@@ -325,14 +332,14 @@ export async function main(argv: string[]): Promise<number> {
     database = await openDatabase({
       databaseUrl: config.databaseUrl, dataDir: config.dataDir, embeddedPgPort: config.embeddedPgPort, poolSize: 2, whenRunning: 'share',
     });
-    for (const line of await runAdmin(argv, database, config.servicePrefix, { smtpUrl: config.smtpUrl, fetchAllowLoopback: config.fetchAllowLoopback })) console.log(line);
+    for (const line of await runAdmin(argv, database, config.servicePrefix, { smtpUrl: config.smtpUrl, fetchAllowLoopback: config.fetchAllowLoopback, dataDir: config.dataDir })) console.log(line);
     return 0;
   } catch (error) {
-    if (error instanceof UsageError || error instanceof ThirdPartyUsageError) {
+    if (error instanceof UsageError || error instanceof ThirdPartyUsageError || error instanceof LifecycleUsageError) {
       console.error(`Error: ${error.message}\n\n${USAGE}`);
       return 2;
     }
-    if (error instanceof ApiKeyError || error instanceof NotFoundError || error instanceof ConfigError || error instanceof CreditError || error instanceof MembershipError || error instanceof ThirdPartyServerError || /permission/i.test((error as Error).message)) {
+    if (error instanceof ApiKeyError || error instanceof NotFoundError || error instanceof ConfigError || error instanceof CreditError || error instanceof MembershipError || error instanceof ThirdPartyServerError || error instanceof RetentionError || /permission/i.test((error as Error).message)) {
       console.error(`Error: ${(error as Error).message}`);
       return 1;
     }
