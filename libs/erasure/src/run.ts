@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { withTransaction } from '@loupe/db';
-import { deleteSignals } from '@loupe/evidence';
+import { deleteSignals, SignalNotFoundError, subtitleOf } from '@loupe/evidence';
 import type { Clock } from '@loupe/http';
 import { enqueue, QUEUES, type Boss } from '@loupe/jobs';
 import { refreshSearchDocuments } from '@loupe/sources';
@@ -8,6 +8,7 @@ import type { Storage } from '@loupe/storage';
 import type pg from 'pg';
 import { ERASED, Matcher, type Subject } from './match';
 import type { ErasureCounts } from './requests';
+import { addSuppression } from './suppressions';
 
 export interface ErasureDeps {
   pool: pg.Pool;
@@ -249,7 +250,23 @@ async function redactSignals(x: Ctx): Promise<Step> {
   let deleted = 0;
   if (theirs.length) {
     const by = { userId: x.by.userId ?? x.by.keyId ?? '', email: `erasure ${x.erasureId}` };
-    deleted = (await deleteSignals(pool, x.workspaceId, theirs.map((r) => r.id), by, x.deps.clock)).deleted;
+    const gone = theirs.map((r) => r.id);
+    const { rows: opps } = await pool.query<{ opportunity_id: string }>(
+      'SELECT DISTINCT opportunity_id FROM opportunity_signals WHERE signal_id = ANY($1)', [gone],
+    );
+    // Another erasure of the same person may delete some of them first: delete what is left.
+    for (let left = gone; left.length;) {
+      try {
+        deleted = (await deleteSignals(pool, x.workspaceId, left, by, x.deps.clock)).deleted;
+        break;
+      } catch (error) {
+        if (!(error instanceof SignalNotFoundError)) throw error;
+        const { rows: still } = await pool.query<{ id: string }>('SELECT id FROM signals WHERE workspace_id = $1 AND id = ANY($2)', [x.workspaceId, left]);
+        if (still.length === left.length) throw error;
+        left = still.map((r) => r.id);
+      }
+    }
+    await renameOpportunities(pool, x.workspaceId, opps.map((o) => o.opportunity_id), gone);
     // deleteSignals keeps a deleted signal's text in its history: not this one's.
     await pool.query(
       `UPDATE signal_changes SET detail = jsonb_build_object('erased', true, 'erasure_id', $3::text) WHERE workspace_id = $1 AND signal_id = ANY($2)`,
@@ -274,6 +291,34 @@ async function redactSignals(x: Ctx): Promise<Step> {
     });
   }
   return { cursor: ids.at(-1), counts: { signalsDeleted: deleted, signalsRedacted: mentions.length }, products: [...products] };
+}
+
+/**
+ * An opportunity is named after one of its signals and keyed by their words: where the person's signal
+ * named it, the remaining member written first takes its place (as deleting a source does), and only
+ * keywords a remaining member still has stay. The next clustering names it afresh.
+ */
+async function renameOpportunities(pool: pg.Pool, workspaceId: string, opportunityIds: string[], deletedSignals: string[]): Promise<void> {
+  if (!opportunityIds.length) return;
+  await pool.query(
+    `UPDATE opportunities o SET central_signal_id = x.id, title = x.title
+       FROM (SELECT DISTINCT ON (os.opportunity_id) os.opportunity_id, s.id, s.title
+               FROM opportunity_signals os JOIN signals s ON s.id = os.signal_id AND s.workspace_id = $1
+              WHERE os.opportunity_id = ANY($2) ORDER BY os.opportunity_id, s.created_at, s.id) x
+      WHERE o.workspace_id = $1 AND o.id = x.opportunity_id AND (o.central_signal_id IS NULL OR o.central_signal_id = ANY($3))`,
+    [workspaceId, opportunityIds, deletedSignals],
+  );
+  const { rows } = await pool.query<{ id: string; evidence_count: number; unique_company_count: number; keywords: string[] }>(
+    `UPDATE opportunities o SET keywords = ARRAY(SELECT k FROM unnest(o.keywords) WITH ORDINALITY AS k(k, i)
+              WHERE EXISTS (SELECT 1 FROM opportunity_signals os JOIN signals s ON s.id = os.signal_id WHERE os.opportunity_id = o.id AND k.k = ANY(s.keywords))
+              ORDER BY k.i)
+      WHERE o.workspace_id = $1 AND o.id = ANY($2) RETURNING o.id, o.evidence_count, o.unique_company_count, o.keywords`,
+    [workspaceId, opportunityIds],
+  );
+  for (const r of rows) {
+    await pool.query('UPDATE opportunities SET subtitle = $3 WHERE workspace_id = $1 AND id = $2',
+      [workspaceId, r.id, subtitleOf(r.evidence_count, r.unique_company_count, r.keywords)]);
+  }
 }
 
 async function redactSignalChanges(c: Client, x: Ctx): Promise<Step> {
@@ -391,7 +436,7 @@ function addCounts(a: ErasureCounts, b: ErasureCounts | undefined): ErasureCount
   return out as ErasureCounts;
 }
 
-type State = { status: string; phase: Phase; cursor: string; subject: Subject | null; counts: ErasureCounts; requested_by_user_id: string | null; requested_by_key_id: string | null };
+type State = { status: string; phase: Phase; cursor: string; subject: Subject | null; counts: ErasureCounts; requested_by: string; requested_by_user_id: string | null; requested_by_key_id: string | null };
 
 /**
  * Runs an erasure to its end, a slice at a time. Each slice's writes and the request's progress (phase,
@@ -406,13 +451,19 @@ export async function runErasure(deps: ErasureDeps, workspaceId: string, erasure
     if (options.maxSlices !== undefined && slices >= options.maxSlices) return { status: 'running', slices };
     const outcome = await withTransaction(deps.pool, async (c) => {
       const { rows: [state] } = await c.query<State>(
-        `SELECT status, phase, cursor, subject, counts, requested_by_user_id, requested_by_key_id FROM erasure_requests WHERE workspace_id = $1 AND id = $2 FOR UPDATE`,
+        `SELECT status, phase, cursor, subject, counts, requested_by, requested_by_user_id, requested_by_key_id FROM erasure_requests WHERE workspace_id = $1 AND id = $2 FOR UPDATE`,
         [workspaceId, erasureId],
       );
       if (!state) return { done: true, status: 'missing' };
       if (state.status === 'complete' || state.status === 'failed') return { done: true, status: state.status };
       const now = new Date(deps.clock.now());
       if (state.phase === 'done' || !state.subject) {
+        // Every address and participant id found for the person is suppressed too, not only the one asked for.
+        for (const [kind, values] of [['email', state.subject?.emails ?? []], ['participant_id', state.subject?.ids ?? []]] as const) {
+          for (const value of values) {
+            await addSuppression(c, { workspaceId, kind, value, erasureId, by: state.requested_by, now });
+          }
+        }
         await c.query(
           `UPDATE erasure_requests SET status = 'complete', phase = 'done', cursor = '', subject = NULL, updated_at = $3, completed_at = $3 WHERE workspace_id = $1 AND id = $2`,
           [workspaceId, erasureId, now],

@@ -5,6 +5,7 @@ import type { Boss } from '@loupe/jobs';
 import { itemOfRecord, NATURES, RECORD_TYPES, validateItems } from '@loupe/records';
 import { blocks, next } from '../render';
 import { defineTool, ToolError } from '../tool-kit';
+import { findSuppressed, suppressedMessage } from '@loupe/erasure';
 import { documentText as processDocumentText, UnreadableDocumentError, type DocumentText } from './document-text';
 
 /** Text per call (spec 8.3): 4 MB; files about 50 MB before base64. */
@@ -158,6 +159,11 @@ export const addSource = defineTool({
     };
     const validated = validateItems([itemOfRecord(record)]);
     if (!validated.accepted.length) throw new ToolError(`The source was refused: ${validated.errors.map((e) => e.message).join('; ')}`);
+    // A person erased from the workspace stays out until their suppression is lifted (libs/erasure).
+    const suppressed = (await findSuppressed(ctx.pool, ws, [{ participants: validated.accepted[0]!.record._participants, text: validated.accepted[0]!.rawData }])).get(0);
+    if (suppressed) {
+      throw new ToolError(`The source was refused: ${suppressedMessage(suppressed).replace('_participants', 'participants')}. Leave them out, or ask the workspace's owner to lift the suppression (account pages, Privacy).`);
+    }
     const landed = await landBatch(ctx.pool, boss, {
       workspaceId: ws, apiKeyId: ctx.principal.keyId ?? null, productId, type: args.source_type, source: 'mcp', format: undefined,
       accepted: validated.accepted, rejectedCount: 0, totalErrorCount: 0, errors: [], now,
