@@ -15,6 +15,7 @@ import { createAuthApp } from '@loupe/auth-server';
 import { appShell, createLogger, listen, systemClock } from '@loupe/http';
 import { ensureSignalTypes } from '@loupe/evidence';
 import { refreshSearchDocuments } from '@loupe/sources';
+import { createLocalStorage } from '@loupe/storage';
 import { machine, percentile, round } from './lib';
 
 const SOURCES = Number(process.env.BENCH_PAGES_SOURCES ?? 100_000);
@@ -86,7 +87,7 @@ const mail: Array<{ to: string; text: string }> = [];
 let url = '';
 const log = createLogger('silent');
 const app = appShell(log, (a) => {
-  a.use(createAuthApp({ pool, db: t.db, clock: systemClock, log, baseUrl: () => url, servicePrefix: 'loupe_', mailer: { send: async (m) => void mail.push(m) } }));
+  a.use(createAuthApp({ pool, db: t.db, clock: systemClock, log, baseUrl: () => url, servicePrefix: 'loupe_', mailer: { send: async (m) => void mail.push(m) }, storage: createLocalStorage(dataDir) }));
 });
 const server = await listen(app, 0, '127.0.0.1', { requestTimeoutMs: 30_000 });
 url = `http://127.0.0.1:${server.port}`;

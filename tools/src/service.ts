@@ -82,7 +82,9 @@ export async function startService({ config, log = createLogger(config.logLevel)
         accessTokenTtlSeconds: config.accessTokenTtlSeconds,
         replies: config.replies,
         scheduleRecompute: async (workspaceId, productId) => void (await enqueue(boss, QUEUES.recomputeOpportunities, { workspaceId, productId })),
+        boss,
         semanticSearch,
+        storage,
       }));
     }, { trustedProxies: config.trustedProxies, perIp: createPerIpLimiter(database.pool, clock, config.perIpLimitPerMinute), perIpDeferredPaths: [MCP_PATH, OAUTH_TOKEN_PATH] });
 

@@ -1,4 +1,5 @@
 import { createMetrics } from '@loupe/metrics';
+import { createLocalStorage } from '@loupe/storage';
 import { baseUrl, loadConfig } from '@loupe/config';
 import { migrationsApplied, migrationsDir, openDatabase } from '@loupe/db';
 import { appShell, createLogger, createPerIpLimiter, databaseReadiness, healthRouter, listen, systemClock } from '@loupe/http';
@@ -34,6 +35,8 @@ const app = appShell(log, (a) => {
     accessTokenTtlSeconds: config.accessTokenTtlSeconds,
     replies: config.replies,
     scheduleRecompute: async (workspaceId, productId) => void (await enqueue(boss, QUEUES.recomputeOpportunities, { workspaceId, productId })),
+    boss,
+    storage: createLocalStorage(config.dataDir),
   }));
 }, { trustedProxies: config.trustedProxies, perIp: createPerIpLimiter(database.pool, systemClock, config.perIpLimitPerMinute), perIpDeferredPaths: [OAUTH_TOKEN_PATH] });
 const server = await listen(app, config.port, config.host, { requestTimeoutMs: config.requestTimeoutMs });

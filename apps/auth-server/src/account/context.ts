@@ -4,12 +4,14 @@ import { doubleCsrf } from 'csrf-csrf';
 import type { Role } from '@loupe/accounts';
 import type { Db } from '@loupe/db';
 import type { Logger } from '@loupe/http';
+import type { Boss } from '@loupe/jobs';
 import type { Mailer } from '../interaction';
 import { sessionCookieName, signedInUser } from '../web-session';
 import { renderErrorPage, renderPage } from '../pages';
 import type { AuthRuntime } from '../runtime';
 import { fmt } from './format';
 import type { SemanticSearch } from '@loupe/sources';
+import type { Storage } from '@loupe/storage';
 
 export type Runtime = () => Promise<AuthRuntime>;
 
@@ -24,11 +26,15 @@ export interface AccountDeps {
    * text); without it the worker picks the pending signals up at its next start or job.
    */
   scheduleRecompute?: ((workspaceId: string, productId: string) => Promise<void>) | undefined;
+  /** The job queue: the Privacy page queues erasures (libs/erasure) with it. */
+  boss?: Boss | undefined;
   /**
    * The index of meaning find_sources uses, when this process has one (npm start shares the MCP
    * server's): the sources page then ranks like the tool; without it, by the words alone.
    */
   semanticSearch?: SemanticSearch | undefined;
+  /** Where attachment files are stored: deleting a source deletes its files. */
+  storage: Storage;
 }
 
 export interface SignedIn {
@@ -126,6 +132,8 @@ export const SECTIONS = [
   { id: 'apps', label: 'Connected applications' },
   { id: 'products', label: 'Products and projects' },
   { id: 'usage', label: 'Credits and usage' },
+  { id: 'privacy', label: 'Privacy' },
+  { id: 'retention', label: 'Data retention' },
 ] as const;
 
 /** Renders a page of the account app, with its navigation. */

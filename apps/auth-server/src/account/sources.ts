@@ -1,9 +1,11 @@
-import { Router } from 'express';
+import { canManage } from '@loupe/accounts';
+import { deleteEvidence } from '@loupe/lifecycle';
+import { Router, type Response } from 'express';
 import { NATURES, RECORD_TYPES } from '@loupe/records';
 import { attachmentsOfSource, HIGHLIGHT, readSource, SearchQueryError, searchSources, startSemanticRankings, type SearchFilters, type SearchPage } from '@loupe/sources';
 import { listProducts } from '@loupe/workspaces';
 import { pageOf } from './opportunities';
-import { pages, renderAccount, str, type AccountDeps, type InWorkspace, type Runtime } from './context';
+import { form, pages, renderAccount, str, type AccountDeps, type InWorkspace, type Runtime } from './context';
 
 export const SOURCES_PAGE = 20;
 /** Segments per page of a source read in full. */
@@ -86,7 +88,7 @@ export function sourcePages(runtime: Runtime, deps: AccountDeps): Router {
     const total = found?.total ?? 0;
     const last = Math.max(1, Math.ceil(total / SOURCES_PAGE));
     renderAccount(res, 'account-sources', ctx, {
-      title: 'Sources', section: 'sources', q, products, projects, types: RECORD_TYPES.map((t) => ({ id: t, label: TYPE_LABELS[t] ?? t })), natures: NATURES,
+      title: 'Sources', section: 'sources', q, done: str(req.query.done) === 'deleted' ? 'The source was deleted, with its record, attachments and signals.' : undefined, products, projects, types: RECORD_TYPES.map((t) => ({ id: t, label: TYPE_LABELS[t] ?? t })), natures: NATURES,
       typeLabels: TYPE_LABELS, found, error, page, offset: (page - 1) * SOURCES_PAGE,
       items: (found?.items ?? []).map((s) => ({ ...s, occurredAt: new Date(s.occurred_at), excerpts: (s.excerpts ?? []).map((e) => ({ ...e, pieces: markedPieces(e.snippet) })) })),
       filtered: Object.entries(q).some(([k, v]) => v && k !== 'sort'),
@@ -97,9 +99,25 @@ export function sourcePages(runtime: Runtime, deps: AccountDeps): Router {
     });
   }));
 
-  router.get('/account/w/:ws/sources/:id', inWorkspace(async (ctx: InWorkspace, req, res) => {
+  router.get('/account/w/:ws/sources/:id', inWorkspace((ctx: InWorkspace, req, res) => showSource(ctx, String(req.params.id), str(req.query.from), res)));
+
+  /**
+   * Deleting a source (issue 28): owners and admins, as for the workspace's other irreversible changes;
+   * the form asks to confirm by a checkbox. The record it came from, its attachments and their files,
+   * its signals and its share of opportunities go with it (libs/lifecycle).
+   */
+  router.post('/account/w/:ws/sources/:id/delete', form, inWorkspace(async (ctx, req, res) => {
     const id = String(req.params.id);
-    const from = Math.max(0, Number.parseInt(str(req.query.from), 10) || 0);
+    if (!canManage(ctx.workspace.role)) return showSource(ctx, id, '', res, { error: 'Only owners and admins can delete sources. Ask one of them.' }, 403);
+    if (str(req.body.confirm) !== 'yes') return showSource(ctx, id, '', res, { error: 'Tick the box to confirm: a deleted source cannot be brought back.' }, 400);
+    const out = await deleteEvidence({ pool: ctx.rt.pool, storage: deps.storage, clock: ctx.rt.clock, log: deps.log }, ctx.workspace.id, { sourceIds: [id] });
+    if (!out.sources.length) return showSource(ctx, id, '', res, {}, 404);
+    deps.log.info({ workspaceId: ctx.workspace.id, sourceId: id, userId: ctx.user.id, signals: out.signals, files: out.files }, 'source deleted on the account pages');
+    res.redirect(303, `/account/w/${ctx.workspace.id}/sources?done=deleted`);
+  }));
+
+  async function showSource(ctx: InWorkspace, id: string, fromParam: string, res: Response, extra: Record<string, unknown> = {}, status = 200) {
+    const from = Math.max(0, Number.parseInt(fromParam, 10) || 0);
     const read = await readSource(ctx.rt.pool, ctx.workspace.id, id, { offset: from, limit: SEGMENTS_PAGE });
     if (!read) {
       return renderAccount(res, 'account-missing', ctx, {
@@ -118,13 +136,14 @@ export function sourcePages(runtime: Runtime, deps: AccountDeps): Router {
     const attachments = (await attachmentsOfSource(ctx.rt.pool, ctx.workspace.id, id)).map((a) => ({ ...a, statusLabel: ATTACHMENT_STATUS[a.status] ?? a.status }));
     const here = `/account/w/${ctx.workspace.id}/sources/${id}`;
     renderAccount(res, 'account-source', ctx, {
+      ...extra, manager: canManage(ctx.workspace.role),
       title: read.source.title, section: 'sources', read, source: { ...read.source, occurredAt: new Date(read.source.occurred_at) }, product,
       projects: product?.projects.filter((j) => read.source.project_ids.includes(j.id)) ?? [], participants, attachments,
       typeLabel: TYPE_LABELS[read.source.source_type] ?? read.source.source_type,
       nextLink: read.next_offset !== undefined ? `${here}?from=${read.next_offset}` : undefined,
       prevLink: from > SEGMENTS_PAGE ? `${here}?from=${from - SEGMENTS_PAGE}` : undefined, firstLink: from > 0 ? here : undefined,
-    });
-  }));
+    }, status);
+  }
 
   return router;
 }

@@ -1,4 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import { createLocalStorage, type Storage } from '@loupe/storage';
 import type pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
 import { newId } from '@loupe/db';
@@ -9,6 +12,7 @@ import { createAuthApp } from '../app';
 import { OAUTH_TOKEN_PATH } from '../rate-limits';
 import { CookieJar } from './cookie-jar';
 import type { SemanticSearch } from '@loupe/sources';
+import type { Boss } from '@loupe/jobs';
 
 export { CookieJar };
 
@@ -30,8 +34,12 @@ export async function startAuthServer(
     database?: TestDatabase;
     /** What the account pages call to bring a product's opportunities up to date after an edit. */
     scheduleRecompute?: (workspaceId: string, productId: string) => Promise<void>;
+    /** The job queue of the Privacy page's erasures. */
+    boss?: Boss;
     /** The index of meaning the sources page fuses with the words (npm start passes the MCP server's). */
     semanticSearch?: SemanticSearch;
+    /** Where attachment files are (a shared temporary directory by default). */
+    storage?: Storage;
   } = {},
 ): Promise<AuthHarness> {
   const t = options.database ?? (await createTestDatabase());
@@ -47,7 +55,9 @@ export async function startAuthServer(
       identityProviders: options.identityProviders,
       replies: options.replies,
       scheduleRecompute: options.scheduleRecompute,
+      boss: options.boss,
       ...(options.semanticSearch ? { semanticSearch: options.semanticSearch } : {}),
+      storage: options.storage ?? createLocalStorage(path.join(os.tmpdir(), 'loupe-auth-harness-storage')),
     }));
   }, { perIp: createPerIpLimiter(t.pool, systemClock), perIpDeferredPaths: [OAUTH_TOKEN_PATH] });
   const server: Listening = await listen(app, 0, '127.0.0.1', { requestTimeoutMs: 30_000 });
