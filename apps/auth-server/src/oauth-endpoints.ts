@@ -119,7 +119,7 @@ export function oauthEndpoints(runtime: Runtime): Router {
         if (!decision!.allowed) return sendOAuthRateLimited(res, decision!, 'code exchanges for this client from this IP address');
       } else if (body.grant_type === 'refresh_token') {
         // Per client connection: pre-registered and metadata-document clients share one client_id among all their users.
-        const decisions = await takeRefreshLimits(pool, limiters.refresh, clientId, str(body.refresh_token) ?? '', ipCheck);
+        const decisions = await takeRefreshLimits(req, pool, limiters.refresh, clientId, str(body.refresh_token) ?? '', ipCheck);
         if (decisions.ip && !decisions.ip.allowed) return sendPerIpRateLimited(res, decisions.ip);
         if (!decisions.refresh.allowed) return sendOAuthRateLimited(res, decisions.refresh, 'token refreshes for this client');
       } else if (!(await ipAllowsAlone(res))) {

@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 import type pg from 'pg';
 import { createRateLimiter, type Clock, type RateDecision, type RateLimiter, type SweepingRateLimiter } from '@loupe/http';
-import { sha256 } from '@loupe/oauth';
+import { readAheadRefreshToken, REFRESH_TOKEN_READ, sha256, type RefreshTokenRead } from '@loupe/oauth';
 
 const HOUR = 3600_000;
 
@@ -31,7 +31,8 @@ export const OAUTH_TOKEN_PATH = '/oauth/token';
 /**
  * A refresh's two limits in one statement (spec 8.1): the per-IP count (`ip`, left to the route by
  * the shell) and the count per client connection, whose key names the refresh token's family (its
- * grant, read by the same statement; `unknown` for a token we do not hold). Keys are counted in
+ * grant, read by the same statement; `unknown` for a token we do not hold); and the token itself with
+ * its grant and user (`REFRESH_TOKEN_READ`), handed to oidc-provider's lookup in this request. Keys are counted in
  * key order, as every counter statement does, so two statements never wait on each other in a cycle.
  */
 const TAKE_REFRESH_LIMITS = {
@@ -47,12 +48,18 @@ const TAKE_REFRESH_LIMITS = {
            ON CONFLICT (key, window_start) DO UPDATE SET count = rate_limit_counters.count + EXCLUDED.count
            RETURNING key, window_start, count
          )
-         SELECT (SELECT key FROM family) AS family_key, key, window_start, count FROM counted`,
+         SELECT (SELECT key FROM family) AS family_key,
+                (SELECT array_agg(key ORDER BY key) FROM counted) AS keys,
+                (SELECT array_agg(window_start ORDER BY key) FROM counted) AS starts,
+                (SELECT array_agg(count ORDER BY key) FROM counted) AS counts,
+                token.*
+           FROM (SELECT 1) one LEFT JOIN (${REFRESH_TOKEN_READ}) token ON true`,
 };
 
 const windowOf = (limiter: RateLimiter) => ('window' in limiter ? (limiter as SweepingRateLimiter).window() : undefined);
 
 export async function takeRefreshLimits(
+  req: object,
   pool: Pick<pg.Pool, 'query'>,
   refresh: RateLimiter,
   clientId: string,
@@ -63,13 +70,16 @@ export async function takeRefreshLimits(
   const ipWindow = ip && windowOf(ip.limiter);
   const fixed = ip && ipWindow ? [{ key: ip.key, start: ipWindow.start }] : [];
   const token = refreshToken && refreshToken.length <= 512 ? sha256(refreshToken) : '';
-  const { rows } = await pool.query<{ family_key: string; key: string; window_start: string | number; count: number }>({
+  const { rows } = await pool.query<{ family_key: string; keys: string[]; starts: (string | number)[]; counts: number[] } & RefreshTokenRead>({
     ...TAKE_REFRESH_LIMITS,
     values: [token, fixed.map((f) => f.key), fixed.map((f) => f.start), `oauth-refresh:${clientId}:`, refreshWindow.start],
   });
-  const countOf = (key: string, start: number) => rows.find((r) => r.key === key && Number(r.window_start) === start)!.count;
+  const { family_key: familyKey, keys, starts, counts, ...read } = rows[0]!;
+  // The token the same statement read: oidc-provider's lookup of it in this request is answered from it.
+  if (token) readAheadRefreshToken(req, token, read.payload ? read : undefined);
+  const countOf = (key: string, start: number) => counts[keys.findIndex((k, i) => k === key && Number(starts[i]) === start)]!;
   return {
     ip: ip && (ipWindow ? ipWindow.decide(countOf(ip.key, ipWindow.start)) : await ip.limiter.take(ip.key)),
-    refresh: refreshWindow.decide(countOf(rows[0]!.family_key, refreshWindow.start)),
+    refresh: refreshWindow.decide(countOf(familyKey, refreshWindow.start)),
   };
 }

@@ -41,23 +41,49 @@ export async function inTokenTransaction(fn: () => Promise<boolean>): Promise<vo
   }
 }
 
-type Payload = Record<string, unknown> & { jti?: string; grantId?: string; uid?: string; exp?: number };
+export type Payload = Record<string, unknown> & { jti?: string; grantId?: string; uid?: string; exp?: number };
 
 // Named, so each connection parses and plans them once: every token request runs several.
 const FIND = { name: 'oauth-model-find', text: 'SELECT payload, consumed_at FROM oauth_models WHERE model = $1 AND id_hash = $2' };
 /** A refresh token with its grant (a refresh reads both, one after the other): one round trip for two. */
-/** And the user it acts for with the grant's standing (the account lookup that follows): one round trip for four. */
-const FIND_REFRESH_TOKEN = {
-  name: 'oauth-model-find-refresh-token',
-  text: `SELECT t.payload, t.consumed_at, t.grant_id, g.payload AS grant_payload, g.consumed_at AS grant_consumed_at,
+/**
+ * A refresh token with its grant and the user it acts for with the grant's standing (the account
+ * lookup that follows): one read for four. `$1`: the token's id hash. Also run by the token route
+ * inside its rate-limit statement (`REFRESH_TOKEN_READ`), so a refresh reads nothing more here.
+ */
+export const REFRESH_TOKEN_READ = `SELECT t.payload, t.consumed_at, t.grant_id, g.payload AS grant_payload, g.consumed_at AS grant_consumed_at,
                 u.id AS user_id, u.email AS user_email, u.email_verified AS user_email_verified,
                 og.revoked_at IS NULL AND EXISTS (SELECT 1 FROM memberships m WHERE m.workspace_id = og.workspace_id AND m.user_id = og.user_id) AS grant_active
            FROM oauth_models t
            LEFT JOIN oauth_models g ON g.model = 'Grant' AND g.id_hash = encode(sha256(convert_to(t.grant_id, 'UTF8')), 'hex')
            LEFT JOIN oauth_grants og ON og.grant_id = t.grant_id
            LEFT JOIN users u ON u.id = og.user_id
-          WHERE t.model = 'RefreshToken' AND t.id_hash = $1`,
-};
+          WHERE t.model = 'RefreshToken' AND t.id_hash = $1`;
+const FIND_REFRESH_TOKEN = { name: 'oauth-model-find-refresh-token', text: REFRESH_TOKEN_READ };
+
+/** The columns of REFRESH_TOKEN_READ. */
+export interface RefreshTokenRead {
+  payload: Payload; consumed_at: Date | null; grant_id: string | null; grant_payload: Payload | null; grant_consumed_at: Date | null;
+  user_id: string | null; user_email: string | null; user_email_verified: boolean | null; grant_active: boolean | null;
+}
+
+const READ_AHEAD = Symbol.for('loupe.refreshTokenReadAhead');
+
+/**
+ * Hands oidc-provider's coming lookup of a refresh token the row read already (by the token route's
+ * rate-limit statement, in this request): answered once, for that token only (`row` undefined: no such token).
+ */
+export function readAheadRefreshToken(req: object, tokenIdHash: string, row: RefreshTokenRead | undefined): void {
+  (req as { [READ_AHEAD]?: { idHash: string; row: RefreshTokenRead | undefined } })[READ_AHEAD] = { idHash: tokenIdHash, row };
+}
+
+function takeReadAhead(idHash: string): { row: RefreshTokenRead | undefined } | undefined {
+  const req = Provider.ctx?.req as { [READ_AHEAD]?: { idHash: string; row: RefreshTokenRead | undefined } } | undefined;
+  const ahead = req?.[READ_AHEAD];
+  if (!ahead || ahead.idHash !== idHash) return undefined;
+  delete req[READ_AHEAD];
+  return ahead;
+}
 const CONSUME = {
   name: 'oauth-model-consume',
   text: 'UPDATE oauth_models SET consumed_at = $3 WHERE model = $1 AND id_hash = $2 AND consumed_at IS NULL',
@@ -197,11 +223,9 @@ export function createAdapterClass({ pool, clock }: AdapterOptions) {
     }
 
     private async findRefreshToken(id: string): Promise<Payload | undefined> {
-      const { rows } = await this.db.query<{
-        payload: Payload; consumed_at: Date | null; grant_id: string | null; grant_payload: Payload | null; grant_consumed_at: Date | null;
-        user_id: string | null; user_email: string | null; user_email_verified: boolean | null; grant_active: boolean | null;
-      }>({ ...FIND_REFRESH_TOKEN, values: [sha256(id)] });
-      const row = rows[0];
+      const idHash = sha256(id);
+      const ahead = takeReadAhead(idHash);
+      const row = ahead ? ahead.row : (await this.db.query<RefreshTokenRead>({ ...FIND_REFRESH_TOKEN, values: [idHash] })).rows[0];
       if (!row) return undefined;
       if (row.consumed_at && this.withinGrace(row.consumed_at)) return undefined;
       const ctx = Provider.ctx;
