@@ -140,3 +140,41 @@ export function postOnce(url: URL, agent: http.Agent, headers: Record<string, st
     req.end(body);
   });
 }
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The statements our service sends PostgreSQL while `fn` runs (it answers how many calls it made),
+ * counted in the server's own log (log_statement = all, turned on only for this) between two
+ * markers, leaving out the worker's connections (pg-boss) and this bench's. Every statement counts:
+ * a transaction's BEGIN and COMMIT too. Embedded PostgreSQL only. Answers the statements per call,
+ * and those of the first `perCall` calls' worth, in order.
+ */
+export async function statementsOf(service: BenchTarget, fn: () => Promise<number>): Promise<{ perCall: number; statements: string[] }> {
+  const { pool } = service;
+  const log = path.join(service.postgresDataDir!, 'server.log');
+  await pool.query("ALTER SYSTEM SET log_statement = 'all'");
+  await pool.query('SELECT pg_reload_conf()');
+  await sleep(1000);
+  const from = (await readFile(log, 'utf8')).length;
+  const marker = randomBytes(6).toString('hex');
+  await pool.query(`SELECT 'start-${marker}'`);
+  let calls: number;
+  try {
+    calls = await fn();
+  } finally {
+    await pool.query(`SELECT 'end-${marker}'`);
+    await pool.query('ALTER SYSTEM RESET log_statement');
+    await pool.query('SELECT pg_reload_conf()');
+  }
+  const text = (await readFile(log, 'utf8')).slice(from);
+  const window = text.slice(text.lastIndexOf('\n', text.indexOf(`start-${marker}`)) + 1, text.indexOf(`end-${marker}`));
+  // One entry per line that starts with the log prefix ("… [pid] LOG:  …"); continuation lines start with a tab.
+  const entries = window.split(/\n(?!\t)/).map((e) => ({ pid: /\[(\d+)\]/.exec(e)?.[1], text: e }));
+  const pgboss = new Set(entries.filter((e) => e.text.includes('pgboss')).map((e) => e.pid));
+  const ownPid = entries[0]?.pid; // the start marker's
+  const statements = entries
+    .filter((e) => e.pid !== ownPid && !pgboss.has(e.pid) && / LOG: {2}(statement|execute [^:]*): /.test(e.text))
+    .map((e) => e.text.replace(/^.*? LOG: {2}(statement|execute [^:]*): /s, '').replace(/\s+/g, ' ').trim());
+  return { perCall: round(statements.length / Math.max(calls, 1), 2), statements: statements.slice(0, Math.round(statements.length / Math.max(calls, 1))) };
+}

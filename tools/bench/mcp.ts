@@ -18,7 +18,7 @@ import { createApiKey } from '@loupe/api-keys';
 import { grantCredits } from '@loupe/credits';
 import { newId } from '@loupe/db';
 import { cpuMeter, type CpuPerThousand } from './cpu';
-import { machine, percentile, postOnce, round, startBenchService, type BenchTarget } from './lib';
+import { machine, percentile, postOnce, round, startBenchService, statementsOf, type BenchTarget } from './lib';
 
 type Tool = 'get_products' | 'read_source';
 type Side = 'bare' | 'key' | 'bearer';
@@ -55,6 +55,12 @@ export interface McpFigures {
   scenarios: McpScenario[];
   fixed: McpFixedRate[];
   phases: Array<{ tool: Tool; side: Exclude<Side, 'bare'>; phases: McpPhases }>;
+  /**
+   * The statements our service sends PostgreSQL per call (its log, `statementsOf`): calls one at a
+   * time, and under the closed loop of `clients` (where overlapping calls share the counting and
+   * charging statements); with those of one call made alone. Undefined with DATABASE_URL.
+   */
+  statements?: Array<{ tool: Tool; side: Exclude<Side, 'bare'>; alone: number; underLoad: number; ofOneCall: string[] }>;
 }
 
 const CALLS_PER_CREDENTIAL = 900; // under the 1,000 an hour of spec 8.1, so no call is refused
@@ -268,6 +274,21 @@ export async function runMcpBench(options: { seconds?: number; clients?: number;
         return { tool, side, phases: avg };
       }));
 
+      // Statements per call, counted apart from the timed rounds (the log costs time of its own).
+      const statements: NonNullable<McpFigures['statements']> = [];
+      if (service.postgresDataDir) {
+        for (const tool of tools) {
+          for (const side of ['key', 'bearer'] as const) {
+            const alone = await statementsOf(service, async () => {
+              for (let i = 0; i < 20; i++) if (!ok(await post(targets[side], callBody(tool, sourceId)))) throw new Error(`${tool} failed while its statements were counted`);
+              return 20;
+            });
+            const underLoad = await statementsOf(service, async () => (await closedLoop(targets[side], callBody(tool, sourceId), 1, clients)).latencies.length);
+            statements.push({ tool, side, alone: alone.perCall, underLoad: underLoad.perCall, ofOneCall: alone.statements });
+          }
+        }
+      }
+
       const fixed: McpFixedRate[] = [];
       for (const tool of tools) {
         for (const side of sides) {
@@ -275,7 +296,7 @@ export async function runMcpBench(options: { seconds?: number; clients?: number;
           fixed.push({ tool, side, rate: 100, p50: percentile(run.latencies, 50), p99: percentile(run.latencies, 99), max: run.latencies.at(-1) ?? 0, errors: run.errors });
         }
       }
-      return { machine: machine(), clients, seconds, rounds, scenarios, fixed, phases };
+      return { machine: machine(), clients, seconds, rounds, scenarios, fixed, phases, statements };
     } finally {
       await bare.close();
     }
@@ -295,16 +316,21 @@ export function printMcp(f: McpFigures) {
     const ratio = s.side === 'bare' ? '' : `  ${round(s.callsPerSecond / bare.callsPerSecond, 2)} of bare`;
     console.log(`  ${s.tool.padEnd(12)} ${SIDE_NAMES[s.side].padEnd(20)} ${String(round(s.callsPerSecond)).padStart(6)} calls/s  p50 ${round(s.p50, 1)} ms  p99 ${round(s.p99, 1)} ms  errors ${s.errors}${ratio}`);
   }
-  console.log('CPU per call (ms): server process + PostgreSQL + load generator:');
+  console.log('CPU per call (ms): server process + PostgreSQL + load generator; PostgreSQL statements per call (its log): one call at a time / under the closed loop:');
   for (const s of f.scenarios) {
     const ms = (v: number | undefined) => (v === undefined ? '–' : (v / 1000).toFixed(2));
-    console.log(`  ${s.tool.padEnd(12)} ${SIDE_NAMES[s.side].padEnd(20)} ${ms(s.cpu.serviceMs)} + ${ms(s.cpu.postgresMs)} + ${ms(s.cpu.benchMs)}`);
+    const st = f.statements?.find((x) => x.tool === s.tool && x.side === s.side);
+    console.log(`  ${s.tool.padEnd(12)} ${SIDE_NAMES[s.side].padEnd(20)} ${ms(s.cpu.serviceMs)} + ${ms(s.cpu.postgresMs)} + ${ms(s.cpu.benchMs)}${st ? `   statements ${st.alone} / ${st.underLoad}` : ''}`);
+  }
+  for (const st of f.statements ?? []) {
+    console.log(`  the statements of one ${st.tool} call, ${SIDE_NAMES[st.side]}, alone:`);
+    for (const text of st.ofOneCall) console.log(`    ${text.length > 150 ? `${text.slice(0, 147)}...` : text}`);
   }
   console.log('At a fixed 100 requests/s (latency from the scheduled send):');
   for (const x of f.fixed) {
     console.log(`  ${x.tool.padEnd(12)} ${SIDE_NAMES[x.side].padEnd(20)} p50 ${round(x.p50, 1)} ms  p99 ${round(x.p99, 1)} ms  max ${round(x.max, 1)} ms  errors ${x.errors}`);
   }
-  console.log('Where our time goes (mean ms per call, from /metrics; auth and limits run side by side):');
+  console.log('Where our time goes (mean ms per call, from /metrics; auth = the credential, its standing and the limits in one statement):');
   console.log(`  ${''.padEnd(33)} ${['auth', 'limits', 'build', 'standing', 'tool', 'charge', 'commit', 'serial.', 'server'].map((h) => h.padStart(8)).join('')}`);
   for (const p of f.phases) {
     const v = p.phases;

@@ -14,13 +14,11 @@
  * `--cpu-prof --cpu-prof-dir=/tmp/token-prof`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { cpuMeter, type CpuPerThousand } from './cpu';
-import { machine, percentile, postOnce, round, startBenchService, type BenchTarget } from './lib';
+import { machine, percentile, postOnce, round, startBenchService, statementsOf, type BenchTarget } from './lib';
 import { bareFamilySupplier, loupeFamilySupplier, type Family, type OAuthClient } from './token-families';
 
 type Side = 'ours' | 'bare';
@@ -170,39 +168,17 @@ async function startBare(): Promise<{ url: string; client: OAuthClient; child: C
   };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/**
- * The statements our service sends PostgreSQL for one refresh, from the server's own log
- * (log_statement = all, turned on only for this): `count` refreshes one at a time between two markers,
- * leaving out the worker's connections (pg-boss) and this bench's. Embedded PostgreSQL only.
- */
+/** The statements our service sends PostgreSQL per refresh, `count` refreshes one at a time (PostgreSQL's log: `statementsOf`). */
 async function statementsOfRefreshes(service: BenchTarget, tokenUrl: URL, family: Family, count: number) {
-  const { pool } = service;
-  const log = path.join(service.postgresDataDir!, 'server.log');
-  await pool.query("ALTER SYSTEM SET log_statement = 'all'");
-  await pool.query('SELECT pg_reload_conf()');
-  await sleep(1000);
-  const from = (await readFile(log, 'utf8')).length;
-  const marker = randomBytes(6).toString('hex');
-  await pool.query(`SELECT 'start-${marker}'`);
-  for (let i = 0; i < count; i++) {
-    const result = await refresh(tokenUrl, family);
-    if (!result.ok) throw new Error(`a refresh failed while its statements were counted: ${result.answer}`);
-  }
-  await pool.query(`SELECT 'end-${marker}'`);
-  await pool.query('ALTER SYSTEM RESET log_statement');
-  await pool.query('SELECT pg_reload_conf()');
-  const text = (await readFile(log, 'utf8')).slice(from);
-  const window = text.slice(text.lastIndexOf('\n', text.indexOf(`start-${marker}`)) + 1, text.indexOf(`end-${marker}`));
-  // One entry per line that starts with the log prefix ("… [pid] LOG:  …"); continuation lines start with a tab.
-  const entries = window.split(/\n(?!\t)/).map((e) => ({ pid: /\[(\d+)\]/.exec(e)?.[1], text: e }));
-  const pgboss = new Set(entries.filter((e) => e.text.includes('pgboss')).map((e) => e.pid));
-  const ownPid = entries[0]?.pid; // the start marker's
-  const statements = entries
-    .filter((e) => e.pid !== ownPid && !pgboss.has(e.pid) && / LOG: {2}(statement|execute [^:]*): /.test(e.text))
-    .map((e) => e.text.replace(/^.*? LOG: {2}(statement|execute [^:]*): /s, '').replace(/\s+/g, ' ').trim());
-  return { statementsPerRefresh: round(statements.length / count, 1), statements: statements.slice(0, Math.round(statements.length / count)) };
+  const { perCall, statements } = await statementsOf(service, async () => {
+    for (let i = 0; i < count; i++) {
+      const result = await refresh(tokenUrl, family);
+      if (!result.ok) throw new Error(`a refresh failed while its statements were counted: ${result.answer}`);
+    }
+    return count;
+  });
+  return { statementsPerRefresh: perCall, statements };
 }
 
 /** Checks beyond each 200: the new access token works, a retired refresh token is refused, the 61st refresh is limited. */
