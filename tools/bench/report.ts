@@ -112,9 +112,13 @@ const ms = (v: number) => (Math.round(v * 10) / 10).toString();
 const cpuMs = (v: number | undefined) => (v === undefined ? '–' : (v / 1000).toFixed(2));
 
 function mcpMarkdown(f: McpFigures): string {
+  const statementsOf = (s: McpFigures['scenarios'][number]) => {
+    const st = f.statements?.find((x) => x.tool === s.tool && x.side === s.side);
+    return st ? `${st.alone} / ${st.underLoad}` : '';
+  };
   const bareOf = (tool: string) => f.scenarios.find((s) => s.tool === tool && s.side === 'bare')!.callsPerSecond;
   const rows = f.scenarios.map((s) =>
-    `| \`${s.tool}\` | ${SIDE_LABELS[s.side]} | ${Math.round(s.callsPerSecond)} | ${s.side === 'bare' ? '' : (Math.round((s.callsPerSecond / bareOf(s.tool)) * 100) / 100).toString()} | ${ms(s.p50)} ms | ${ms(s.p99)} ms | ${cpuMs(s.cpu.serviceMs)} + ${cpuMs(s.cpu.postgresMs)} + ${cpuMs(s.cpu.benchMs)} | ${s.errors} |`);
+    `| \`${s.tool}\` | ${SIDE_LABELS[s.side]} | ${Math.round(s.callsPerSecond)} | ${s.side === 'bare' ? '' : (Math.round((s.callsPerSecond / bareOf(s.tool)) * 100) / 100).toString()} | ${ms(s.p50)} ms | ${ms(s.p99)} ms | ${cpuMs(s.cpu.serviceMs)} + ${cpuMs(s.cpu.postgresMs)} + ${cpuMs(s.cpu.benchMs)} | ${statementsOf(s)} | ${s.errors} |`);
   const fixed = f.fixed.map((x) => `| \`${x.tool}\` | ${SIDE_LABELS[x.side]} | ${ms(x.p50)} ms | ${ms(x.p99)} ms | ${ms(x.max)} ms | ${x.errors} |`);
   const phases = f.phases.map((p) => {
     const v = p.phases;
@@ -124,8 +128,8 @@ function mcpMarkdown(f: McpFigures): string {
 
 \`tools/call\` by ${f.clients} clients, ${f.rounds} alternating rounds of ${f.seconds} s per scenario. Ours is \`npm start\` (authenticated, rate-limited, charged 1 credit per call); the bare server is the MCP SDK's stateless server with no auth and no database, answering the same payloads.
 
-| tool | server | calls/s | of bare | p50 | p99 | CPU per call, ms: server + PostgreSQL + load generator | errors |
-|---|---|---|---|---|---|---|---|
+| tool | server | calls/s | of bare | p50 | p99 | CPU per call, ms: server + PostgreSQL + load generator | PostgreSQL statements per call: alone / under load | errors |
+|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
 Target: ours ≥ 0.5 of bare.
@@ -136,7 +140,7 @@ At a fixed 100 requests/s (latency from the scheduled send; target p99 < 25 ms):
 |---|---|---|---|---|---|
 ${fixed.join('\n')}
 
-Where our time goes (mean ms per call, from the service's \`loupe_mcp_request_phase_seconds\`; auth and limits run side by side; the charge waits for the workspace's shared charge transaction):
+Where our time goes (mean ms per call, from the service's \`loupe_mcp_request_phase_seconds\`; auth = the credential, its workspace's standing and the limits in one statement; the charge waits for the workspace's shared charge transaction):
 
 | | auth | limits | build | standing | tool | charge | serialisation | server total |
 |---|---|---|---|---|---|---|---|---|
