@@ -1,6 +1,9 @@
 import { Readable } from 'node:stream';
+import { appShell, createLogger, listen, systemClock } from '@loupe/http';
 import { createIngestClient, IngestApiError } from '@loupe/ingest-client';
+import { createMetrics } from '@loupe/metrics';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createIngestApp } from './app';
 import { del, get, post, rec, recordsOf, sourceOf, startHarness, type Harness } from './test/harness';
 
 let h: Harness;
@@ -76,5 +79,30 @@ describe('DELETE /api/v1/sources/{sourceId} and /api/v1/records/{recordId}', () 
     const error = await client.deleteRecord(records[0]!).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(IngestApiError);
     expect((error as IngestApiError).status).toBe(404);
+  });
+
+  it('/metrics labels requests by route pattern: a deleted id is never a label', async () => {
+    const { records } = await submit(1);
+    const src = await sourceOf(h, records[0]!);
+    const metrics = createMetrics({ pool: h.t.pool });
+    const app = appShell(createLogger('silent'), (a) => {
+      a.use(metrics.requests);
+      a.use(metrics.router);
+      a.use(createIngestApp({ pool: h.t.pool, boss: h.boss, clock: systemClock, servicePrefix: 'loupe_', baseUrl: () => '', storage: h.storage }));
+    });
+    const server = await listen(app, 0, '127.0.0.1');
+    try {
+      const base = `http://127.0.0.1:${server.port}`;
+      expect((await del(base, h.a.writeKey, `/api/v1/sources/${src}`)).status).toBe(200);
+      expect((await del(base, h.a.writeKey, `/api/v1/sources/${src}`)).status).toBe(404);
+      expect((await del(base, h.a.writeKey, `/api/v1/records/${records[0]}`)).status).toBe(404);
+      const text = await (await fetch(`${base}/metrics`)).text();
+      expect(text).toContain('route="/api/v1/sources/:sourceId",status="200"');
+      expect(text).toContain('route="/api/v1/sources/:sourceId",status="404"');
+      expect(text).not.toContain(src);
+      expect(text).not.toContain(records[0]);
+    } finally {
+      await server.close(0);
+    }
   });
 });
