@@ -154,7 +154,7 @@ async function redactRecords(c: Client, x: Ctx): Promise<Step> {
       `UPDATE records SET participants = $3, vendor_ids = $4, pii = $5, data = $6::json, thread_id = $7, tags = $8 WHERE workspace_id = $1 AND id = $2`,
       [x.workspaceId, r.id, r.participants === null ? null : JSON.stringify(x.m.withoutPerson(r.participants)), JSON.stringify(x.m.redactJson(r.vendor_ids)),
         r.pii === null ? null : JSON.stringify(x.m.redactJson(r.pii)), JSON.stringify(x.m.redactJson(data, true)),
-        r.thread_id === null ? null : x.m.redact(r.thread_id), r.tags.map((t) => x.m.redact(t))],
+        r.thread_id === null ? null : x.m.redact(r.thread_id), (r.tags ?? []).map((t) => x.m.redact(t))],
     );
     // A file cannot be redacted: the recording, picture or document of a record that names the person
     // may carry their voice, face or words, so it goes; the row stays (the batch's counts stay true).
@@ -218,7 +218,7 @@ async function redactSources(c: Client, x: Ctx): Promise<Step> {
       `UPDATE sources SET title = $3, participants = $4, tags = $5, thread_id = $6, external_id = $7,
               semantic_pending = true, semantic_vector = NULL, semantic_version = NULL, semantic_seq = nextval('source_semantic_seq')
         WHERE workspace_id = $1 AND id = $2`,
-      [x.workspaceId, s.id, x.m.redact(s.title), JSON.stringify(x.m.withoutPerson(s.participants)), s.tags.map((t) => x.m.redact(t)),
+      [x.workspaceId, s.id, x.m.redact(s.title), JSON.stringify(x.m.withoutPerson(s.participants)), (s.tags ?? []).map((t) => x.m.redact(t)),
         s.thread_id === null ? null : x.m.redact(s.thread_id), s.external_id === null ? null : x.m.redact(s.external_id)],
     );
     changed.push(s.id);
@@ -350,7 +350,7 @@ async function redactOpportunities(c: Client, x: Ctx): Promise<Step> {
   const touched = rows.filter((r) => x.m.mentionsJson([r.title, r.subtitle, r.keywords]));
   for (const r of touched) {
     await c.query('UPDATE opportunities SET title = $3, subtitle = $4, keywords = $5 WHERE workspace_id = $1 AND id = $2',
-      [x.workspaceId, r.id, x.m.redact(r.title), x.m.redact(r.subtitle), r.keywords.filter((k) => !x.m.mentions(k))]);
+      [x.workspaceId, r.id, x.m.redact(r.title), x.m.redact(r.subtitle), (r.keywords ?? []).filter((k) => !x.m.mentions(k))]);
   }
   return { cursor: ids.at(-1), counts: { opportunities: touched.length }, products: [...new Set(touched.map((r) => r.product_id))] };
 }
@@ -369,7 +369,7 @@ async function redactShapingNotes(c: Client, x: Ctx): Promise<Step> {
   );
   let n = 0;
   const fix = (t: { title: string; subtitle: string | null; content: string; tags: string[] }) => ({
-    title: x.m.redact(t.title), subtitle: t.subtitle === null ? null : x.m.redact(t.subtitle), content: x.m.redactMarkdown(t.content), tags: t.tags.map((g) => x.m.redact(g)),
+    title: x.m.redact(t.title), subtitle: t.subtitle === null ? null : x.m.redact(t.subtitle), content: x.m.redactMarkdown(t.content), tags: (t.tags ?? []).map((g) => x.m.redact(g)),
   });
   for (const { id } of rows) {
     const { rows: [note] } = await c.query<{ title: string; subtitle: string | null; content: string; tags: string[] }>(

@@ -1,0 +1,166 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { accessibilityViolations, launchChromium, saveScreenshot, type Browser } from '@loupe/browser-testing';
+import { newId } from '@loupe/db';
+import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
+import { runErasure } from '@loupe/erasure';
+import { systemClock } from '@loupe/http';
+import { createBoss, ensureQueues, type Boss } from '@loupe/jobs';
+import { createSourceFromRecord } from '@loupe/sources';
+import { createLocalStorage, type Storage } from '@loupe/storage';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { csrfOf, Person, signInToAccount, startAuthServer, type AuthHarness } from './test/harness';
+
+// Issue 28 item 2 on the account pages: Privacy — erase a person, follow it, lift suppressions, the audit.
+let h: AuthHarness;
+let dir: string;
+let storage: Storage;
+let boss: Boss;
+let owner: Person;
+let member: Person;
+let browser: Browser;
+let database: TestDatabase;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'loupe-privacy-pages-'));
+  storage = createLocalStorage(dir);
+  database = await createTestDatabase();
+  boss = createBoss({ connectionString: database.url, supervise: false, max: 2 });
+  boss.on('error', () => {});
+  await boss.start();
+  await ensureQueues(boss);
+  [h, browser] = await Promise.all([startAuthServer({ storage, boss, database }), launchChromium()]);
+  owner = new Person(h, 'owner@privacy.test');
+  member = new Person(h, 'member@privacy.test');
+  for (const p of [owner, member]) await signInToAccount(h, p);
+});
+afterAll(async () => {
+  await browser?.close();
+  await boss?.stop({ graceful: false, close: true });
+  await h?.close();
+  await database?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function workspace() {
+  const ws = newId('ws');
+  const prod = `prod_${ws}`;
+  await h.pool.query('INSERT INTO workspaces (id, name) VALUES ($1, $2)', [ws, 'Acme']);
+  await h.pool.query('INSERT INTO products (id, workspace_id, name) VALUES ($1, $2, $3)', [prod, ws, 'Acme app']);
+  for (const [p, role] of [[owner, 'owner'], [member, 'member']] as const) {
+    const { rows } = await h.pool.query<{ id: string }>('SELECT id FROM users WHERE email = $1', [p.email]);
+    await h.pool.query('INSERT INTO memberships (workspace_id, user_id, role) VALUES ($1, $2, $3)', [ws, rows[0]!.id, role]);
+  }
+  const batch = newId('bat');
+  await h.pool.query(
+    `INSERT INTO batches (id, workspace_id, product_id, source, type, status, accepted_count, rejected_count, total_error_count) VALUES ($1, $2, $3, 'api', 'call', 'COMPLETE', 1, 0, 0)`,
+    [batch, ws, prod],
+  );
+  const rec = newId('rec');
+  const participants = [{ id: 'p-ana', role: 'external', name: 'Ana Planted', email: 'ana.planted@globex.test' }, { id: 'p-bob', role: 'internal', name: 'Bob Keeper' }];
+  const data = { title: 'Call with Globex', transcript: [{ speaker: 'Ana Planted', text: 'The zebra report is unusable.' }, { speaker: 'Bob Keeper', text: 'We will fix exports.' }] };
+  await h.pool.query(
+    `INSERT INTO records (id, workspace_id, batch_id, position, dedup_key, type, nature, product_id, project_ids, event_at, vendor_ids, participants, data)
+     VALUES ($1, $2, $3, 0, $1, 'call_transcription', 'evidence', $4, '{}', now(), '{}', $5, $6::json)`,
+    [rec, ws, batch, prod, JSON.stringify(participants), JSON.stringify(data)],
+  );
+  const { sourceId } = await createSourceFromRecord(h.pool, {
+    id: rec, workspaceId: ws, productId: prod, projectIds: [], type: 'call_transcription', nature: 'evidence', eventAt: new Date(), data, participants, tags: [], threadId: null,
+  });
+  return { ws, src: sourceId };
+}
+
+const url = (ws: string) => `/account/w/${ws}/privacy`;
+
+describe('the Privacy page', () => {
+  it('members see and are refused; the owner confirms an erasure, follows it and lifts the suppression; nothing names the person', async () => {
+    const { ws, src } = await workspace();
+    const memberPage = await (await member.get(url(ws))).text();
+    expect(memberPage).toContain('Only owners can erase a person');
+    expect(memberPage).not.toContain('Erase this person');
+    expect((await member.post(`${url(ws)}/erasures`, { _csrf: csrfOf(memberPage), email: 'ana.planted@globex.test', confirm: 'yes' })).status).toBe(403);
+
+    let page = await (await owner.get(url(ws))).text();
+    expect(page).toContain('Erase this person');
+    expect((await owner.post(`${url(ws)}/erasures`, { email: 'ana.planted@globex.test', confirm: 'yes' })).status).toBe(403); // no CSRF token
+    const unconfirmed = await owner.post(`${url(ws)}/erasures`, { _csrf: csrfOf(page), email: 'ana.planted@globex.test' });
+    expect(unconfirmed.status).toBe(400);
+    expect(await unconfirmed.text()).toContain('Tick the box to confirm');
+    expect((await owner.post(`${url(ws)}/erasures`, { _csrf: csrfOf(page), email: 'not an address', confirm: 'yes' })).status).toBe(400);
+    expect((await h.pool.query('SELECT 1 FROM erasure_requests WHERE workspace_id = $1', [ws])).rowCount).toBe(0);
+
+    const asked = await owner.post(`${url(ws)}/erasures`, { _csrf: csrfOf(page), email: 'Ana.Planted@globex.test', confirm: 'yes' });
+    expect(asked.status).toBe(303);
+    expect(asked.headers.get('location')).toBe(`${url(ws)}?done=erasing`);
+    page = await (await owner.get(`${url(ws)}?done=erasing`)).text();
+    expect(page).toContain('Erasure started');
+    expect(page).toContain('Queued');
+    expect(page).toContain('owner@privacy.test');
+    const { rows: [erasure] } = await h.pool.query<{ id: string; requested_by_user_id: string }>('SELECT id, requested_by_user_id FROM erasure_requests WHERE workspace_id = $1', [ws]);
+    expect(erasure!.requested_by_user_id).toMatch(/^usr_/);
+
+    expect((await runErasure({ pool: h.pool, boss, storage, clock: systemClock }, ws, erasure!.id)).status).toBe('complete');
+    page = await (await owner.get(url(ws))).text();
+    expect(page).toContain('Complete');
+    expect(page).toContain('1 record, 1 source, 1 segment');
+    for (const path of [url(ws), `/account/w/${ws}/sources/${src}`, `/account/w/${ws}/sources`]) {
+      const html = (await (await owner.get(path)).text()).toLowerCase();
+      for (const trace of ['planted', 'ana.planted', 'zebra']) expect(html, `${path}: ${trace}`).not.toContain(trace);
+    }
+    expect(await (await owner.get(`/account/w/${ws}/sources`)).text()).toContain('Call with Globex');
+    // the search box repeats the words asked for; no source comes back for them
+    for (const q of ['zebra', 'Planted', 'ana.planted@globex.test']) {
+      const html = (await (await owner.get(`/account/w/${ws}/sources?q=${encodeURIComponent(q)}`)).text()).toLowerCase().split(q.toLowerCase()).join('<q>');
+      expect(html, q).not.toContain('call with globex');
+      for (const trace of ['planted', 'ana.planted', 'zebra']) expect(html, `search ${q}: ${trace}`).not.toContain(trace);
+    }
+    expect(await (await owner.get(`/account/w/${ws}/sources/${src}`)).text()).toContain('We will fix exports.');
+
+    const { rows: sups } = await h.pool.query<{ id: string }>('SELECT id FROM suppressions WHERE workspace_id = $1 AND lifted_at IS NULL ORDER BY id', [ws]);
+    expect(sups.length).toBe(2); // the email asked for and the participant id found with it
+    expect((await member.post(`${url(ws)}/suppressions/${sups[0]!.id}/lift`, { _csrf: csrfOf(memberPage) })).status).toBe(403);
+    const lifted = await owner.post(`${url(ws)}/suppressions/${sups[0]!.id}/lift`, { _csrf: csrfOf(page) });
+    expect(lifted.status).toBe(303);
+    expect((await owner.post(`${url(ws)}/suppressions/${sups[0]!.id}/lift`, { _csrf: csrfOf(page) })).status).toBe(404);
+    page = await (await owner.get(`${url(ws)}?done=lifted`)).text();
+    expect(page).toContain('Suppression lifted');
+    expect(page).toMatch(/lifted <time[^>]*>[^<]+<\/time> by owner@privacy.test/);
+    // another workspace's suppression cannot be lifted from here
+    const other = await workspace();
+    expect((await owner.post(`${url(other.ws)}/suppressions/${sups[1]!.id}/lift`, { _csrf: csrfOf(page) })).status).toBe(404);
+  });
+
+  it('in a browser: the form, a finished erasure and its suppressions, with no accessibility violations (screenshots)', async () => {
+    const { ws } = await workspace();
+    const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    try {
+      const host = new URL(h.url).hostname;
+      await context.addCookies(owner.jar.header().split('; ').map((pair) => {
+        const eq = pair.indexOf('=');
+        return { name: pair.slice(0, eq), value: pair.slice(eq + 1), domain: host, path: '/' };
+      }));
+      const page = await context.newPage();
+      await page.goto(`${h.url}${url(ws)}`);
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await saveScreenshot(page, 'privacy-empty');
+      await page.getByLabel('Email').fill('ana.planted@globex.test');
+      // unticked, the server refuses and says why
+      await page.getByRole('button', { name: 'Erase this person' }).click();
+      await page.waitForLoadState();
+      expect(await page.getByRole('alert').textContent()).toContain('Tick the box');
+      await page.getByLabel(/I understand this cannot be undone/).check();
+      await page.getByRole('button', { name: 'Erase this person' }).click();
+      await page.waitForURL(`${h.url}${url(ws)}?done=erasing`);
+      const { rows: [erasure] } = await h.pool.query<{ id: string }>('SELECT id FROM erasure_requests WHERE workspace_id = $1', [ws]);
+      await runErasure({ pool: h.pool, boss, storage, clock: systemClock }, ws, erasure!.id);
+      await page.goto(`${h.url}${url(ws)}`);
+      expect(await page.getByRole('table', { name: /Who asked for an erasure/ }).textContent()).toContain('Complete');
+      expect(await accessibilityViolations(page)).toEqual([]);
+      expect((await page.content()).toLowerCase()).not.toContain('planted');
+      await saveScreenshot(page, 'privacy-erased');
+    } finally {
+      await context.close();
+    }
+  });
+});
