@@ -83,7 +83,6 @@ export async function startService({ config, log = createLogger(config.logLevel)
         replies: config.replies,
         scheduleRecompute: async (workspaceId, productId) => void (await enqueue(boss, QUEUES.recomputeOpportunities, { workspaceId, productId })),
         boss,
-        boss,
         semanticSearch,
         storage,
       }));

@@ -18,7 +18,6 @@ import { createOAuthLimiters } from './rate-limits';
 import type { AuthRuntime } from './runtime';
 import { createSessionMiddleware } from './web-session';
 import type { Boss } from '@loupe/jobs';
-import type { Boss } from '@loupe/jobs';
 import type { SemanticSearch } from '@loupe/sources';
 import type { Storage } from '@loupe/storage';
 
@@ -43,8 +42,6 @@ export interface AuthAppDeps {
   identityProviders?: readonly IdentityProviderConfig[];
   /** Queues a product's opportunities update after a person edits a signal on the account pages (the worker's queue). */
   scheduleRecompute?: (workspaceId: string, productId: string) => Promise<void>;
-  /** The job queue: the Privacy page queues erasures with it (without it, the page cannot start one). */
-  boss?: Boss;
   /** The job queue: the Privacy page queues erasures with it (without it, the page cannot start one). */
   boss?: Boss;
   /** The MCP server's index of meaning when it runs in the same process (npm start): the sources page ranks like find_sources. */
@@ -104,7 +101,7 @@ export function createAuthApp(deps: AuthAppDeps): Router {
   // The account pages: their own security headers (one script of ours, for the copy button) and cookies.
   const accountHeaders = { http: securityHeaders(false, { ownScripts: true }), https: securityHeaders(true, { ownScripts: true }) };
   router.use('/account', (req, res, next) => accountHeaders[deps.baseUrl().startsWith('https://') ? 'https' : 'http'](req, res, next), cookieParser());
-  router.use(accountPages(runtime, { db: deps.db, mailer: deps.mailer, log: deps.log, identityProviders: deps.identityProviders ?? [], scheduleRecompute: deps.scheduleRecompute, boss: deps.boss, boss: deps.boss, semanticSearch: deps.semanticSearch, storage: deps.storage }));
+  router.use(accountPages(runtime, { db: deps.db, mailer: deps.mailer, log: deps.log, identityProviders: deps.identityProviders ?? [], scheduleRecompute: deps.scheduleRecompute, boss: deps.boss, semanticSearch: deps.semanticSearch, storage: deps.storage }));
   router.use(onProviderPaths((req, res, next) => runtime().then((rt) => rt.handle(req, res), next)));
   return router;
 }

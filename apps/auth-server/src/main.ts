@@ -36,7 +36,6 @@ const app = appShell(log, (a) => {
     replies: config.replies,
     scheduleRecompute: async (workspaceId, productId) => void (await enqueue(boss, QUEUES.recomputeOpportunities, { workspaceId, productId })),
     boss,
-    boss,
     storage: createLocalStorage(config.dataDir),
   }));
 }, { trustedProxies: config.trustedProxies, perIp: createPerIpLimiter(database.pool, systemClock, config.perIpLimitPerMinute), perIpDeferredPaths: [OAUTH_TOKEN_PATH] });

@@ -5,7 +5,6 @@ import type { Role } from '@loupe/accounts';
 import type { Db } from '@loupe/db';
 import type { Logger } from '@loupe/http';
 import type { Boss } from '@loupe/jobs';
-import type { Boss } from '@loupe/jobs';
 import type { Mailer } from '../interaction';
 import { sessionCookieName, signedInUser } from '../web-session';
 import { renderErrorPage, renderPage } from '../pages';
@@ -27,8 +26,6 @@ export interface AccountDeps {
    * text); without it the worker picks the pending signals up at its next start or job.
    */
   scheduleRecompute?: ((workspaceId: string, productId: string) => Promise<void>) | undefined;
-  /** The job queue: the Privacy page queues erasures (libs/erasure) with it. */
-  boss?: Boss | undefined;
   /** The job queue: the Privacy page queues erasures (libs/erasure) with it. */
   boss?: Boss | undefined;
   /**
@@ -135,7 +132,6 @@ export const SECTIONS = [
   { id: 'apps', label: 'Connected applications' },
   { id: 'products', label: 'Products and projects' },
   { id: 'usage', label: 'Credits and usage' },
-  { id: 'privacy', label: 'Privacy' },
   { id: 'privacy', label: 'Privacy' },
   { id: 'retention', label: 'Data retention' },
 ] as const;

@@ -5,7 +5,6 @@ import { keyPages } from './keys';
 import { memberPages } from './members';
 import { notePages } from './notes';
 import { privacyPages } from './privacy';
-import { privacyPages } from './privacy';
 import { retentionPages } from './retention';
 import { opportunityPages } from './opportunities';
 import { signalPages } from './signals';
@@ -25,7 +24,6 @@ export function accountPages(runtime: Runtime, deps: AccountDeps): Router {
   router.use(opportunityPages(runtime, deps));
   router.use(sourcePages(runtime, deps));
   router.use(notePages(runtime, deps));
-  router.use(privacyPages(runtime, deps));
   router.use(privacyPages(runtime, deps));
   router.use(retentionPages(runtime));
   return router;

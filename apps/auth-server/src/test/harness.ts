@@ -13,7 +13,6 @@ import { OAUTH_TOKEN_PATH } from '../rate-limits';
 import { CookieJar } from './cookie-jar';
 import type { SemanticSearch } from '@loupe/sources';
 import type { Boss } from '@loupe/jobs';
-import type { Boss } from '@loupe/jobs';
 
 export { CookieJar };
 
@@ -37,8 +36,6 @@ export async function startAuthServer(
     scheduleRecompute?: (workspaceId: string, productId: string) => Promise<void>;
     /** The job queue of the Privacy page's erasures. */
     boss?: Boss;
-    /** The job queue of the Privacy page's erasures. */
-    boss?: Boss;
     /** The index of meaning the sources page fuses with the words (npm start passes the MCP server's). */
     semanticSearch?: SemanticSearch;
     /** Where attachment files are (a shared temporary directory by default). */
@@ -58,7 +55,6 @@ export async function startAuthServer(
       identityProviders: options.identityProviders,
       replies: options.replies,
       scheduleRecompute: options.scheduleRecompute,
-      boss: options.boss,
       boss: options.boss,
       ...(options.semanticSearch ? { semanticSearch: options.semanticSearch } : {}),
       storage: options.storage ?? createLocalStorage(path.join(os.tmpdir(), 'loupe-auth-harness-storage')),
