@@ -13,6 +13,7 @@ import { DEFAULT_OUTBOX_LIMIT, listOutbox } from '@loupe/mail';
 import { createLocalStorage } from '@loupe/storage';
 import { ThirdPartyServerError } from '@loupe/third-party-mcp';
 import { LIFECYCLE_USAGE, lifecycleCommand, LifecycleUsageError, RetentionError } from './admin-lifecycle';
+import { ERASURE_USAGE, erasureCommand, ErasureUsageError } from './admin-erasure';
 import { thirdPartyCommand, ThirdPartyUsageError } from './admin-third-party';
 import { NotFoundError, createProduct, createProject, createWorkspace, listWorkspaces } from '@loupe/workspaces';
 
@@ -52,6 +53,7 @@ export const USAGE = `Usage: npm run admin -- <command> [options]
   third-party remove --workspace <id> --id <server id>
                    MCP servers whose tools API keys with mcp:thirdparty see, as <name>__<tool>
 ${LIFECYCLE_USAGE}
+${ERASURE_USAGE}
 
 Uses DATABASE_URL, or the embedded PostgreSQL under DATA_DIR (default .data), running or not.`;
 
@@ -79,6 +81,9 @@ const OPTIONS = {
   role: { type: 'string' },
   out: { type: 'string' },
   after: { type: 'string' },
+  participant: { type: 'string' },
+  run: { type: 'boolean' },
+  lifted: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -312,6 +317,13 @@ export async function runAdmin(
     case 'record delete':
     case 'workspace retention':
       return lifecycleCommand(`${noun} ${verb}` as 'source delete', values as Record<string, string | undefined>, { pool: database.pool, storage: createLocalStorage(settings.dataDir ?? '.data') });
+    case 'person erase':
+    case 'person erasures':
+    case 'suppression list':
+    case 'suppression lift':
+      return erasureCommand(`${noun} ${verb}` as 'person erase', values as Record<string, string | boolean | undefined>, {
+        pool: database.pool, databaseUrl: database.url, storage: createLocalStorage(settings.dataDir ?? '.data'),
+      });
     case 'third-party add':
     case 'third-party list':
     case 'third-party remove':
@@ -335,7 +347,7 @@ export async function main(argv: string[]): Promise<number> {
     for (const line of await runAdmin(argv, database, config.servicePrefix, { smtpUrl: config.smtpUrl, fetchAllowLoopback: config.fetchAllowLoopback, dataDir: config.dataDir })) console.log(line);
     return 0;
   } catch (error) {
-    if (error instanceof UsageError || error instanceof ThirdPartyUsageError || error instanceof LifecycleUsageError) {
+    if (error instanceof UsageError || error instanceof ThirdPartyUsageError || error instanceof LifecycleUsageError || error instanceof ErasureUsageError) {
       console.error(`Error: ${error.message}\n\n${USAGE}`);
       return 2;
     }
