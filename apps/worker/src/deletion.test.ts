@@ -7,8 +7,11 @@ import type { Boss } from '@loupe/jobs';
 import { deleteEvidence, setRetention } from '@loupe/lifecycle';
 import { createLocalStorage } from '@loupe/storage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Readable } from 'node:stream';
+import type { SafeFetch } from '@loupe/safe-fetch';
 import { createWorker } from './app';
-import { FAST_OPTIONS, batchRow, createWorkspace, land, silentLog, startBoss, testConfig, transcriptRecords, waitFor, waitForBatch } from './test/helpers';
+import { downloadAttachment } from './download-attachment';
+import { FAST_OPTIONS, FIRST_ATTEMPT, batchRow, createWorkspace, land, silentLog, startBoss, testConfig, testContext, transcriptRecords, waitFor, waitForBatch } from './test/helpers';
 
 describe('deleting evidence beside the worker', () => {
   let t: TestDatabase;
@@ -123,5 +126,24 @@ describe('deleting evidence beside the worker', () => {
     expect(await count('SELECT 1 FROM records WHERE batch_id = $1', [batchId])).toBe(3);
     const batch = await t.pool.query('SELECT deleted_count, processed_count FROM batches WHERE id = $1', [batchId]);
     expect(batch.rows[0]).toEqual({ deleted_count: 37, processed_count: 40 });
+  });
+
+  it('a record deleted while its attachment downloads: the file that arrives after is deleted, nothing is counted', async () => {
+    const ws = await createWorkspace(t.pool, 10);
+    const batchId = await land(t.pool, boss, ws, 'call', [{ data: { title: 'Call', transcript: 'Ann: hi' }, attachments: [{ type: 'audio', vendor_url: 'https://files.example/call.mp3' }] }]);
+    const { rows } = await t.pool.query<{ id: string; record_id: string }>('SELECT id, record_id FROM attachments WHERE batch_id = $1', [batchId]);
+    const ctx = testContext(t.pool, boss, testConfig(dataDir));
+    // The file's bytes come in while the record is deleted.
+    const fetch = {
+      stream: async () => {
+        await deleteEvidence({ pool: t.pool, storage: ctx.storage, clock: ctx.clock }, ws, { recordIds: [rows[0]!.record_id] });
+        return { url: 'https://files.example/call.mp3', status: 200, contentType: 'audio/mpeg', contentLength: 5, body: Readable.from([Buffer.from('audio')]) };
+      },
+    } as unknown as SafeFetch;
+    const outcome = await downloadAttachment({ ...ctx, fetch }, { workspaceId: ws, batchId, attachmentId: rows[0]!.id }, FIRST_ATTEMPT);
+    expect(outcome).toBe('skipped');
+    expect(await ctx.storage.exists(`${ws}/${batchId}/${rows[0]!.id}`)).toBe(false);
+    const batch = await t.pool.query('SELECT deleted_count, attachment_download_total, attachment_download_complete FROM batches WHERE id = $1', [batchId]);
+    expect(batch.rows[0]).toEqual({ deleted_count: 1, attachment_download_total: 0, attachment_download_complete: 0 });
   });
 });
