@@ -1,6 +1,6 @@
 import { runErasure } from '@loupe/erasure';
 import { updateOpportunities } from '@loupe/evidence';
-import { applyRetentionSlice, pruneSourceDeletions, workspacesWithRetention } from '@loupe/lifecycle';
+import { applyRetentionSlice, pruneSourceDeletions, sweepStorageDeletions, workspacesWithRetention } from '@loupe/lifecycle';
 import { embedPendingSources } from '@loupe/sources';
 import type { Config } from '@loupe/config';
 import type { Db } from '@loupe/db';
@@ -201,13 +201,18 @@ export function createWorker(deps: WorkerDeps): Worker {
     if (rows.length) deps.log.info({ products: rows.length }, 'opportunity updates queued for products with unplaced signals');
   }
 
-  /** Retention's sweep: a slice job for every workspace with retention on, the deletion log pruned, the next sweep queued. */
-  async function retentionSweep(): Promise<{ workspaces: number; pruned: number }> {
+  /**
+   * Retention's sweep: a slice job for every workspace with retention on, the deletion log pruned, the
+   * files a deletion wrote down and did not get to deleted, the next sweep queued.
+   */
+  async function retentionSweep(): Promise<{ workspaces: number; pruned: number; files: number }> {
     const workspaces = await workspacesWithRetention(deps.pool);
     for (const workspaceId of workspaces) await enqueue(deps.boss, QUEUES.retention, { workspaceId });
     const pruned = await pruneSourceDeletions(deps.pool, new Date(ctx.clock.now()));
+    const files = await sweepStorageDeletions({ pool: ctx.pool, storage: ctx.storage, clock: ctx.clock, log: deps.log });
+    if (files) deps.log.info({ files }, 'files of deleted attachments left behind were deleted');
     await enqueue(deps.boss, QUEUES.retention, {}, { startAfter: options.retentionIntervalSeconds });
-    return { workspaces: workspaces.length, pruned };
+    return { workspaces: workspaces.length, pruned, files };
   }
 
   /** Batches waiting to be processed, counted up to EMBED_YIELDS_TO_BATCHES. */

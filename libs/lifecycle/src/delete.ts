@@ -137,7 +137,13 @@ export async function deleteEvidence(deps: LifecycleDeps, workspaceId: string, r
       if (final && (batch.status === 'PENDING' || batch.status === 'IN_PROGRESS')) await transitionDownloads(client, batchId, batch.status, final);
     }
 
-    // 7. Last, so its seq is taken just before commit: the MCP servers' indexes drop these ids.
+    // 7. The files to delete once this commits, written down with it: a crash in between leaves them to the sweep.
+    const keys = attachments.map((a) => a.storage_key ?? attachmentKey(workspaceId, a.batch_id, a.id));
+    if (keys.length) {
+      await client.query('INSERT INTO storage_deletions (key, workspace_id, created_at) SELECT unnest($1::text[]), $2, $3 ON CONFLICT (key) DO NOTHING', [keys, workspaceId, now]);
+    }
+
+    // 8. Last, so its seq is taken just before commit: the MCP servers' indexes drop these ids.
     if (deletedSourceIds.length) {
       await client.query('INSERT INTO source_deletions (workspace_id, source_id, deleted_at) SELECT $1, unnest($2::text[]), $3', [workspaceId, deletedSourceIds, now]);
     }
@@ -149,19 +155,44 @@ export async function deleteEvidence(deps: LifecycleDeps, workspaceId: string, r
       missingRecordIds: recordIds.filter((id) => !records.has(id)),
       signals: signals.removed,
       productIds: signals.productIds,
-      keys: attachments.map((a) => a.storage_key ?? attachmentKey(workspaceId, a.batch_id, a.id)),
+      keys,
     };
   }));
   const { keys, ...result } = outcome;
+  return { ...result, files: await deleteFiles(deps, keys) };
+}
+
+/** Deletes the files from storage and their storage_deletions rows; a file that cannot be deleted keeps its row for the sweep. */
+async function deleteFiles(deps: LifecycleDeps, keys: readonly string[]): Promise<number> {
   let files = 0;
+  const gone: string[] = [];
   for (const key of keys) {
     try {
       if (await deps.storage.delete(key)) files += 1;
+      gone.push(key);
     } catch (error) {
-      deps.log?.warn({ err: error, key }, 'the stored file of a deleted attachment could not be deleted');
+      deps.log?.warn({ err: error, key }, 'the stored file of a deleted attachment could not be deleted; the sweep tries again');
     }
   }
-  return { ...result, files };
+  if (gone.length) await deps.pool.query('DELETE FROM storage_deletions WHERE key = ANY($1)', [gone]);
+  return files;
+}
+
+/**
+ * Deletes the files a deletion wrote down and did not get to (a crash or a storage error after the
+ * commit), those written more than `olderThanMs` ago (so as not to race a deletion still at work), up
+ * to `limit`. Returns how many rows were settled.
+ */
+export async function sweepStorageDeletions(deps: LifecycleDeps, olderThanMs = 10 * 60_000, limit = 1_000): Promise<number> {
+  const { rows } = await deps.pool.query<{ key: string }>(
+    'SELECT key FROM storage_deletions WHERE created_at < $1 ORDER BY created_at LIMIT $2',
+    [new Date(deps.clock.now() - olderThanMs), limit],
+  );
+  const before = rows.length;
+  if (!before) return 0;
+  await deleteFiles(deps, rows.map((r) => r.key));
+  const { rows: left } = await deps.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM storage_deletions WHERE key = ANY($1)', [rows.map((r) => r.key)]);
+  return before - left[0]!.n;
 }
 
 /** Stored file of an attachment whose row is gone (deleted while it downloaded): true when it was deleted. */

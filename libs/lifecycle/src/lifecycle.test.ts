@@ -8,7 +8,7 @@ import { addSignals, deleteSignals } from '@loupe/evidence';
 import { refreshSearchDocuments, searchSources } from '@loupe/sources';
 import { createLocalStorage, type Storage } from '@loupe/storage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyRetentionSlice, deleteEvidence, getRetention, pruneSourceDeletions, RetentionError, setRetention, workspacesWithRetention, type LifecycleDeps } from './index';
+import { applyRetentionSlice, deleteEvidence, getRetention, pruneSourceDeletions, RetentionError, setRetention, sweepStorageDeletions, workspacesWithRetention, type LifecycleDeps } from './index';
 
 let t: TestDatabase;
 let dir: string;
@@ -129,6 +129,8 @@ describe('deleting a source or a record', () => {
     // The batch: history kept, the deletion counted; the download that will never finish leaves the total, which settles it.
     const { rows: batch } = await t.pool.query('SELECT accepted_count, processed_count, deleted_count, attachment_download_total, attachment_download_status FROM batches WHERE id = $1', [w.batch]);
     expect(batch[0]).toEqual({ accepted_count: 3, processed_count: 3, deleted_count: 1, attachment_download_total: 2, attachment_download_status: 'IN_PROGRESS' });
+    // No file left to delete.
+    expect(await count('SELECT 1 FROM storage_deletions WHERE workspace_id = $1', [w.ws])).toBe(0);
     // The MCP indexes' log.
     expect(await count('SELECT 1 FROM source_deletions WHERE workspace_id = $1 AND source_id = $2', [w.ws, gone.src])).toBe(1);
 
@@ -210,5 +212,27 @@ describe('retention', () => {
     expect(await pruneSourceDeletions(t.pool, new Date(now + 3600_000))).toBe(0);
     expect(await pruneSourceDeletions(t.pool, new Date(now + 25 * 3600_000))).toBeGreaterThanOrEqual(1);
     expect(await count('SELECT 1 FROM source_deletions WHERE workspace_id = $1', [w.ws])).toBe(0);
+  });
+});
+
+describe('files left by a crash', () => {
+  it('a file the deletion could not delete stays written down, and the sweep deletes it later', async () => {
+    const w = await workspace();
+    const a = await evidence(w, 0, 'with a file');
+    const att = newId('att');
+    const key = `${w.ws}/${w.batch}/${att}`;
+    await t.pool.query(`INSERT INTO attachments (id, workspace_id, batch_id, record_id, position, type, status, storage_key) VALUES ($1, $2, $3, $4, 0, 'file', 'COMPLETE', $5)`, [att, w.ws, w.batch, a.rec, key]);
+    await storage.put(key, Readable.from([Buffer.from('bytes')]), { maxBytes: 100 });
+    // Storage fails after the commit (as a crash there would leave it).
+    const failing: Storage = { ...storage, delete: async () => { throw new Error('disk unavailable'); } };
+    const out = await deleteEvidence({ ...deps, storage: failing }, w.ws, { sourceIds: [a.src!] });
+    expect(out.files).toBe(0);
+    expect(await storage.exists(key)).toBe(true);
+    expect(await count('SELECT 1 FROM storage_deletions WHERE key = $1', [key])).toBe(1);
+    // Too recent for the sweep (a deletion may still be at work), then swept.
+    expect(await sweepStorageDeletions(deps)).toBe(0);
+    expect(await sweepStorageDeletions({ ...deps, clock: { now: () => now + 11 * 60_000 } })).toBe(1);
+    expect(await storage.exists(key)).toBe(false);
+    expect(await count('SELECT 1 FROM storage_deletions WHERE key = $1', [key])).toBe(0);
   });
 });
