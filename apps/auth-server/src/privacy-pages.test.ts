@@ -7,6 +7,8 @@ import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
 import { runErasure } from '@loupe/erasure';
 import { systemClock } from '@loupe/http';
 import { createBoss, ensureQueues, type Boss } from '@loupe/jobs';
+import { addSignals } from '@loupe/evidence';
+import { createShapingNote, updateShapingNote } from '@loupe/shaping';
 import { createSourceFromRecord } from '@loupe/sources';
 import { createLocalStorage, type Storage } from '@loupe/storage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -97,6 +99,20 @@ describe('the Privacy page', () => {
     expect(page).toContain('Erasure started');
     expect(page).toContain('Queued');
     expect(page).toContain('owner@privacy.test');
+    // her signal, one that mentions her, an opportunity named after hers, and a shaping note quoting her
+    const said = await addSignals(h.pool, { workspaceId: ws, sourceId: src, items: [
+      { type: 'pain_point', title: 'Zebra report unusable', content: '"The zebra report is unusable."', whoSaidIt: 'Ana Planted', participantId: 'p-ana' },
+      { type: 'need', title: 'Follow up', content: 'Bob promised Ana Planted faster exports.', whoSaidIt: 'Bob Keeper' },
+    ] }, systemClock);
+    const [hers, bobs] = said.results.map((r) => r.id);
+    const opp = newId('opp');
+    await h.pool.query(
+      `INSERT INTO opportunities (id, workspace_id, product_id, title, subtitle, type, evidence_count, unique_company_count, created_at, updated_at, keywords, central_signal_id)
+       VALUES ($1, $2, $3, 'Zebra report unusable', '2 signals · zebra', 'problem', 2, 1, now(), now(), '{zebra}', $4)`, [opp, ws, `prod_${ws}`, hers],
+    );
+    for (const id of [hers, bobs]) await h.pool.query('INSERT INTO opportunity_signals (opportunity_id, signal_id) VALUES ($1, $2)', [opp, id]);
+    const note = await createShapingNote(h.pool, { workspaceId: ws, productId: `prod_${ws}`, title: 'Export PRD', content: '# Export\n\n> "The zebra report is unusable"\n— Ana Planted\n\nBob owns it.' }, systemClock);
+    await updateShapingNote(h.pool, { workspaceId: ws, noteId: note.id, content: '# Export v2\n\nAsk ana.planted@globex.test again. Bob owns it.' }, systemClock);
     const { rows: [erasure] } = await h.pool.query<{ id: string; requested_by_user_id: string }>('SELECT id, requested_by_user_id FROM erasure_requests WHERE workspace_id = $1', [ws]);
     expect(erasure!.requested_by_user_id).toMatch(/^usr_/);
 
@@ -104,7 +120,11 @@ describe('the Privacy page', () => {
     page = await (await owner.get(url(ws))).text();
     expect(page).toContain('Complete');
     expect(page).toContain('1 record, 1 source, 1 segment');
-    for (const path of [url(ws), `/account/w/${ws}/sources/${src}`, `/account/w/${ws}/sources`]) {
+    const pages = [url(ws), `/account/w/${ws}/sources/${src}`, `/account/w/${ws}/sources`, `/account/w/${ws}/signals`, `/account/w/${ws}/signals/${bobs}`,
+      `/account/w/${ws}/opportunities`, `/account/w/${ws}/opportunities/${opp}`, `/account/w/${ws}/notes`, `/account/w/${ws}/notes/${note.id}`,
+      `/account/w/${ws}/notes/${note.id}/versions/1`, `/account/w/${ws}/notes/${note.id}/diff`];
+    expect((await owner.get(`/account/w/${ws}/signals/${hers}`)).status).toBe(404);
+    for (const path of pages) {
       const html = (await (await owner.get(path)).text()).toLowerCase();
       for (const trace of ['planted', 'ana.planted', 'zebra']) expect(html, `${path}: ${trace}`).not.toContain(trace);
     }
