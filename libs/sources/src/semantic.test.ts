@@ -145,4 +145,25 @@ describe('semantic search of sources', () => {
     expect(filled.hits.map((h) => h.sourceId)).not.toContain(refund);
     await thread.close();
   });
+
+  it('fills an index again from the start when it was not brought up to date for longer than the deletion log is kept', async () => {
+    const search = createSemanticSearch({ pool: t.pool, semantics, refillAfterMs: 1_500 });
+    const gone = await source(ws, 'Invoices', [['Flo', 'Our invoices in PDF have the wrong VAT number printed on them']]);
+    await embedPendingSources({ pool: t.pool, semantics }, ws);
+    let found = await search.search(ws, 'wrong VAT number printed on PDF invoices', {}, 3);
+    for (let i = 0; (found.indexing || !found.hits.some((h) => h.sourceId === gone)) && i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      found = await search.search(ws, 'wrong VAT number printed on PDF invoices', {}, 3);
+    }
+    expect(found.hits.map((h) => h.sourceId)).toContain(gone);
+    // Deleted while no one searched, and its log entry pruned since.
+    await t.pool.query('DELETE FROM sources WHERE id = $1', [gone]);
+    await new Promise((r) => setTimeout(r, 1_600));
+    let after = await search.search(ws, 'wrong VAT number printed on PDF invoices', {}, 3);
+    for (let i = 0; after.indexing && i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      after = await search.search(ws, 'wrong VAT number printed on PDF invoices', {}, 3);
+    }
+    expect(after.hits.map((h) => h.sourceId)).not.toContain(gone);
+  });
 });

@@ -121,7 +121,14 @@ export function startSemanticRankings(search: SemanticSearch, workspaceId: strin
 /** Cosine (centred) below which a source is not offered as a match: measured with tools/eval (npm run eval:evidence). */
 export const SEMANTIC_MIN_SCORE = 0.3;
 
-export function createSemanticSearch(deps: { pool: pg.Pool; semantics: SemanticsThread }): SemanticSearch {
+/**
+ * An index not brought up to date for this long is filled again from the start: libs/lifecycle prunes
+ * the deletion log after a day, so one read after a longer pause could miss a deletion.
+ */
+const REFILL_AFTER_MS = 12 * 3600 * 1000;
+
+export function createSemanticSearch(deps: { pool: pg.Pool; semantics: SemanticsThread; refillAfterMs?: number }): SemanticSearch {
+  const refillAfterMs = deps.refillAfterMs ?? REFILL_AFTER_MS;
   const collections = new Map<string, Collection>();
   const pendingCounts = new Map<string, { at: number; count: Promise<number> }>();
 
@@ -196,6 +203,9 @@ export function createSemanticSearch(deps: { pool: pg.Pool; semantics: Semantics
       if (!c) {
         c = { seq: '0', complete: false, refreshedAt: 0 };
         collections.set(workspaceId, c);
+      } else if (c.complete && !c.running && Date.now() - c.refreshedAt > refillAfterMs) {
+        c.seq = '0';
+        c.complete = false;
       }
       if (c.complete && Date.now() - c.refreshedAt > REFRESH_MS) await refresh(workspaceId, c, info.version);
       else if (!c.complete) void refresh(workspaceId, c, info.version).catch(() => undefined);
