@@ -106,7 +106,8 @@ export async function post(base: string, key: string | undefined, body: unknown,
   const headers: Record<string, string> = { 'content-type': options.contentType ?? 'application/json', ...options.headers };
   if (key) headers['x-api-key'] = key;
   const res = await fetch(`${base}/api/v1/ingest${options.query ?? ''}`, {
-    method: 'POST', headers, body: options.raw ?? JSON.stringify(body),
+    // A Buffer is sent as a plain Uint8Array view: the DOM typing of fetch (in the program with the browser tests) wants one.
+    method: 'POST', headers, body: options.raw === undefined ? JSON.stringify(body) : typeof options.raw === 'string' ? options.raw : new Uint8Array(options.raw),
   });
   const text = await res.text();
   let json: Record<string, unknown>;
