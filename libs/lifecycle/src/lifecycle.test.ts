@@ -158,6 +158,16 @@ describe('deleting a source or a record', () => {
     expect(rows[0].deleted_count).toBe(2);
   });
 
+  it('two deletes of one source at once: one deletes it, the other finds nothing, the batch counts it once', async () => {
+    const w = await workspace();
+    const a = await evidence(w, 0, 'raced');
+    const outs = await Promise.all([deleteEvidence(deps, w.ws, { sourceIds: [a.src!] }), deleteEvidence(deps, w.ws, { recordIds: [a.rec] })]);
+    expect(outs.map((o) => o.records.length).sort()).toEqual([0, 1]);
+    const { rows } = await t.pool.query('SELECT deleted_count FROM batches WHERE id = $1', [w.batch]);
+    expect(rows[0].deleted_count).toBe(1);
+    expect(await count('SELECT 1 FROM source_deletions WHERE source_id = $1', [a.src])).toBe(1);
+  });
+
   it('a batch whose last unfinished download is deleted settles its download status', async () => {
     const w = await workspace();
     const a = await evidence(w, 0, 'with a pending download');
