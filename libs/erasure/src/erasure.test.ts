@@ -222,6 +222,20 @@ describe('erasing a person', () => {
   });
 });
 
+describe('signals that become one once redacted', () => {
+  it('keeps the first, redacted, and deletes the other instead of breaking the unique content', async () => {
+    const p = await plant();
+    const twins = await addSignals(t.pool, { workspaceId: p.ws, sourceId: p.sources[2]!, items: [
+      { type: 'need', title: 'Call back', content: 'Call Ana Planted back about exports.', whoSaidIt: 'Bob Keeper' },
+      { type: 'need', title: 'Call back', content: 'Call ana.planted@globex.test back about exports.', whoSaidIt: 'Bob Keeper' },
+    ] }, clock);
+    const erasure = await requestErasure(t.pool, boss, { workspaceId: p.ws, email: 'ana.planted@globex.test', by: { label: 'x' }, now: new Date(clock.now()) });
+    expect((await runErasure(deps(), p.ws, erasure.id)).status).toBe('complete');
+    const { rows } = await t.pool.query('SELECT id, content FROM signals WHERE id = ANY($1)', [twins.results.map((r) => r.id)]);
+    expect(rows).toEqual([{ id: twins.results[0]!.id, content: `Call ${ERASED} back about exports.` }]);
+  });
+});
+
 describe('suppressions', () => {
   it('match participants\' emails and ids and addresses in the text, by hash only, until lifted; never another workspace', async () => {
     const p = await plant();

@@ -230,6 +230,22 @@ async function redactSources(c: Client, x: Ctx): Promise<Step> {
 
 const normalise = (text: string) => text.trim().replace(/\s+/g, ' ').toLowerCase();
 
+/** deleteSignals of what is left of `ids`: another erasure of the same person may have deleted some first. */
+async function deleteWhatIsLeft(x: Ctx, ids: string[]): Promise<number> {
+  const by = { userId: x.by.userId ?? x.by.keyId ?? '', email: `erasure ${x.erasureId}` };
+  for (let left = ids; left.length;) {
+    try {
+      return (await deleteSignals(x.deps.pool, x.workspaceId, left, by, x.deps.clock)).deleted;
+    } catch (error) {
+      if (!(error instanceof SignalNotFoundError)) throw error;
+      const { rows: still } = await x.deps.pool.query<{ id: string }>('SELECT id FROM signals WHERE workspace_id = $1 AND id = ANY($2)', [x.workspaceId, left]);
+      if (still.length === left.length) throw error;
+      left = still.map((r) => r.id);
+    }
+  }
+  return 0;
+}
+
 /**
  * Signals: one the person said (their participant id, or their name as who said it) is deleted, as a
  * person deletes one on the pages (its opportunity's counts follow), its history erased; one that only
@@ -239,8 +255,8 @@ async function redactSignals(x: Ctx): Promise<Step> {
   const { pool } = x.deps;
   const ids = await chunkIds(pool as unknown as Client, 'signals', x.workspaceId, x.cursor);
   if (!ids.length) return { cursor: undefined };
-  const { rows } = await pool.query<{ id: string; product_id: string; type_id: string; title: string; content: string; theme: string | null; who_said_it: string | null; participant_id: string | null; keywords: string[] }>(
-    `SELECT id, product_id, type_id, title, content, theme, who_said_it, participant_id, keywords FROM signals
+  const { rows } = await pool.query<{ id: string; source_id: string; product_id: string; type_id: string; title: string; content: string; theme: string | null; who_said_it: string | null; participant_id: string | null; keywords: string[] }>(
+    `SELECT id, source_id, product_id, type_id, title, content, theme, who_said_it, participant_id, keywords FROM signals
       WHERE workspace_id = $1 AND id = ANY($2)
         AND concat_ws(' ', title, content, theme, who_said_it, participant_id, array_to_string(keywords, ' ')) ILIKE ANY($3) ORDER BY id`,
     [x.workspaceId, ids, x.m.likePatterns()],
@@ -249,23 +265,11 @@ async function redactSignals(x: Ctx): Promise<Step> {
   const products = new Set<string>();
   let deleted = 0;
   if (theirs.length) {
-    const by = { userId: x.by.userId ?? x.by.keyId ?? '', email: `erasure ${x.erasureId}` };
     const gone = theirs.map((r) => r.id);
     const { rows: opps } = await pool.query<{ opportunity_id: string }>(
       'SELECT DISTINCT opportunity_id FROM opportunity_signals WHERE signal_id = ANY($1)', [gone],
     );
-    // Another erasure of the same person may delete some of them first: delete what is left.
-    for (let left = gone; left.length;) {
-      try {
-        deleted = (await deleteSignals(pool, x.workspaceId, left, by, x.deps.clock)).deleted;
-        break;
-      } catch (error) {
-        if (!(error instanceof SignalNotFoundError)) throw error;
-        const { rows: still } = await pool.query<{ id: string }>('SELECT id FROM signals WHERE workspace_id = $1 AND id = ANY($2)', [x.workspaceId, left]);
-        if (still.length === left.length) throw error;
-        left = still.map((r) => r.id);
-      }
-    }
+    deleted = await deleteWhatIsLeft(x, gone);
     await renameOpportunities(pool, x.workspaceId, opps.map((o) => o.opportunity_id), gone);
     // deleteSignals keeps a deleted signal's text in its history: not this one's.
     await pool.query(
@@ -275,22 +279,41 @@ async function redactSignals(x: Ctx): Promise<Step> {
     for (const r of theirs) products.add(r.product_id);
   }
   const mentions = rows.filter((r) => !theirs.includes(r) && x.m.mentionsJson([r.title, r.content, r.theme, r.who_said_it, r.participant_id, r.keywords]));
+  // Two signals of a source that differ only by how they named the person are the same signal once
+  // redacted: the later one goes (as a person deletes a duplicate), the first keeps the redacted text.
+  const duplicates: string[] = [];
   if (mentions.length) {
     await withTransaction(pool, async (c) => {
       for (const r of mentions) {
         const content = x.m.redact(r.content);
+        const hash = createHash('sha256').update(`${r.type_id}\n${normalise(content)}`).digest('hex');
+        const { rowCount } = await c.query(
+          'SELECT 1 FROM signals WHERE workspace_id = $1 AND source_id = $2 AND type_id = $3 AND content_hash = $4 AND id <> $5',
+          [x.workspaceId, r.source_id, r.type_id, hash, r.id],
+        );
+        if (rowCount) {
+          duplicates.push(r.id);
+          continue;
+        }
         await c.query(
           `UPDATE signals SET title = $3, content = $4, theme = $5, who_said_it = $6, content_hash = $7, keywords = '{}',
                   embedding = NULL, embedding_version = NULL, cluster_pending = true, updated_at = $8
             WHERE workspace_id = $1 AND id = $2`,
           [x.workspaceId, r.id, x.m.redact(r.title), content, r.theme === null ? null : x.m.redact(r.theme), r.who_said_it === null ? null : x.m.redact(r.who_said_it),
-            createHash('sha256').update(`${r.type_id}\n${normalise(content)}`).digest('hex'), new Date(x.deps.clock.now())],
+            hash, new Date(x.deps.clock.now())],
         );
         products.add(r.product_id);
       }
     });
   }
-  return { cursor: ids.at(-1), counts: { signalsDeleted: deleted, signalsRedacted: mentions.length }, products: [...products] };
+  if (duplicates.length) {
+    deleted += await deleteWhatIsLeft(x, duplicates);
+    await pool.query(
+      `UPDATE signal_changes SET detail = jsonb_build_object('erased', true, 'erasure_id', $3::text) WHERE workspace_id = $1 AND signal_id = ANY($2)`,
+      [x.workspaceId, duplicates, x.erasureId],
+    );
+  }
+  return { cursor: ids.at(-1), counts: { signalsDeleted: deleted, signalsRedacted: mentions.length - duplicates.length }, products: [...products] };
 }
 
 /**
