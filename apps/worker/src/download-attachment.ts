@@ -1,4 +1,5 @@
 import { FetchError, FetchTooLargeError } from '@loupe/safe-fetch';
+import { attachmentWasErased } from '@loupe/erasure';
 import { attachmentWasDeleted } from '@loupe/lifecycle';
 import { StorageKeyError, type StoredObject } from '@loupe/storage';
 import { claimAttachment, finishAttachment, noteAttemptError, type AttachmentRef, type ClaimedAttachment } from './attachment-state';
@@ -86,8 +87,9 @@ export async function downloadAttachment(ctx: WorkerContext, ref: AttachmentRef,
       storedSize: stored.size,
       storedMimeType: mediaType(response.contentType, claimed.mimeType),
     });
-    if (!finished && (await attachmentWasDeleted(ctx.pool, ref.attachmentId))) {
+    if (!finished && ((await attachmentWasDeleted(ctx.pool, ref.attachmentId)) || (await attachmentWasErased(ctx.pool, ref.attachmentId)))) {
       // Its record was deleted while the file came in: the file goes too (libs/lifecycle deleted what was there then).
+      // Or a person its record named was erased meanwhile (libs/erasure ended the download): the same.
       await ctx.storage.delete(storageKey);
       log.info('attachment deleted while it downloaded; its file is deleted');
       return 'skipped';

@@ -11,7 +11,7 @@ import { createShapingNote, updateShapingNote } from '@loupe/shaping';
 import { createSourceFromRecord, searchSources } from '@loupe/sources';
 import { createLocalStorage } from '@loupe/storage';
 import {
-  ERASED, findSuppressed, getErasure, liftSuppression, listErasures, listSuppressions, Matcher, requestErasure, runErasure, subjectHash,
+  attachmentWasErased, ERASED, findSuppressed, getErasure, liftSuppression, listErasures, listSuppressions, Matcher, requestErasure, runErasure, subjectHash,
 } from './index';
 
 let t: TestDatabase;
@@ -219,6 +219,28 @@ describe('erasing a person', () => {
     // one suppression per identifier, however many requests named it
     expect((await listSuppressions(t.pool, p.ws)).map((s) => s.kind).sort()).toEqual(['email', 'participant_id']);
     expect((await listErasures(t.pool, p.ws)).map((e) => e.status)).toEqual(['complete', 'complete', 'complete']);
+  });
+});
+
+describe('attachments still downloading', () => {
+  it('end as failed downloads counted on the batch, so the batch settles and a late file is known to be erased', async () => {
+    const p = await plant();
+    const { rows: [rec] } = await t.pool.query<{ id: string }>("SELECT id FROM records WHERE workspace_id = $1 AND type = 'email'", [p.ws]);
+    await t.pool.query("UPDATE batches SET attachment_download_total = 1, attachment_download_status = 'IN_PROGRESS' WHERE id = $1", [p.batch]);
+    const att = newId('att');
+    await t.pool.query(
+      `INSERT INTO attachments (id, workspace_id, batch_id, record_id, position, type, filename, status, vendor_url)
+       VALUES ($1, $2, $3, $4, 1, 'file', 'ana-planted.pdf', 'DOWNLOADING', 'https://files.globex.test/ana-planted.pdf')`,
+      [att, p.ws, p.batch, rec!.id],
+    );
+    expect(await attachmentWasErased(t.pool, att)).toBe(false);
+    const erasure = await requestErasure(t.pool, boss, { workspaceId: p.ws, email: 'ana.planted@globex.test', by: { label: 'x' }, now: new Date(clock.now()) });
+    expect((await runErasure(deps(), p.ws, erasure.id)).status).toBe('complete');
+    const { rows: [a] } = await t.pool.query('SELECT status, vendor_url, filename, error FROM attachments WHERE id = $1', [att]);
+    expect(a).toMatchObject({ status: 'FAILED', vendor_url: null, filename: null, error: expect.stringMatching(/^erased with a person it named/) });
+    expect(await attachmentWasErased(t.pool, att)).toBe(true);
+    const { rows: [b] } = await t.pool.query('SELECT attachment_download_failed, attachment_download_status FROM batches WHERE id = $1', [p.batch]);
+    expect(b).toEqual({ attachment_download_failed: 1, attachment_download_status: 'FAILED' });
   });
 });
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { finalDownloadStatus, transitionDownloads, type DownloadStatus } from '@loupe/batches';
 import { withTransaction } from '@loupe/db';
 import { deleteSignals, SignalNotFoundError, subtitleOf } from '@loupe/evidence';
 import type { Clock } from '@loupe/http';
@@ -158,20 +159,44 @@ async function redactRecords(c: Client, x: Ctx): Promise<Step> {
     );
     // A file cannot be redacted: the recording, picture or document of a record that names the person
     // may carry their voice, face or words, so it goes; the row stays (the batch's counts stay true).
-    const { rows: files } = await c.query<{ id: string; storage_key: string | null }>(
-      `SELECT id, storage_key FROM attachments WHERE workspace_id = $1 AND record_id = $2 ORDER BY id FOR UPDATE`, [x.workspaceId, r.id],
+    const { rows: files } = await c.query<{ id: string; batch_id: string; storage_key: string | null; status: string }>(
+      `SELECT id, batch_id, storage_key, status::text AS status FROM attachments WHERE workspace_id = $1 AND record_id = $2 ORDER BY id FOR UPDATE`, [x.workspaceId, r.id],
     );
     for (const f of files) {
       if (f.storage_key) await x.deps.storage.delete(f.storage_key);
+      // A download not finished yet ends here, counted as failed like any other (the batch's download
+      // status settles); a download in flight then finds it final and deletes the file it stored.
+      const pending = f.status === 'PENDING' || f.status === 'DOWNLOADING';
       await c.query(
         `UPDATE attachments SET storage_key = NULL, filename = NULL, vendor_url = NULL, upload_intent_id = NULL, sha1 = NULL, md5 = NULL,
-                error = $3, updated_at = now() WHERE workspace_id = $1 AND id = $2`,
-        [x.workspaceId, f.id, `erased with a person it named (erasure ${x.erasureId})`],
+                status = CASE WHEN $4 THEN 'FAILED'::attachment_status ELSE status END, error = $3, updated_at = now() WHERE workspace_id = $1 AND id = $2`,
+        [x.workspaceId, f.id, `${ERASED_ATTACHMENT} (erasure ${x.erasureId})`, pending],
       );
+      if (pending) await countFailedDownload(c, f.batch_id);
       attachments++;
     }
   }
   return { cursor: ids.at(-1), counts: { records, attachments } };
+}
+
+/** The `error` of an attachment erased with a person (its file deleted, its download ended). */
+export const ERASED_ATTACHMENT = 'erased with a person it named';
+
+/** As the worker counts a failed download: the batch's counter, and its download status once every one is final. */
+async function countFailedDownload(c: Client, batchId: string): Promise<void> {
+  const { rows: [batch] } = await c.query<{ total: number; complete: number; failed: number; status: DownloadStatus | null }>(
+    `UPDATE batches SET attachment_download_failed = attachment_download_failed + 1, updated_at = now() WHERE id = $1
+     RETURNING attachment_download_total AS total, attachment_download_complete AS complete, attachment_download_failed AS failed, attachment_download_status AS status`,
+    [batchId],
+  );
+  const final = batch && finalDownloadStatus(batch.total, batch.complete, batch.failed);
+  if (batch?.status && final && (batch.status === 'PENDING' || batch.status === 'IN_PROGRESS')) await transitionDownloads(c, batchId, batch.status, final);
+}
+
+/** True when an attachment was erased with a person: a download that finishes after that deletes its file. */
+export async function attachmentWasErased(db: Pick<pg.Pool, 'query'>, attachmentId: string): Promise<boolean> {
+  const { rowCount } = await db.query('SELECT 1 FROM attachments WHERE id = $1 AND storage_key IS NULL AND starts_with(error, $2)', [attachmentId, ERASED_ATTACHMENT]);
+  return (rowCount ?? 0) > 0;
 }
 
 /**
