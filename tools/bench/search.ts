@@ -256,7 +256,7 @@ async function measureShapes(service: BenchTarget, keys: Keys, t: BenchTenant, p
 async function semanticReady(service: BenchTarget, t: BenchTenant, keys: Keys): Promise<number> {
   const started = performance.now();
   for (;;) {
-    const { rows } = await service.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM (SELECT 1 FROM sources WHERE workspace_id = $1 AND semantic_pending LIMIT 1) x', [t.workspaceId]);
+    const { rows } = await service.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM (SELECT 1 FROM source_semantics WHERE workspace_id = $1 AND pending LIMIT 1) x', [t.workspaceId]);
     if (rows[0]!.n === 0) break;
     if (performance.now() - started > 30 * 60_000) throw new Error('the sources were not embedded within 30 minutes');
     await new Promise((res) => setTimeout(res, 500));

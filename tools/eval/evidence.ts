@@ -150,7 +150,7 @@ async function clusteringRun(service: BenchTarget, rows: Labelled[], per: number
 /** Waits until the worker has embedded every source of the workspace and the service's index holds them. */
 async function waitSearchable(service: BenchTarget, workspaceId: string, mcp: Mcp, productId: string): Promise<void> {
   for (;;) {
-    const { rows } = await service.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM sources WHERE workspace_id = $1 AND semantic_pending', [workspaceId]);
+    const { rows } = await service.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM source_semantics WHERE workspace_id = $1 AND pending', [workspaceId]);
     if (rows[0]!.n === 0) break;
     await new Promise((r) => setTimeout(r, 200));
   }

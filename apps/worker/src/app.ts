@@ -228,8 +228,8 @@ export function createWorker(deps: WorkerDeps): Worker {
   async function scheduleSourceEmbedding(): Promise<void> {
     const { version } = await semantics.describe();
     // Sources embedded with another version wait again (the index skips them until then).
-    await deps.pool.query('UPDATE sources SET semantic_pending = true WHERE NOT semantic_pending AND semantic_version IS DISTINCT FROM $1', [version]);
-    const { rows } = await deps.pool.query<{ workspace_id: string }>('SELECT DISTINCT workspace_id FROM sources WHERE semantic_pending');
+    await deps.pool.query('UPDATE source_semantics SET pending = true WHERE NOT pending AND version IS DISTINCT FROM $1', [version]);
+    const { rows } = await deps.pool.query<{ workspace_id: string }>('SELECT DISTINCT workspace_id FROM source_semantics WHERE pending');
     for (const r of rows) await enqueue(deps.boss, QUEUES.embedSources, { workspaceId: r.workspace_id });
     if (rows.length) deps.log.info({ workspaces: rows.length }, 'source embedding queued for workspaces with sources not embedded yet');
   }

@@ -188,8 +188,8 @@ describe('erasing a person', () => {
     for (const word of ['zebra', 'Ana', 'quokka']) expect((await searchSources(t.pool, p.ws, { query: word })).items).toEqual([]);
     expect((await searchSources(t.pool, p.ws, { query: 'onboarding' })).items.length).toBe(1);
     // redacted sources lose their vector and wait to be embedded again, under a new sequence number
-    const { rows: vectors } = await t.pool.query('SELECT id, semantic_pending, semantic_vector, semantic_seq FROM sources WHERE workspace_id = $1 ORDER BY id', [p.ws]);
-    expect(vectors.filter((v) => v.semantic_pending && v.semantic_vector === null && v.semantic_seq !== null).map((v) => v.id).sort()).toEqual([p.sources[0], p.sources[1]].sort());
+    const { rows: vectors } = await t.pool.query('SELECT source_id AS id, pending, vector, seq FROM source_semantics WHERE workspace_id = $1 ORDER BY source_id', [p.ws]);
+    expect(vectors.filter((v) => v.pending && v.vector === null && v.seq !== null).map((v) => v.id).sort()).toEqual([p.sources[0], p.sources[1]].sort());
     const { rows: signals } = await t.pool.query('SELECT id, content, embedding, cluster_pending FROM signals WHERE workspace_id = $1 ORDER BY id', [p.ws]);
     expect(signals.map((s) => s.id).sort()).toEqual([p.mention, p.kept].sort());
     expect(signals.find((s) => s.id === p.mention)).toMatchObject({ content: `Bob promised ${ERASED} a faster export.`, embedding: null, cluster_pending: true });

@@ -240,8 +240,9 @@ async function redactSources(c: Client, x: Ctx): Promise<Step> {
       );
     }
     await c.query(
-      `UPDATE sources SET title = $3, participants = $4, tags = $5, thread_id = $6, external_id = $7,
-              semantic_pending = true, semantic_vector = NULL, semantic_version = NULL, semantic_seq = nextval('source_semantic_seq')
+      `WITH vector AS (
+         UPDATE source_semantics SET pending = true, vector = NULL, version = NULL, seq = nextval('source_semantic_seq') WHERE workspace_id = $1 AND source_id = $2)
+       UPDATE sources SET title = $3, participants = $4, tags = $5, thread_id = $6, external_id = $7
         WHERE workspace_id = $1 AND id = $2`,
       [x.workspaceId, s.id, x.m.redact(s.title), JSON.stringify(x.m.withoutPerson(s.participants)), (s.tags ?? []).map((t) => x.m.redact(t)),
         s.thread_id === null ? null : x.m.redact(s.thread_id), s.external_id === null ? null : x.m.redact(s.external_id)],

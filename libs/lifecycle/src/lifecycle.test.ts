@@ -55,10 +55,11 @@ async function evidence(w: { ws: string; prod: string; batch: string }, position
   if (!withSource) return { rec, src: null };
   const src = newId('src');
   await t.pool.query(
-    `INSERT INTO sources (id, workspace_id, product_id, project_ids, record_id, type, nature, title, occurred_at, status, segment_count, semantic_seq)
-     VALUES ($1, $2, $3, '{}', $4, 'call', 'evidence', $5, $6, 'ready', 1, nextval('source_semantic_seq'))`,
+    `INSERT INTO sources (id, workspace_id, product_id, project_ids, record_id, type, nature, title, occurred_at, status, segment_count)
+     VALUES ($1, $2, $3, '{}', $4, 'call', 'evidence', $5, $6, 'ready', 1)`,
     [src, w.ws, w.prod, rec, `Call ${position}`, at],
   );
+  await t.pool.query(`UPDATE source_semantics SET seq = nextval('source_semantic_seq') WHERE source_id = $1`, [src]);
   await t.pool.query("INSERT INTO source_segments (source_id, position, kind, text) VALUES ($1, 0, 'turn', $2)", [src, text]);
   await refreshSearchDocuments(t.pool, [src]);
   return { rec, src };

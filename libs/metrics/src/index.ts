@@ -83,7 +83,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   });
   gauge('loupe_search_backlog', 'Work waiting before what was stored is searchable by meaning or grouped: sources not yet embedded, signals not yet placed in an opportunity', ['kind'], async (g) => {
     const { rows } = await deps.pool.query<{ sources: string; signals: string }>(
-      `SELECT (SELECT count(*) FROM sources WHERE semantic_pending) AS sources, (SELECT count(*) FROM signals WHERE cluster_pending) AS signals`,
+      `SELECT (SELECT count(*) FROM source_semantics WHERE pending) AS sources, (SELECT count(*) FROM signals WHERE cluster_pending) AS signals`,
     );
     g.reset();
     g.set({ kind: 'sources_not_embedded' }, Number(rows[0]!.sources));

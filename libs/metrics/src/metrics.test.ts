@@ -13,9 +13,10 @@ beforeAll(async () => {
      VALUES ('bat_1', 'ws_m', 'p', 'api', 'call', 'COMPLETE', 10, 2, 2, 3), ('bat_2', 'ws_m', 'p', 'api', 'call', 'LANDED', 5, 0, 0, 0)`,
   );
   await t.pool.query(
-    `INSERT INTO sources (id, workspace_id, product_id, project_ids, type, nature, title, occurred_at, status, semantic_pending)
-     VALUES ('src_1', 'ws_m', 'p', '{}', 'call', 'evidence', 'A', now(), 'ready', true), ('src_2', 'ws_m', 'p', '{}', 'call', 'evidence', 'B', now(), 'ready', false)`,
+    `INSERT INTO sources (id, workspace_id, product_id, project_ids, type, nature, title, occurred_at, status)
+     VALUES ('src_1', 'ws_m', 'p', '{}', 'call', 'evidence', 'A', now(), 'ready'), ('src_2', 'ws_m', 'p', '{}', 'call', 'evidence', 'B', now(), 'ready')`,
   );
+  await t.pool.query(`UPDATE source_semantics SET pending = false WHERE source_id = 'src_2'`);
   await t.pool.query(`INSERT INTO credit_ledger (id, workspace_id, kind, amount, reference, tool) VALUES ('cl_1', 'ws_m', 'charge', -4, 'r1', NULL), ('cl_2', 'ws_m', 'charge', -1, 't1', 'get_products')`);
 });
 afterAll(() => t.close());

@@ -6,7 +6,8 @@ import type { SearchFilters } from './search';
 /**
  * Semantic search of sources (issue 22), in two halves:
  *  - the worker embeds each stored source (title and text, the dense part of libs/semantics' vector,
- *    quantised to 104 bytes) into `sources.semantic_vector`, stamping `semantic_seq` from a sequence;
+ *    quantised to 104 bytes) into `source_semantics.vector`, stamping `seq` from a sequence (a row of
+ *    its own per source: writing into `sources` re-indexed the source's whole search_doc);
  *  - each MCP server instance keeps the vectors of the workspaces it serves in an in-memory index in
  *    its semantics thread, filled on first use and kept fresh by reading past the last seq it saw
  *    (at most REFRESH_MS old), so PostgreSQL stays the source of truth and every instance sees a
@@ -37,10 +38,10 @@ export async function embedPendingSources(
     // primary key filtering every source (2.1 s a slice with 680,000 of a million waiting; 35 ms so).
     const { rows } = await deps.pool.query<{ id: string; text: string }>(
       `WITH next AS MATERIALIZED (
-         SELECT s.id, s.title FROM sources s WHERE s.workspace_id = $1 AND s.semantic_pending AND s.id > $2 ORDER BY s.workspace_id, s.id LIMIT ${EMBED_SLICE})
-       SELECT n.id, left(n.title || E'\\n' || coalesce((SELECT string_agg(g.text, E'\\n' ORDER BY g.position) FROM
+         SELECT m.source_id AS id FROM source_semantics m WHERE m.workspace_id = $1 AND m.pending AND m.source_id > $2 ORDER BY m.workspace_id, m.source_id LIMIT ${EMBED_SLICE})
+       SELECT n.id, left(s.title || E'\\n' || coalesce((SELECT string_agg(g.text, E'\\n' ORDER BY g.position) FROM
                 (SELECT g.text, g.position FROM source_segments g WHERE g.source_id = n.id ORDER BY g.position LIMIT 200) g), ''), ${EMBED_CHARS}) AS text
-         FROM next n ORDER BY n.id`,
+         FROM next n JOIN sources s ON s.id = n.id ORDER BY n.id`,
       [workspaceId, after],
     );
     if (rows.length === 0) return embedded;
@@ -48,9 +49,9 @@ export async function embedPendingSources(
     const out = await deps.semantics.run('embed', { texts: rows.map((r) => r.text) });
     const vectors = rows.map((_, i) => Buffer.from(quantize(out.vectors.subarray(i * out.dims, i * out.dims + out.denseDims))));
     await deps.pool.query(
-      `UPDATE sources s SET semantic_vector = x.v, semantic_version = $2, semantic_pending = false, semantic_seq = nextval('source_semantic_seq')
+      `UPDATE source_semantics m SET vector = x.v, version = $2, pending = false, seq = nextval('source_semantic_seq')
          FROM unnest($3::text[], $4::bytea[]) AS x(id, v)
-        WHERE s.workspace_id = $1 AND s.id = x.id`,
+        WHERE m.workspace_id = $1 AND m.source_id = x.id`,
       [workspaceId, info.version, rows.map((r) => r.id), vectors],
     );
     embedded += rows.length;
@@ -61,7 +62,7 @@ export async function embedPendingSources(
 /** Sources of the workspace not embedded yet (counted up to `cap`). */
 export async function pendingSemanticSources(db: Queryable, workspaceId: string, cap = 10_000): Promise<number> {
   const { rows } = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM (SELECT 1 FROM sources WHERE workspace_id = $1 AND semantic_pending LIMIT ${cap}) x`,
+    `SELECT count(*)::int AS n FROM (SELECT 1 FROM source_semantics WHERE workspace_id = $1 AND pending LIMIT ${cap}) x`,
     [workspaceId],
   );
   return rows[0]!.n;
@@ -73,7 +74,7 @@ const LOAD_PAGE = 2_000;
 const REFRESH_MS = 1_000;
 
 interface Collection {
-  /** Last semantic_seq read into the index. */
+  /** Last seq read into the index (source_semantics.seq, source_deletions.semantic_seq: one sequence). */
   seq: string;
   /** Whether the index holds every source embedded at the time it was filled (false while filling). */
   complete: boolean;
@@ -133,16 +134,17 @@ export function createSemanticSearch(deps: { pool: pg.Pool; semantics: Semantics
   const pendingCounts = new Map<string, { at: number; count: Promise<number> }>();
 
   async function readPage(workspaceId: string, after: string, version: string): Promise<{ items: IndexItem[]; removed: string[]; last: string }> {
-    const { rows } = await deps.pool.query<{ id: string; v: Buffer | null; version: string | null; product_id: string; type: string; nature: string; at: Date; projects: string[] | null; semantic_seq: string }>(
+    const { rows } = await deps.pool.query<{ id: string; v: Buffer | null; version: string | null; product_id: string; type: string; nature: string; at: Date; projects: string[] | null; seq: string }>(
       // Deleted sources are gone from `sources`: libs/lifecycle logs each in source_deletions, stamped
       // from the same sequence, so a deletion is read in order with the writes and drops the id.
       `SELECT * FROM (
-         (SELECT id, semantic_vector AS v, semantic_version AS version, product_id, type, nature, occurred_at AS at, project_ids AS projects, semantic_seq
-            FROM sources WHERE workspace_id = $1 AND semantic_seq > $2::bigint ORDER BY semantic_seq LIMIT ${LOAD_PAGE})
+         (SELECT m.source_id AS id, m.vector AS v, m.version, s.product_id, s.type, s.nature, s.occurred_at AS at, s.project_ids AS projects, m.seq
+            FROM source_semantics m JOIN sources s ON s.id = m.source_id
+           WHERE m.workspace_id = $1 AND m.seq > $2::bigint ORDER BY m.seq LIMIT ${LOAD_PAGE})
          UNION ALL
          (SELECT source_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, semantic_seq
             FROM source_deletions WHERE workspace_id = $1 AND semantic_seq > $2::bigint ORDER BY semantic_seq LIMIT ${LOAD_PAGE})
-       ) x ORDER BY semantic_seq LIMIT ${LOAD_PAGE}`,
+       ) x ORDER BY seq LIMIT ${LOAD_PAGE}`,
       [workspaceId, after],
     );
     const items: IndexItem[] = [];
@@ -154,7 +156,7 @@ export function createSemanticSearch(deps: { pool: pg.Pool; semantics: Semantics
         removed.push(r.id);
       }
     }
-    return { items, removed, last: rows.length ? String(rows[rows.length - 1]!.semantic_seq) : after };
+    return { items, removed, last: rows.length ? String(rows[rows.length - 1]!.seq) : after };
   }
 
   /** Reads every source written since the collection's seq into the thread's index, a page at a time. */
