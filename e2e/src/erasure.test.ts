@@ -72,7 +72,7 @@ describe('erasing a person under npm start', () => {
     expect(sent.status).toBe(202);
     const db = await database();
     try {
-      await until('the source to be embedded', async () => (await db.query("SELECT 1 FROM sources s JOIN records r ON r.id = s.record_id WHERE r.batch_id = $1 AND NOT s.semantic_pending", [sent.body.batchId])).rowCount === 1);
+      await until('the source to be embedded', async () => (await db.query("SELECT 1 FROM sources s JOIN records r ON r.id = s.record_id JOIN source_semantics m ON m.source_id = s.id WHERE r.batch_id = $1 AND NOT m.pending", [sent.body.batchId])).rowCount === 1);
       const { rows: [{ id: sourceId }] } = await db.query("SELECT s.id FROM sources s JOIN records r ON r.id = s.record_id WHERE r.batch_id = $1", [sent.body.batchId]);
       const headers = { 'x-api-key': key };
       const found = await mcpTool(service.url, headers, 'find_sources', { query: 'zebra report export' });
@@ -87,7 +87,7 @@ describe('erasing a person under npm start', () => {
       const done = await api('GET', `/api/v1/erasures/${asked.body.id}`);
       expect(done.body.counts).toMatchObject({ records: 1, sources: 1, signalsDeleted: 1 });
       // the worker embeds the redacted text again; the index drops the old vector at once
-      await until('the source to be embedded again', async () => (await db.query('SELECT 1 FROM sources WHERE id = $1 AND NOT semantic_pending', [sourceId])).rowCount === 1);
+      await until('the source to be embedded again', async () => (await db.query('SELECT 1 FROM source_semantics WHERE source_id = $1 AND NOT pending', [sourceId])).rowCount === 1);
 
       for (const query of ['zebra report export', 'Ana Planted', 'quokka dashboard never loads', 'ana.planted@globex.test']) {
         const r = await mcpTool(service.url, headers, 'find_sources', { query });

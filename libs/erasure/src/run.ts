@@ -202,7 +202,7 @@ export async function attachmentWasErased(db: Pick<pg.Pool, 'query'>, attachment
 /**
  * Sources: a segment the person spoke is erased whole (text and speaker); elsewhere their name, address
  * and id are replaced; they leave the participant list. The search document is rebuilt, and the vector
- * dropped and queued again: a new semantic_seq makes every MCP server's index replace the old one.
+ * dropped and queued again: a new seq (source_semantics) makes every MCP server's index replace the old one.
  */
 async function redactSources(c: Client, x: Ctx): Promise<Step> {
   const ids = await chunkIds(c, 'sources', x.workspaceId, x.cursor);
