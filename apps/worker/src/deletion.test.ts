@@ -122,7 +122,8 @@ describe('deleting evidence beside the worker', () => {
       await boss2.stop({ graceful: false, close: true });
     }
     const { rows: kept } = await t.pool.query<{ id: string }>('SELECT id FROM sources WHERE workspace_id = $1 ORDER BY id', [ws]);
-    expect(kept).toEqual(young);
+    // RETURNING gives no order: compare by id.
+    expect(kept).toEqual([...young].sort((a, b) => (a.id < b.id ? -1 : 1)));
     expect(await count('SELECT 1 FROM records WHERE batch_id = $1', [batchId])).toBe(3);
     const batch = await t.pool.query('SELECT deleted_count, processed_count FROM batches WHERE id = $1', [batchId]);
     expect(batch.rows[0]).toEqual({ deleted_count: 37, processed_count: 40 });
