@@ -123,6 +123,10 @@ async function plant() {
   await deleteSignals(t.pool, ws, [extra.results[0]!.id], reviewer, clock);
   const note = await createShapingNote(t.pool, { workspaceId: ws, productId: prod, title: 'Export PRD', content: '# Export\n\n> "Exporting takes forever, pelican"\n— Ana Planted, Globex\n\nBob owns it.' }, clock);
   await updateShapingNote(t.pool, { workspaceId: ws, noteId: note.id, content: '# Export v2\n\n> "The narwhal report is unusable" (ana.planted@globex.test)\n\nBob owns it.' }, clock);
+  await t.pool.query(
+    `INSERT INTO workspace_skills (id, workspace_id, name, title, description, body) VALUES ($1, $2, 'interviews', 'Interviews', 'How we interview',
+     '# Interviews\n\n> "I hate the heron export" — Ana Planted\n\nAsk open questions.')`, [newId('skl'), ws],
+  );
   const opp = newId('opp');
   await t.pool.query(
     `INSERT INTO opportunities (id, workspace_id, product_id, title, subtitle, type, evidence_count, unique_company_count, created_at, updated_at, keywords)
@@ -146,7 +150,7 @@ function expectNoTrace(text: string, words: string[]) {
 }
 
 /** The distinctive words of what Ana said: erased with her turns, signals and quotes. */
-const HER_WORDS = ['zebra', 'quokka', 'pelican', 'narwhal'];
+const HER_WORDS = ['zebra', 'quokka', 'pelican', 'narwhal', 'heron'];
 
 describe('matching', () => {
   it('finds whole words only, redacts JSON objects that are the person, and quotations naming them', () => {
@@ -183,7 +187,7 @@ describe('erasing a person', () => {
     const after = await dump();
     expectNoTrace(after, ['ana planted', 'ana.planted', 'p-ana-7', ...HER_WORDS]);
     // the others stay, and so does what they said
-    for (const word of ['bob keeper', 'bob@loupe.test', 'carla says onboarding is fine', 'bob promised']) expect(after).toContain(word);
+    for (const word of ['bob keeper', 'bob@loupe.test', 'carla says onboarding is fine', 'bob promised', 'ask open questions']) expect(after).toContain(word);
     for (const key of p.keys) expect(await storage.exists(key)).toBe(false);
     for (const word of ['zebra', 'Ana', 'quokka']) expect((await searchSources(t.pool, p.ws, { query: word })).items).toEqual([]);
     expect((await searchSources(t.pool, p.ws, { query: 'onboarding' })).items.length).toBe(1);

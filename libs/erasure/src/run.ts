@@ -446,7 +446,8 @@ function posixPattern(m: Matcher): string {
 
 /**
  * Copies the person may have left elsewhere in the workspace: the first record errors kept with a batch,
- * the answers an Idempotency-Key replays, and pg-boss's jobs of the workspace (their payloads carry ids
+ * the answers an Idempotency-Key replays, the workspace's own skills (the team's writing may quote a
+ * customer), and pg-boss's jobs of the workspace (their payloads carry ids
  * only, but a result or an error message may quote what it read). Bounded: each statement changes at
  * most a slice of rows, and the phase repeats until nothing matches.
  */
@@ -468,6 +469,16 @@ async function redactOther(c: Client, x: Ctx): Promise<Step> {
   for (const r of replays) {
     if (!x.m.mentionsJson(r.response_body)) continue;
     await c.query('UPDATE idempotency_keys SET response_body = $3::json WHERE workspace_id = $1 AND key = $2', [x.workspaceId, r.key, JSON.stringify(x.m.redactJson(r.response_body))]);
+    n++;
+  }
+  const { rows: skills } = await c.query<{ id: string; title: string; description: string; body: string }>(
+    `SELECT id, title, description, body FROM workspace_skills WHERE workspace_id = $1 AND concat_ws(' ', title, description, body) ILIKE ANY($2)
+      ORDER BY id LIMIT ${ERASURE_SLICE} FOR UPDATE`, [x.workspaceId, p],
+  );
+  for (const k of skills) {
+    if (!x.m.mentionsJson([k.title, k.description, k.body])) continue;
+    await c.query('UPDATE workspace_skills SET title = $2, description = $3, body = $4 WHERE id = $1',
+      [k.id, x.m.redact(k.title), x.m.redact(k.description), x.m.redactMarkdown(k.body)]);
     n++;
   }
   const { rowCount } = await c.query(
