@@ -35,7 +35,8 @@ async function statementsOf(fn: () => Promise<unknown>): Promise<string[]> {
 describe('the MCP hot path in one statement (issue 26)', () => {
   it('a call reads the credential, its workspace standing and the rate limits in one statement', async () => {
     const bearer = await issueAccessToken(h, w);
-    for (const headers of [{ 'x-api-key': w.key }, { authorization: `Bearer ${bearer}` }]) {
+    const credentials: Record<string, string>[] = [{ 'x-api-key': w.key }, { authorization: `Bearer ${bearer}` }];
+    for (const headers of credentials) {
       expect((await rawPost(h, list, headers)).status).toBe(200); // warm: the key's last use is written once a minute
       const listed = await statementsOf(async () => expect((await rawPost(h, list, headers)).status).toBe(200));
       expect(listed).toHaveLength(1);
@@ -80,7 +81,7 @@ describe('the MCP hot path in one statement (issue 26)', () => {
     const [ta, tb] = [await issueAccessToken(h, a), await issueAccessToken(h, b)];
     // Overlapping requests share a statement: each must still be answered for its own credential and workspace.
     const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => {
-      const headers = [{ 'x-api-key': a.key }, { authorization: `Bearer ${tb}` }, { 'x-api-key': 'loupe_sk_' + 'y'.repeat(43) }, { authorization: `Bearer ${ta}` }][i % 4]!;
+      const headers: Record<string, string> = [{ 'x-api-key': a.key }, { authorization: `Bearer ${tb}` }, { 'x-api-key': 'loupe_sk_' + 'y'.repeat(43) }, { authorization: `Bearer ${ta}` }][i % 4]!;
       return rawPost(h, getProducts, headers).then(async (res) => ({ i, status: res.status, body: (await res.json()) as any }));
     }));
     for (const { i, status, body } of answers) {
