@@ -1,4 +1,4 @@
-import pg from 'pg';
+import { statementsOf } from '@loupe/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Person, registerClient, startAuthServer, type AuthHarness } from './test/harness';
 import { connect, exchange, refresh, type Client } from './test/flow';
@@ -10,24 +10,6 @@ beforeAll(async () => {
   client = (await registerClient(h.url, { client_name: 'Refresh Statements' })).body as Client;
 });
 afterAll(() => h.close());
-
-/** Every statement any pg client of this process sends while `fn` runs (the harness's server runs in this process). */
-async function statementsOf(fn: () => Promise<unknown>): Promise<string[]> {
-  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
-  const query = proto.query;
-  const seen: string[] = [];
-  proto.query = function counted(this: unknown, ...args: unknown[]) {
-    const first = args[0] as string | { text?: string; name?: string };
-    seen.push(typeof first === 'string' ? first : (first?.name ?? first?.text ?? '?'));
-    return query.apply(this, args);
-  };
-  try {
-    await fn();
-  } finally {
-    proto.query = query;
-  }
-  return seen;
-}
 
 describe('a refresh in few statements (issue 26 item 2)', () => {
   it('two statements: the limits with the family and the token with its grant and user; the rotation', async () => {

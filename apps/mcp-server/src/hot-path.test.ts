@@ -1,5 +1,5 @@
-import pg from 'pg';
 import { revokeApiKey } from '@loupe/api-keys';
+import { statementsOf } from '@loupe/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueAccessToken, rawPost, seedWorkspace, startMcpServer, type McpHarness, type Workspace } from './test/harness';
 
@@ -13,24 +13,6 @@ afterAll(() => h.close());
 
 const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
 const getProducts = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_products', arguments: {} } };
-
-/** Every statement any pg client of this process sends while `fn` runs (the harness's server runs in this process). */
-async function statementsOf(fn: () => Promise<unknown>): Promise<string[]> {
-  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
-  const query = proto.query;
-  const seen: string[] = [];
-  proto.query = function counted(this: unknown, ...args: unknown[]) {
-    const first = args[0] as string | { text?: string; name?: string };
-    seen.push(typeof first === 'string' ? first : (first?.name ?? first?.text ?? '?'));
-    return query.apply(this, args);
-  };
-  try {
-    await fn();
-  } finally {
-    proto.query = query;
-  }
-  return seen;
-}
 
 describe('the MCP hot path in one statement (issue 26)', () => {
   it('a call reads the credential, its workspace standing and the rate limits in one statement', async () => {

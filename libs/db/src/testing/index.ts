@@ -55,3 +55,5 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     },
   };
 }
+
+export { statementsOf } from './statements';
