@@ -7,6 +7,9 @@ export default defineConfig({
     exclude: ['src/**/*.slow.test.ts', '**/node_modules/**'],
     testTimeout: 180_000,
     hookTimeout: 180_000,
-    fileParallelism: false,
+    // Two files at a time: each waits on its own npm start (processes, PostgreSQL, a browser) much of the
+    // time, and `npm test` runs this project last, alone (it depends on every other), so one file at a
+    // time left a core idle for its whole run.
+    maxWorkers: 2,
   },
 });

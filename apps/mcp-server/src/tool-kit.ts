@@ -40,7 +40,7 @@ export interface ToolContext {
  * answering, tool calls included); within a tools/call: `standing` (only when not read with the
  * credential), `tool`, `charge`, `commit`.
  */
-export type McpPhase = 'auth' | 'limits' | 'build' | 'handle' | 'standing' | 'tool' | 'charge' | 'commit';
+export type McpPhase = 'auth' | 'build' | 'handle' | 'standing' | 'tool' | 'charge' | 'commit';
 export type ObservePhase = (phase: McpPhase, seconds: number) => void;
 
 /** Runs `fn`, telling `observe` how long it took. */
