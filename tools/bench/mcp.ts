@@ -45,7 +45,7 @@ export interface McpFixedRate {
 }
 
 /** Mean milliseconds per call spent in each phase, on our side (handle = the SDK answering, tool calls included). */
-export type McpPhases = Record<'auth' | 'limits' | 'build' | 'standing' | 'tool' | 'charge' | 'commit' | 'serialisation' | 'server', number>;
+export type McpPhases = Record<'auth' | 'build' | 'standing' | 'tool' | 'charge' | 'commit' | 'serialisation' | 'server', number>;
 
 export interface McpFigures {
   machine: string;
@@ -150,7 +150,7 @@ function phasesBetween(before: Map<string, { sum: number; count: number }>, afte
   };
   const inside = mean('standing') + mean('tool') + mean('charge') + mean('commit');
   return {
-    auth: mean('auth'), limits: mean('limits'), build: mean('build'), standing: mean('standing'), tool: mean('tool'),
+    auth: mean('auth'), build: mean('build'), standing: mean('standing'), tool: mean('tool'),
     charge: mean('charge'), commit: mean('commit'), serialisation: Math.max(0, mean('handle') - inside), server: mean('server'),
   };
 }
@@ -331,10 +331,10 @@ export function printMcp(f: McpFigures) {
     console.log(`  ${x.tool.padEnd(12)} ${SIDE_NAMES[x.side].padEnd(20)} p50 ${round(x.p50, 1)} ms  p99 ${round(x.p99, 1)} ms  max ${round(x.max, 1)} ms  errors ${x.errors}`);
   }
   console.log('Where our time goes (mean ms per call, from /metrics; auth = the credential, its standing and the limits in one statement):');
-  console.log(`  ${''.padEnd(33)} ${['auth', 'limits', 'build', 'standing', 'tool', 'charge', 'commit', 'serial.', 'server'].map((h) => h.padStart(8)).join('')}`);
+  console.log(`  ${''.padEnd(33)} ${['auth', 'build', 'standing', 'tool', 'charge', 'commit', 'serial.', 'server'].map((h) => h.padStart(8)).join('')}`);
   for (const p of f.phases) {
     const v = p.phases;
-    console.log(`  ${`${p.tool} ${SIDE_NAMES[p.side]}`.padEnd(33)} ${[v.auth, v.limits, v.build, v.standing, v.tool, v.charge, v.commit, v.serialisation, v.server].map((n) => round(n, 2).toFixed(2).padStart(8)).join('')}`);
+    console.log(`  ${`${p.tool} ${SIDE_NAMES[p.side]}`.padEnd(33)} ${[v.auth, v.build, v.standing, v.tool, v.charge, v.commit, v.serialisation, v.server].map((n) => round(n, 2).toFixed(2).padStart(8)).join('')}`);
   }
 }
 

@@ -122,7 +122,7 @@ function mcpMarkdown(f: McpFigures): string {
   const fixed = f.fixed.map((x) => `| \`${x.tool}\` | ${SIDE_LABELS[x.side]} | ${ms(x.p50)} ms | ${ms(x.p99)} ms | ${ms(x.max)} ms | ${x.errors} |`);
   const phases = f.phases.map((p) => {
     const v = p.phases;
-    return `| \`${p.tool}\`, ${SIDE_LABELS[p.side]} | ${[v.auth, v.limits, v.build, v.standing, v.tool, v.charge, v.serialisation, v.server].map((n) => n.toFixed(2)).join(' | ')} |`;
+    return `| \`${p.tool}\`, ${SIDE_LABELS[p.side]} | ${[v.auth, v.build, v.standing, v.tool, v.charge, v.serialisation, v.server].map((n) => n.toFixed(2)).join(' | ')} |`;
   });
   return `## MCP (\`npm run bench:mcp\`)
 
@@ -142,8 +142,8 @@ ${fixed.join('\n')}
 
 Where our time goes (mean ms per call, from the service's \`loupe_mcp_request_phase_seconds\`; auth = the credential, its workspace's standing and the limits in one statement; the charge waits for the workspace's shared charge transaction):
 
-| | auth | limits | build | standing | tool | charge | serialisation | server total |
-|---|---|---|---|---|---|---|---|---|
+| | auth | build | standing | tool | charge | serialisation | server total |
+|---|---|---|---|---|---|---|---|
 ${phases.join('\n')}
 `;
 }
