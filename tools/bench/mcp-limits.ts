@@ -14,7 +14,6 @@ import { createPool } from '@loupe/db';
 import { grantCredits } from '@loupe/credits';
 import { appShell, createLogger, createPerIpLimiter, createRateLimiter, listen, systemClock, type RateLimiter } from '@loupe/http';
 import { createMcpApp, CREDENTIAL_LIMIT, MCP_PATH } from '@loupe/mcp-server';
-import { createAccessTokenVerifier } from '@loupe/oauth';
 import { createProduct, createWorkspace } from '@loupe/workspaces';
 import { benchTenant, machine, percentile, startBenchService } from './lib';
 
@@ -39,7 +38,6 @@ async function main() {
       const app = appShell(log, (a) => {
         a.use(createMcpApp({
           baseUrl: () => url, pool, db: service.db, clock: systemClock, log, servicePrefix: 'loupe_',
-          verifyAccessToken: createAccessTokenVerifier({ pool, clock: systemClock, servicePrefix: 'loupe_' }),
           // Limits as deployed but high enough never to refuse: what is measured is their cost.
           credentialLimiter: limited && !['ip', 'none'].includes(process.env.BENCH_ONLY ?? '') ? createRateLimiter(pool, { ...CREDENTIAL_LIMIT, limit: 1e12, clock: systemClock }) : unlimited,
         }));

@@ -12,7 +12,7 @@ import { createWorker, type Worker } from '@loupe/worker';
 import { startSemanticsThread, type SemanticsThread } from '@loupe/semantics';
 import { createSemanticSearch } from '@loupe/sources';
 import { createMailer, startInboundSmtp, type InboundSmtp } from '@loupe/mail';
-import { createAccessTokenVerifier, isReplyAddress } from '@loupe/oauth';
+import { isReplyAddress } from '@loupe/oauth';
 import { createSafeFetch } from '@loupe/safe-fetch';
 import { createLocalStorage } from '@loupe/storage';
 import { createThirdPartyGateway } from '@loupe/third-party-mcp';
@@ -70,7 +70,6 @@ export async function startService({ config, log = createLogger(config.logLevel)
       a.use(createIngestApp({ pool: database.pool, boss, clock, servicePrefix: config.servicePrefix, baseUrl: () => publicUrl, storage, log }));
       a.use(createMcpApp({
         baseUrl: () => publicUrl, pool: database.pool, db: database.db, clock, log, servicePrefix: config.servicePrefix,
-        verifyAccessToken: createAccessTokenVerifier({ pool: database.pool, clock, servicePrefix: config.servicePrefix }),
         services: { boss, semanticSearch },
         thirdParty: createThirdPartyGateway({ pool: database.pool, safeFetch: createSafeFetch({ allowLoopback: config.fetchAllowLoopback }), log }),
         observePhase: metrics.observeMcpPhase,

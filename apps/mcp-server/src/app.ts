@@ -7,7 +7,7 @@ import {
   BodyBudgetExceededError, BodyTooLargeError, createBodyBudget, createRateLimiter, deferredPerIpCheck, isDatabaseUnavailable, readBoundedBody, sendPerIpRateLimited, systemClock,
   type Clock, type Logger, type RateDecision, type RateLimiter,
 } from '@loupe/http';
-import { SCOPES, type AccessTokenCheck } from '@loupe/oauth';
+import { SCOPES } from '@loupe/oauth';
 import { enqueue, type Boss, type QueueName } from '@loupe/jobs';
 import type { ThirdPartyGateway } from '@loupe/third-party-mcp';
 import { authenticate, credentialRateKey } from './authenticate';
@@ -26,7 +26,6 @@ export interface McpAppDeps {
   clock?: Clock;
   log?: Logger;
   servicePrefix?: string;
-  verifyAccessToken?: (token: string) => Promise<AccessTokenCheck>;
   schedule?: ToolContext['schedule'];
   services?: Record<string, unknown>;
   /** Spec 8.1: MCP requests per access token and per API key; 1,000 an hour in PostgreSQL unless given. */
@@ -143,7 +142,7 @@ export function createMcpApp(deps: McpAppDeps): Router {
       const base = new URL(deps.baseUrl());
       const refused = hostAllowed(req, base);
       if (refused) return (await ipAllowsAlone()) ? rpcError(res, 403, refusalCode(req), `Forbidden: ${refused}`) : undefined;
-      if (!deps.pool || !deps.verifyAccessToken) {
+      if (!deps.pool) {
         if (!(await ipAllowsAlone())) return;
         if (!req.get('authorization') && !req.get('x-api-key')) return challenge(res, deps.baseUrl());
         return rpcError(res, 503, -32603, 'The MCP endpoint is not configured on this process');

@@ -3,7 +3,6 @@ import { baseUrl, loadConfig } from '@loupe/config';
 import { migrationsApplied, migrationsDir, openDatabase } from '@loupe/db';
 import { appShell, createLogger, createPerIpLimiter, databaseReadiness, healthRouter, listen, systemClock } from '@loupe/http';
 import { createBoss, ensureQueues } from '@loupe/jobs';
-import { createAccessTokenVerifier } from '@loupe/oauth';
 import { createSafeFetch } from '@loupe/safe-fetch';
 import { createThirdPartyGateway } from '@loupe/third-party-mcp';
 import { startSemanticsThread } from '@loupe/semantics';
@@ -29,7 +28,6 @@ const app = appShell(log, (a) => {
   a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir))));
   a.use(createMcpApp({
     baseUrl: () => url, pool: database.pool, db: database.db, clock: systemClock, log, servicePrefix: config.servicePrefix,
-    verifyAccessToken: createAccessTokenVerifier({ pool: database.pool, clock: systemClock, servicePrefix: config.servicePrefix }),
     services: { boss, semanticSearch: createSemanticSearch({ pool: database.pool, semantics: startSemanticsThread() }) },
     thirdParty: createThirdPartyGateway({ pool: database.pool, safeFetch: createSafeFetch({ allowLoopback: config.fetchAllowLoopback }), log }),
     observePhase: metrics.observeMcpPhase,

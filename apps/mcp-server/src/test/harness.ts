@@ -6,7 +6,6 @@ import { createApiKey } from '@loupe/api-keys';
 import { newId } from '@loupe/db';
 import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
 import { appShell, createLogger, createPerIpLimiter, listen, systemClock, type Clock, type Listening } from '@loupe/http';
-import { createAccessTokenVerifier } from '@loupe/oauth';
 import { createBoss, ensureQueues } from '@loupe/jobs';
 import { createSafeFetch } from '@loupe/safe-fetch';
 import { createThirdPartyGateway } from '@loupe/third-party-mcp';
@@ -48,7 +47,6 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Mc
   const app = appShell(log, (a) => {
     a.use(createMcpApp({
       baseUrl: () => url, pool: t.pool, db: t.db, clock, log, servicePrefix: 'loupe_',
-      verifyAccessToken: createAccessTokenVerifier({ pool: t.pool, clock, servicePrefix: 'loupe_' }),
       services: { boss, addSourceWaitMs: 0 },
       ...(options.bodyMemoryBytes ? { bodyMemoryBytes: options.bodyMemoryBytes } : {}),
       thirdParty: createThirdPartyGateway({
