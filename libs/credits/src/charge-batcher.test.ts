@@ -24,14 +24,15 @@ describe('createChargeBatcher', () => {
   }
   const item = (reference: string) => ({ amount: 1, reference, usage: { tool: 'get_products' } });
 
-  /** A pool that counts the transactions it is asked to begin. */
+  /** A pool that counts the charge transactions it runs: the one-statement ones and those it begins. */
   function countingPool() {
     let begins = 0;
     const pool = new pg.Pool({ connectionString: t.url, max: 4 });
     pool.on('connect', (client) => {
       const query = client.query.bind(client) as (...args: unknown[]) => unknown;
       (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-        if (args[0] === 'BEGIN') begins++;
+        const named = (args[0] as { name?: string } | undefined)?.name;
+        if (args[0] === 'BEGIN' || named === 'credits-charge-while-covered') begins++;
         return query(...args);
       };
     });
@@ -67,6 +68,39 @@ describe('createChargeBatcher', () => {
     expect(await balance(t.pool, b)).toBe(-1);
     const { rows } = await t.pool.query("SELECT overage FROM credit_ledger WHERE workspace_id = $1 AND kind = 'charge'", [b]);
     expect(rows).toEqual([{ overage: 1 }]);
+  });
+
+  it('keeps the balance exact under batchers of two services charging one workspace at once, overage included', async () => {
+    const ws = await workspace(50);
+    const pools = [new pg.Pool({ connectionString: t.url, max: 4 }), new pg.Pool({ connectionString: t.url, max: 4 })];
+    try {
+      const batchers = pools.map((pool) => createChargeBatcher(pool));
+      const results = await Promise.all(Array.from({ length: 120 }, (_, i) => batchers[i % 2]!.charge(ws, item(`tool:two:${i}`))));
+      expect(results.filter(Boolean)).toHaveLength(50);
+      expect(await balance(t.pool, ws)).toBe(0);
+    } finally {
+      await Promise.all(pools.map((pool) => pool.end()));
+    }
+    const paid = await workspace(2, { overageAllowed: true });
+    const batcher = createChargeBatcher(t.pool);
+    const many = (n: number) => Array.from({ length: n }, (_, i) => ({ amount: 2, reference: `tool:big:${i}`, usage: { tool: 'find_sources', apiKeyId: 'key_1' } }));
+    expect(await Promise.all(many(3).map((m) => batcher.charge(paid, m)))).toEqual([true, true, true]);
+    const { rows } = await t.pool.query("SELECT reference, amount, overage, tool, api_key_id FROM credit_ledger WHERE workspace_id = $1 AND kind = 'charge' ORDER BY reference", [paid]);
+    expect(rows).toEqual([
+      { reference: 'tool:big:0', amount: -2, overage: 0, tool: 'find_sources', api_key_id: 'key_1' },
+      { reference: 'tool:big:1', amount: -2, overage: 2, tool: 'find_sources', api_key_id: 'key_1' },
+      { reference: 'tool:big:2', amount: -2, overage: 2, tool: 'find_sources', api_key_id: 'key_1' },
+    ]);
+    expect(await balance(t.pool, paid)).toBe(-4);
+  });
+
+  it('charges the new references of a batch that also carries a retried one, and nothing twice', async () => {
+    const ws = await workspace(3);
+    const batcher = createChargeBatcher(t.pool);
+    expect(await batcher.charge(ws, item('tool:r0'))).toBe(true);
+    const results = await Promise.all([batcher.charge(ws, item('tool:r1')), batcher.charge(ws, item('tool:r0')), batcher.charge(ws, item('tool:r2')), batcher.charge(ws, item('tool:r3'))]);
+    expect(results).toEqual([true, true, true, false]);
+    expect(await balance(t.pool, ws)).toBe(0);
   });
 
   it('refuses everything for a paused workspace and fails every waiting call when the transaction fails', async () => {

@@ -1,6 +1,5 @@
-import { withTransaction } from '@loupe/db';
 import type pg from 'pg';
-import { chargeWhileCovered, type ChargeItem } from './ledger';
+import { chargeWhileCoveredNow, type ChargeItem } from './ledger';
 
 interface Waiting {
   item: ChargeItem;
@@ -30,7 +29,7 @@ export function createChargeBatcher(pool: pg.Pool): ChargeBatcher {
     while (queue.length > 0) {
       const batch = queue.splice(0, MAX_BATCH);
       try {
-        const charged = await withTransaction(pool, (client) => chargeWhileCovered(client, workspaceId, batch.map((w) => w.item)));
+        const charged = await chargeWhileCoveredNow(pool, workspaceId, batch.map((w) => w.item));
         for (const w of batch) w.resolve(charged.has(w.item.reference));
       } catch (error) {
         for (const w of batch) w.reject(error);

@@ -318,6 +318,30 @@ export async function chargeWhileCovered(client: TxClient, workspaceId: string, 
   return second.charged;
 }
 
+/**
+ * `chargeWhileCovered` in a transaction of its own, in one statement when no reference is in the
+ * ledger yet (the `credit_charge_while_covered` function: the lock, the balance, the entries and the
+ * balance kept, without BEGIN and COMMIT round trips); a retried reference takes the general path.
+ */
+export async function chargeWhileCoveredNow(pool: pg.Pool, workspaceId: string, items: readonly ChargeItem[]): Promise<Set<string>> {
+  for (const item of items) {
+    assertAmount(item.amount, `the charge ${item.reference}`);
+    assertReference(item.reference);
+  }
+  try {
+    const { rows } = await pool.query<{ charged: string[] }>({
+      name: 'credits-charge-while-covered',
+      text: 'SELECT credit_charge_while_covered($1, $2::json) AS charged',
+      values: [workspaceId, JSON.stringify(ledgerRows(items, 0).map(({ overage: _, amount, ...row }) => ({ ...row, amount: -amount })))],
+    });
+    return new Set(rows[0]!.charged);
+  } catch (error) {
+    if ((error as { code?: string }).code === 'P0002') throw new CreditError(`workspace ${workspaceId} does not exist`);
+    if ((error as { code?: string }).code !== 'L0409') throw error;
+    return withTransaction(pool, (client) => chargeWhileCovered(client, workspaceId, items));
+  }
+}
+
 /** One charge inside the caller's transaction; see `chargeMany`. */
 export async function charge(client: TxClient, input: ChargeInput, options: ChargeOptions = {}): Promise<ChargeResult> {
   return chargeMany(client, input.workspaceId, [input], options);
