@@ -42,6 +42,8 @@ const standingColumns = `w.id AS standing_workspace_id, w.credit_balance AS stan
  * counts its rate limits (`takeTogetherWith`): the key or access token with its creator's or user's
  * membership, and the workspace's standing (credits, plan, data kept locally). Read every request,
  * nothing cached: a revoked key, a revoked grant or a removed member is refused on the next request.
+ * Each credential is found through its unique index (the LATERAL ... LIMIT 1): as a plain join, the
+ * generic plan of the prepared statement scanned every key, or every access token, of the service.
  */
 export const CREDENTIAL_LOOKUPS = {
   apiKey: {
@@ -49,8 +51,8 @@ export const CREDENTIAL_LOOKUPS = {
     select: `SELECT l.n, k.id, k.workspace_id, k.permissions, k.default_product_id, k.created_by_user_id, k.last_used_at,
                     (k.created_by_user_id IS NULL OR m.user_id IS NOT NULL) AS creator_is_member, m.role AS creator_role,
                     ${standingColumns}
-               FROM unnest($4::text[]) WITH ORDINALITY AS l(param, n)
-               JOIN api_keys k ON k.secret_hash = l.param AND k.revoked_at IS NULL
+               FROM batch_requests($4::text[]) AS l(param, n)
+               JOIN LATERAL (SELECT * FROM api_keys WHERE secret_hash = l.param AND revoked_at IS NULL LIMIT 1) k ON true
                LEFT JOIN memberships m ON m.workspace_id = k.workspace_id AND m.user_id = k.created_by_user_id
                LEFT JOIN workspaces w ON w.id = k.workspace_id
                LEFT JOIN plans p ON p.id = w.plan_id`,
@@ -58,11 +60,12 @@ export const CREDENTIAL_LOOKUPS = {
   accessToken: {
     name: 'mcp-access-token-with-standing',
     select: `SELECT l.n, t.payload, g.workspace_id,
-                    g.revoked_at IS NULL AND EXISTS (SELECT 1 FROM memberships m WHERE m.workspace_id = g.workspace_id AND m.user_id = g.user_id) AS active,
+                    g.revoked_at IS NULL AND m.user_id IS NOT NULL AS active,
                     ${standingColumns}
-               FROM unnest($4::text[]) WITH ORDINALITY AS l(param, n)
-               JOIN oauth_models t ON t.model = 'AccessToken' AND t.id_hash = l.param
+               FROM batch_requests($4::text[]) AS l(param, n)
+               JOIN LATERAL (SELECT * FROM oauth_models WHERE model = 'AccessToken' AND id_hash = l.param LIMIT 1) t ON true
                LEFT JOIN oauth_grants g ON g.grant_id = t.grant_id
+               LEFT JOIN memberships m ON m.workspace_id = g.workspace_id AND m.user_id = g.user_id
                LEFT JOIN workspaces w ON w.id = g.workspace_id
                LEFT JOIN plans p ON p.id = w.plan_id`,
   },

@@ -1,6 +1,7 @@
 import { revokeApiKey } from '@loupe/api-keys';
 import { statementsOf } from '@loupe/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CREDENTIAL_LOOKUPS } from './authenticate';
 import { issueAccessToken, rawPost, seedWorkspace, startMcpServer, type McpHarness, type Workspace } from './test/harness';
 
 let h: McpHarness;
@@ -89,5 +90,40 @@ describe('the MCP hot path in one statement (issue 26)', () => {
     const paused = (await (await rawPost(h, getProducts, { 'x-api-key': broke.key })).json()) as any;
     expect(paused.result.isError).toBe(true);
     expect(paused.result.content[0].text).toMatch(/MCP access is paused/);
+  });
+
+  it('the credential statement is planned once per connection and finds its rows by unique index, however many credentials there are', async () => {
+    const many = await seedWorkspace(h, 'Many credentials');
+    await h.pool.query(
+      `INSERT INTO api_keys (id, workspace_id, created_by_user_id, name, display_prefix, secret_hash, permissions)
+       SELECT 'key_many_' || i, $1, $2, 'key ' || i, 'loupe_m', md5('key' || i), '{mcp:read}' FROM generate_series(1, 3000) i`,
+      [many.workspaceId, many.userId],
+    );
+    await h.pool.query(
+      `INSERT INTO oauth_models (model, id_hash, grant_id, payload, expires_at)
+       SELECT 'AccessToken', md5('token' || i), 'grant_many', '{}', now() + interval '1 hour' FROM generate_series(1, 3000) i`,
+    );
+    await h.pool.query(`INSERT INTO users (id, email, email_verified) SELECT 'usr_many_' || i, 'many' || i || '@acme.test', true FROM generate_series(1, 3000) i`);
+    await h.pool.query(`INSERT INTO memberships (workspace_id, user_id, role) SELECT $1, 'usr_many_' || i, 'member' FROM generate_series(1, 3000) i`, [many.workspaceId]);
+    await h.pool.query('ANALYZE api_keys, oauth_models, memberships, oauth_grants, users');
+    const client = await h.pool.connect();
+    try {
+      for (const [kind, lookup] of Object.entries(CREDENTIAL_LOOKUPS)) {
+        const name = `plan_${kind.toLowerCase()}`;
+        await client.query(`PREPARE ${name}(text[], bigint[], int[], text[]) AS ${lookup.select}`);
+        const execute = (hash: string) => `EXECUTE ${name}('{}', '{}', '{}', ARRAY['${hash}'])`;
+        for (let i = 1; i <= 20; i++) expect((await client.query(execute(`${kind === 'apiKey' ? 'key' : 'token'}${i}`))).rowCount).toBe(0);
+        const { rows } = await client.query<{ generic_plans: string; custom_plans: string }>('SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = $1', [name]);
+        // PostgreSQL tries custom plans five times, then keeps the generic one: planned once, not per call.
+        expect(Number(rows[0]!.custom_plans)).toBeLessThanOrEqual(5);
+        expect(Number(rows[0]!.generic_plans)).toBeGreaterThanOrEqual(15);
+        const plan = JSON.stringify((await client.query(`EXPLAIN (FORMAT JSON) ${execute('key1')}`)).rows[0]['QUERY PLAN']);
+        expect(plan).not.toMatch(/"Node Type":"(Seq Scan|Bitmap Heap Scan)","[^}]*"Relation Name":"(api_keys|oauth_models|memberships)"/);
+        expect(plan).toContain(kind === 'apiKey' ? '"Index Name":"api_keys_secret_hash_key"' : '"Index Name":"oauth_models_pkey"');
+      }
+    } finally {
+      await client.query('DEALLOCATE ALL');
+      client.release();
+    }
   });
 });

@@ -50,9 +50,10 @@ interface Waiting {
 
 /**
  * A read answered in the same statement as the counts (`takeTogetherWith`): `select` reads
- * `$4::text[]` as `unnest($4::text[]) WITH ORDINALITY AS l(param, n)` and answers at most one row
- * per `n` (1-based: the request's place in the batch), with the column `n`. Nothing is cached: each
- * request's row is read by the statement that counts it.
+ * `$4::text[]` as `batch_requests($4::text[]) AS l(param, n)` (unnest with ordinality, planned as
+ * one row: see its migration) and answers at most one row per `n` (1-based: the request's place in
+ * the batch), with the column `n`. Nothing is cached: each request's row is read by the statement
+ * that counts it.
  */
 export interface CountedLookup {
   /** Names the prepared statement: each connection parses and plans it once. */
