@@ -73,23 +73,23 @@ export async function readSource(
   if (!Number.isInteger(limit) || limit < 1 || limit > READ_LIMITS.maxSegments) {
     throw new SourceReadError(`limit must be a whole number from 1 to ${READ_LIMITS.maxSegments} (got ${limit})`);
   }
-  // Named statements: each connection parses and plans them once (read_source is a hot tool).
-  const { rows } = await db.query<SourceRow>({
-    name: 'sources-read-source',
-    text: `SELECT id, title, type, nature, status, occurred_at, product_id, project_ids, participants, tags, thread_id,
-                  record_id, segment_count
-             FROM sources WHERE workspace_id = $1 AND id = $2`,
-    values: [workspaceId, sourceId],
+  // One named statement (each connection parses and plans it once): the source and its page of
+  // segments, which read_source, a hot tool, would otherwise fetch in two round trips.
+  const { rows } = await db.query<SourceRow & { segments: SourceSegmentView[] }>({
+    name: 'sources-read-source-page',
+    text: `SELECT s.id, s.title, s.type, s.nature, s.status, s.occurred_at, s.product_id, s.project_ids, s.participants, s.tags,
+                  s.thread_id, s.record_id, s.segment_count,
+                  (SELECT COALESCE(json_agg(json_build_object('position', g.position, 'kind', g.kind, 'speaker', g.speaker,
+                                                              'heading', g.heading, 'text', g.text, 'start_ms', g.start_ms)
+                                            ORDER BY g.position), '[]')
+                     FROM (SELECT position, kind, speaker, heading, text, start_ms FROM source_segments
+                            WHERE source_id = s.id AND position >= $3 ORDER BY position LIMIT $4) g) AS segments
+             FROM sources s WHERE s.workspace_id = $1 AND s.id = $2`,
+    values: [workspaceId, sourceId, offset, limit],
   });
   const row = rows[0];
   if (!row) return undefined;
-  const { rows: segments } = await db.query<SourceSegmentView>({
-    name: 'sources-read-segments',
-    text: `SELECT position, kind, speaker, heading, text, start_ms
-             FROM source_segments WHERE source_id = $1 AND position >= $2
-            ORDER BY position LIMIT $3`,
-    values: [sourceId, offset, limit],
-  });
+  const segments = row.segments;
   const pageSegments: SourceSegmentView[] = [];
   let chars = 0;
   for (const s of segments) {
