@@ -222,9 +222,10 @@ export async function runMcpBench(options: { seconds?: number; clients?: number;
   const clients = options.clients ?? Number(process.env.BENCH_CLIENTS ?? 8);
   const rounds = options.rounds ?? 4;
   const fixedSeconds = options.fixedSeconds ?? Number(process.env.BENCH_FIXED_SECONDS ?? 10);
-  const service = await startBenchService();
+  const nodeOptions = process.env.BENCH_SERVICE_NODE_OPTIONS; // e.g. --cpu-prof, as in bench:token
+  const service = await startBenchService(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {});
   try {
-    const { sourceId, keys, bearers } = await seed(service, 60);
+    const { sourceId, keys, bearers } = await seed(service, 120);
     const ours = (headers: Credentials): Target => ({ url: new URL('/api/mcp', service.url), headers: () => headers.next() });
     // The bare server answers exactly what ours does.
     const answers = {} as Record<Tool, unknown>;
