@@ -88,7 +88,10 @@ export function createAuthApp(deps: AuthAppDeps): Router {
     req.url = PATH_INSERTED_METADATA[req.path]! + req.url.slice(req.path.length);
     next();
   });
-  router.use(onProviderPaths((req, res, next) => securityHeaders(deps.baseUrl().startsWith('https://'))(req, res, next)));
+  // Built once (helmet parses its policy when called): the scheme decides which, per request.
+  const providerHeaders = { http: securityHeaders(false), https: securityHeaders(true) };
+  const headersFor = (req: Request, res: Response, next: NextFunction) => providerHeaders[deps.baseUrl().startsWith('https://') ? 'https' : 'http'](req, res, next);
+  router.use(onProviderPaths(headersFor));
   router.use(onProviderPaths(cookieParser()));
   router.use('/oauth/assets', express.static(assetsDir, { maxAge: '1h', index: false, fallthrough: false }));
   router.use(oauthEndpoints(runtime));
@@ -97,7 +100,7 @@ export function createAuthApp(deps: AuthAppDeps): Router {
     const handle = inboundReplyHandler({ pool: deps.pool, clock: deps.clock, mailer: deps.mailer, log: deps.log, domain: deps.replies.domain });
     router.use(inboundMailWebhook(handle, deps.replies.webhookSecret));
   }
-  router.use('/auth/idp', (req, res, next) => securityHeaders(deps.baseUrl().startsWith('https://'))(req, res, next), identityProviderRoutes(runtime, { providers: deps.identityProviders ?? [], log: deps.log, allowLoopback: deps.fetchSettings?.allowLoopback }));
+  router.use('/auth/idp', headersFor, identityProviderRoutes(runtime, { providers: deps.identityProviders ?? [], log: deps.log, allowLoopback: deps.fetchSettings?.allowLoopback }));
   // The account pages: their own security headers (one script of ours, for the copy button) and cookies.
   const accountHeaders = { http: securityHeaders(false, { ownScripts: true }), https: securityHeaders(true, { ownScripts: true }) };
   router.use('/account', (req, res, next) => accountHeaders[deps.baseUrl().startsWith('https://') ? 'https' : 'http'](req, res, next), cookieParser());
