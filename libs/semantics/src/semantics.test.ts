@@ -202,4 +202,28 @@ describe('VectorIndex prefilter (large collections)', () => {
     }
     expect(same / 100).toBeGreaterThanOrEqual(0.9);
   });
+
+  it('keeps answering as the collection grows between searches, and filters on projects shared by many items', () => {
+    const dims = embedder.denseDims;
+    let seed = 29;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648) - 0.5;
+    const topics = Array.from({ length: 20 }, () => Float32Array.from({ length: dims }, random));
+    const make = (from: number, count: number, topicOf: (i: number) => number) => Array.from({ length: count }, (_, k) => {
+      const i = from + k;
+      return { id: `i${i}`, vector: quantize(topics[topicOf(i)]!.map((x) => x + random() * 0.8)), product: 'a', type: 't', nature: 'n', at: i, projects: i % 2 ? ['p1'] : ['p1', 'p2'] };
+    });
+    const index = new VectorIndex(dims);
+    index.upsert(make(0, PREFILTER_MIN + 1_000, (i) => i % 19)); // topics 0–18
+    const query = (t: number) => topics[t]!.map((x) => x + random() * 0.8);
+    expect(index.search(query(3), 10)).toHaveLength(10);
+    // Topic 19 arrives after searches were made: the prefilter's per-row memory grows with the index.
+    index.upsert(make(PREFILTER_MIN + 1_000, 30_000, () => 19));
+    const hits = index.search(query(19), 10, { project: 'p2' });
+    expect(hits).toHaveLength(10);
+    for (const h of hits) {
+      const i = Number(h.id.slice(1));
+      expect(i).toBeGreaterThanOrEqual(PREFILTER_MIN + 1_000);
+      expect(i % 2).toBe(0); // only the items whose projects include p2
+    }
+  });
 });

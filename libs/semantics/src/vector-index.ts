@@ -110,6 +110,10 @@ export class VectorIndex {
   /** Signs of each item's centred vector, WORDS 32-bit words each: the prefilter of large collections. */
   private codes: Int32Array;
   private projects: Array<string[] | undefined> = [];
+  /** One array per distinct list of projects, shared by the items that have it (see `upsert`). */
+  private projectLists = new Map<string, string[]>();
+  /** The prefilter's Hamming distances, one byte per row, kept between searches (see `nearestCodes`). */
+  private distances = new Uint8Array(0);
   private ids: Array<string | undefined> = [];
   private rowOf = new Map<string, number>();
   private dictionary = new Dictionary();
@@ -152,7 +156,7 @@ export class VectorIndex {
       this.types[row] = this.dictionary.code(item.type);
       this.natures[row] = this.dictionary.code(item.nature);
       this.times[row] = item.at;
-      this.projects[row] = item.projects.length ? item.projects : undefined;
+      this.projects[row] = item.projects.length ? this.sharedProjects(item.projects) : undefined;
       this.ids[row] = item.id;
       if (this.common) this.lengths[row] = this.centre(row);
     }
@@ -240,7 +244,12 @@ export class VectorIndex {
     const words = this.words;
     const query = new Int32Array(words);
     signCode(q, query, 0);
-    const distance = new Uint8Array(this.n).fill(255);
+    // Allocated once and grown with the index: a fresh megabyte per search at a million items was
+    // external memory that set off a full collection of this thread's heap every second or two, and
+    // its marking (a million ids) took up to 90 ms out of searches.
+    if (this.distances.length < this.n) this.distances = new Uint8Array(this.scales.length);
+    const distance = this.distances;
+    distance.fill(255, 0, this.n);
     const histogram = new Int32Array(this.dims + 2);
     const codes = this.codes;
     const lengths = this.lengths;
@@ -274,9 +283,17 @@ export class VectorIndex {
     return out.subarray(0, at);
   }
 
+  /** Sources share a few lists of projects: one array per list keeps a million items from holding a million arrays for the collector to mark. */
+  private sharedProjects(projects: string[]): string[] {
+    const key = projects.join('\u0000');
+    let shared = this.projectLists.get(key);
+    if (!shared) this.projectLists.set(key, (shared = [...projects]));
+    return shared;
+  }
+
   /** Bytes held (for /metrics and the memory budget). */
   get bytes(): number {
-    return this.vectors.byteLength + this.scales.byteLength * 7;
+    return this.vectors.byteLength + this.scales.byteLength * 7 + this.distances.byteLength;
   }
 
   private grow(needed: number) {
