@@ -8,9 +8,11 @@ const NET_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPI
 
 /** A PostgreSQL that is down, restarting or unreachable (not a fault of the request): answered 503, retry. */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  const e = error as { code?: string; message?: string; cause?: unknown } | undefined;
+  const e = error as { code?: string; syscall?: string; message?: string; cause?: unknown } | undefined;
   if (!e) return false;
   if (e.code && (PG_UNAVAILABLE.has(e.code) || NET_UNAVAILABLE.has(e.code))) return true;
+  // A server reached through its Unix socket (the embedded one) removes the socket when it stops.
+  if (e.code === 'ENOENT' && e.syscall === 'connect') return true;
   if (e.message && /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(e.message)) return true;
   return e.cause !== undefined && e.cause !== error && isDatabaseUnavailable(e.cause);
 }
