@@ -76,6 +76,13 @@ function assertReference(reference: string): void {
   }
 }
 
+function assertCharges(items: readonly ChargeItem[]): void {
+  for (const item of items) {
+    assertAmount(item.amount, `the charge ${item.reference}`);
+    assertReference(item.reference);
+  }
+}
+
 /**
  * Serialises every ledger write of one workspace until the caller's transaction ends, so a
  * balance read after it stays true until the write that depends on it commits.
@@ -163,10 +170,7 @@ export async function chargeMany(
   items: readonly ChargeItem[],
   options: ChargeOptions = {},
 ): Promise<ChargeResult> {
-  for (const item of items) {
-    assertAmount(item.amount, `the charge ${item.reference}`);
-    assertReference(item.reference);
-  }
+  assertCharges(items);
   const byReference = new Map<string, ChargeItem>();
   for (const item of items) {
     const seen = byReference.get(item.reference);
@@ -324,15 +328,12 @@ export async function chargeWhileCovered(client: TxClient, workspaceId: string, 
  * balance kept, without BEGIN and COMMIT round trips); a retried reference takes the general path.
  */
 export async function chargeWhileCoveredNow(pool: pg.Pool, workspaceId: string, items: readonly ChargeItem[]): Promise<Set<string>> {
-  for (const item of items) {
-    assertAmount(item.amount, `the charge ${item.reference}`);
-    assertReference(item.reference);
-  }
+  assertCharges(items);
   try {
     const { rows } = await pool.query<{ charged: string[] }>({
       name: 'credits-charge-while-covered',
       text: 'SELECT credit_charge_while_covered($1, $2::json) AS charged',
-      values: [workspaceId, JSON.stringify(ledgerRows(items, 0).map(({ overage: _, amount, ...row }) => ({ ...row, amount: -amount })))],
+      values: [workspaceId, JSON.stringify(ledgerRows(items, 0).map(({ overage: _, ...row }) => ({ ...row, amount: -row.amount })))],
     });
     return new Set(rows[0]!.charged);
   } catch (error) {
