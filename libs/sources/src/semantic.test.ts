@@ -3,6 +3,7 @@ import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
 import { startSemanticsThread, type SemanticsThread } from '@loupe/semantics';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSemanticSearch, embedPendingSources, pendingSemanticSources, refreshSearchDocuments, searchSources } from './index';
+import { pendingCountStatement } from './semantic';
 
 const FILLER = [
   'Thanks for the demo yesterday, the team enjoyed it', 'Can we move our quarterly review to Thursday afternoon?', 'The dashboard colours are hard to read on a projector',
@@ -63,6 +64,23 @@ describe('semantic search of sources', () => {
     expect(await pendingSemanticSources(t.pool, ws)).toBe(0);
     expect(await pendingSemanticSources(t.pool, other)).toBe(1);
     expect(await embedPendingSources({ pool: t.pool, semantics }, ws)).toBe(0);
+  });
+
+  it('counts the waiting sources through the pending index even when the statistics still say most are waiting', async () => {
+    // A bulk load as autovacuum last saw it: 30,000 sources waiting, analysed; then every one embedded.
+    const bulk = newId('ws');
+    await t.pool.query("INSERT INTO workspaces (id, name) VALUES ($1, 'Bulk')", [bulk]);
+    await t.pool.query(
+      `INSERT INTO sources (id, workspace_id, product_id, project_ids, type, nature, title, occurred_at, participants, tags, status, segment_count)
+       SELECT $1 || '_' || i, $1, 'prod_1', '{}', 'email', 'evidence', 'Bulk ' || i, now(), '[]', '{}', 'ready', 0 FROM generate_series(1, 30000) i`,
+      [bulk],
+    );
+    await t.pool.query('ANALYZE source_semantics');
+    await t.pool.query('UPDATE source_semantics SET pending = false WHERE workspace_id = $1', [bulk]);
+    const plan = JSON.stringify((await t.pool.query(`EXPLAIN (FORMAT JSON) ${pendingCountStatement(1_000)}`, [bulk])).rows[0]['QUERY PLAN']);
+    expect(plan).toContain('source_semantics_pending_idx');
+    expect(plan).not.toContain('Seq Scan');
+    expect(await pendingSemanticSources(t.pool, bulk, 1_000)).toBe(0);
   });
 
   it('finds by meaning what the words alone miss, fused with the lexical ranking, inside the workspace only', async () => {
