@@ -18,6 +18,7 @@ import { pathToFileURL } from 'node:url';
 import { createApiKey } from '@loupe/api-keys';
 import { createPool, createPrismaClient } from '@loupe/db';
 import { grantCredits } from '@loupe/credits';
+import { pendingSemanticSources } from '@loupe/sources';
 import { createProject } from '@loupe/workspaces';
 import { benchTenant, machine, percentile, postOnce, round, startBenchService, type BenchTarget, type BenchTenant } from './lib';
 
@@ -256,8 +257,7 @@ async function measureShapes(service: BenchTarget, keys: Keys, t: BenchTenant, p
 async function semanticReady(service: BenchTarget, t: BenchTenant, keys: Keys): Promise<number> {
   const started = performance.now();
   for (;;) {
-    const { rows } = await service.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM (SELECT 1 FROM source_semantics WHERE workspace_id = $1 AND pending LIMIT 1) x', [t.workspaceId]);
-    if (rows[0]!.n === 0) break;
+    if ((await pendingSemanticSources(service.pool, t.workspaceId, 1)) === 0) break;
     if (performance.now() - started > 30 * 60_000) throw new Error('the sources were not embedded within 30 minutes');
     await new Promise((res) => setTimeout(res, 500));
   }

@@ -15,7 +15,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { createApiKey } from '@loupe/api-keys';
 import { grantCredits } from '@loupe/credits';
 import { startSemanticsThread } from '@loupe/semantics';
-import { createSemanticSearch, searchSources } from '@loupe/sources';
+import { createSemanticSearch, pendingSemanticSources, searchSources } from '@loupe/sources';
 import { createProduct, createProject } from '@loupe/workspaces';
 import { benchTenant, machine, round, startBenchService, type BenchTarget } from '../bench/lib';
 import { ari, largestShare, nmi, precisionAtK, readLabelledCsv } from './metrics';
@@ -150,8 +150,7 @@ async function clusteringRun(service: BenchTarget, rows: Labelled[], per: number
 /** Waits until the worker has embedded every source of the workspace and the service's index holds them. */
 async function waitSearchable(service: BenchTarget, workspaceId: string, mcp: Mcp, productId: string): Promise<void> {
   for (;;) {
-    const { rows } = await service.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM source_semantics WHERE workspace_id = $1 AND pending', [workspaceId]);
-    if (rows[0]!.n === 0) break;
+    if ((await pendingSemanticSources(service.pool, workspaceId, 1)) === 0) break;
     await new Promise((r) => setTimeout(r, 200));
   }
   for (;;) {
