@@ -164,23 +164,27 @@ describe('VectorIndex', () => {
   });
 });
 
+/** `count` topics, each a seeded random direction; `near(t)` is a vector of topic t with noise around it. */
+function topicSpace(seed: number, count: number) {
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648) - 0.5;
+  const topics = Array.from({ length: count }, () => Float32Array.from({ length: embedder.denseDims }, random));
+  return { near: (t: number) => topics[t]!.map((x) => x + random() * 0.8) };
+}
+
 describe('VectorIndex prefilter (large collections)', () => {
   it('finds nearly the same neighbours as the exact scan, within the filters', () => {
     const dims = embedder.denseDims;
-    let seed = 11;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648) - 0.5;
-    // 40 topics, each a direction with noise around it.
-    const topics = Array.from({ length: 40 }, () => Float32Array.from({ length: dims }, random));
+    const { near } = topicSpace(11, 40);
     const n = PREFILTER_MIN + 10_000;
     const items = Array.from({ length: n }, (_, i) => ({
-      id: `i${i}`, vector: quantize(topics[i % 40]!.map((x) => x + random() * 0.8)), product: i % 3 ? 'a' : 'b', type: 't', nature: 'n', at: i, projects: [],
+      id: `i${i}`, vector: quantize(near(i % 40)), product: i % 3 ? 'a' : 'b', type: 't', nature: 'n', at: i, projects: [],
     }));
     const index = new VectorIndex(dims);
     index.upsert(items);
     expect(index.size).toBe(n);
     let found = 0;
     for (let q = 0; q < 10; q++) {
-      const query = topics[q]!.map((x) => x + random() * 0.8);
+      const query = near(q);
       const hits = index.search(query, 10, { product: 'b' });
       expect(hits).toHaveLength(10);
       // Every hit is of the query's topic and of product b (the filter holds through the prefilter).
@@ -194,7 +198,7 @@ describe('VectorIndex prefilter (large collections)', () => {
     // Without a filter (the loop that skips the per-item check): nearly the exact scan's neighbours.
     let same = 0;
     for (let q = 0; q < 10; q++) {
-      const query = topics[q]!.map((x) => x + random() * 0.8);
+      const query = near(q);
       const exact = new Set(index.search(query, 10, {}, -1, true).map((h) => h.id));
       const hits = index.search(query, 10);
       expect(hits).toHaveLength(10);
@@ -204,21 +208,17 @@ describe('VectorIndex prefilter (large collections)', () => {
   });
 
   it('keeps answering as the collection grows between searches, and filters on projects shared by many items', () => {
-    const dims = embedder.denseDims;
-    let seed = 29;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648) - 0.5;
-    const topics = Array.from({ length: 20 }, () => Float32Array.from({ length: dims }, random));
+    const { near } = topicSpace(29, 20);
     const make = (from: number, count: number, topicOf: (i: number) => number) => Array.from({ length: count }, (_, k) => {
       const i = from + k;
-      return { id: `i${i}`, vector: quantize(topics[topicOf(i)]!.map((x) => x + random() * 0.8)), product: 'a', type: 't', nature: 'n', at: i, projects: i % 2 ? ['p1'] : ['p1', 'p2'] };
+      return { id: `i${i}`, vector: quantize(near(topicOf(i))), product: 'a', type: 't', nature: 'n', at: i, projects: i % 2 ? ['p1'] : ['p1', 'p2'] };
     });
-    const index = new VectorIndex(dims);
+    const index = new VectorIndex(embedder.denseDims);
     index.upsert(make(0, PREFILTER_MIN + 1_000, (i) => i % 19)); // topics 0–18
-    const query = (t: number) => topics[t]!.map((x) => x + random() * 0.8);
-    expect(index.search(query(3), 10)).toHaveLength(10);
+    expect(index.search(near(3), 10)).toHaveLength(10);
     // Topic 19 arrives after searches were made: the prefilter's per-row memory grows with the index.
     index.upsert(make(PREFILTER_MIN + 1_000, 30_000, () => 19));
-    const hits = index.search(query(19), 10, { project: 'p2' });
+    const hits = index.search(near(19), 10, { project: 'p2' });
     expect(hits).toHaveLength(10);
     for (const h of hits) {
       const i = Number(h.id.slice(1));
