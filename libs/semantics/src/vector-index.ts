@@ -1,4 +1,5 @@
 import { commonComponent, type CommonComponent } from './common';
+import { PartitionTree } from './partition-tree';
 import { normalize } from './vectors';
 
 /**
@@ -12,9 +13,10 @@ import { normalize } from './vectors';
  * projects out the principal directions and c_q is the centred query (already inside P's range).
  *
  * Items carry facets for filtering (a product, a type, a nature, a time, projects). Up to PREFILTER_MIN
- * items the scan is exact (every item that passes the filters, ~0.15 µs each); larger collections
- * first keep the items whose centred vectors' signs are nearest the query's (Hamming distance over
- * 100 bits), then score those exactly (npm run bench:vector-index prints the recall against the exact scan).
+ * items the scan is exact (every item that passes the filters, ~0.15 µs each); larger collections take
+ * their candidates from the leaves of a k-means tree nearest the query (PartitionTree: the cost follows
+ * the candidates and the tree's depth, not the collection's size), then score those exactly
+ * (npm run bench:vector-index prints the recall against the exact scan).
  */
 export interface IndexItem {
   id: string;
@@ -59,27 +61,15 @@ const REESTIMATE_GROWTH = 2;
 /** ...from at most this many items, evenly spaced. */
 const COMMON_SAMPLE = 20_000;
 
-/** Collections this large are scanned through the sign-code prefilter; smaller ones exactly. */
+/** Collections this large take their candidates from the partition tree; smaller ones are scanned exactly. */
 export const PREFILTER_MIN = 50_000;
-/** Items the prefilter passes on to the exact score: at least this many, 20 × k, and this share of the collection (scoring them is cheap beside the pass over the codes). */
-const PREFILTER_CANDIDATES = 2_000;
-const PREFILTER_SHARE = 0.01;
-
-/** Bits set in a 32-bit integer. */
-function popcount(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
-}
-
-/** The signs of `v` as bits, written at `out[at…]`. */
-function signCode(v: Float32Array, out: Int32Array, at: number) {
-  for (let w = 0; w * 32 < v.length; w++) {
-    let bits = 0;
-    for (let b = 0; b < 32 && w * 32 + b < v.length; b++) if (v[w * 32 + b]! > 0) bits |= 1 << b;
-    out[at + w] = bits;
-  }
-}
+/**
+ * Candidates (passing the filters) scored exactly: at least this many, and this many per hit asked for.
+ * Measured with npm run bench:vector-index at a million sources (recall@30, a theme new to the index,
+ * query p50): 4,000 0.94, 0.67, 2.2 ms; 8,000 0.94, 0.82, 3.5 ms; 16,000 0.98, 0.87, 8.5 ms.
+ */
+const TREE_CANDIDATES = 16_000;
+const TREE_CANDIDATES_PER_HIT = 20;
 
 class Dictionary {
   private codes = new Map<string, number>();
@@ -107,18 +97,17 @@ export class VectorIndex {
   private types: Int32Array;
   private natures: Int32Array;
   private times: Float64Array;
-  /** Signs of each item's centred vector, WORDS 32-bit words each: the prefilter of large collections. */
-  private codes: Int32Array;
+  /** The candidates of large collections' searches (every item with a vector is in it). */
+  private tree: PartitionTree;
   private projects: Array<string[] | undefined> = [];
   /** One array per distinct list of projects, shared by the items that have it (see `upsert`). */
   private projectLists = new Map<string, string[]>();
-  /** The prefilter's Hamming distances, one byte per row, kept between searches (see `nearestCodes`). */
-  private distances = new Uint8Array(0);
   private ids: Array<string | undefined> = [];
   private rowOf = new Map<string, number>();
   private dictionary = new Dictionary();
   private common: CommonComponent | undefined;
   private estimatedAt = 0;
+  private readonly scratch: Float32Array;
 
   constructor(readonly dims: number, capacity = 1_024) {
     this.vectors = new Int8Array(capacity * dims);
@@ -128,11 +117,8 @@ export class VectorIndex {
     this.types = new Int32Array(capacity);
     this.natures = new Int32Array(capacity);
     this.times = new Float64Array(capacity);
-    this.codes = new Int32Array(capacity * this.words);
-  }
-
-  private get words(): number {
-    return Math.ceil(this.dims / 32);
+    this.scratch = new Float32Array(dims);
+    this.tree = new PartitionTree(dims, (row, out) => this.centredUnit(row, out));
   }
 
   get size(): number {
@@ -149,6 +135,8 @@ export class VectorIndex {
         this.grow(this.n);
         this.rowOf.set(item.id, row);
         this.live++;
+      } else {
+        this.tree.remove(row);
       }
       this.scales[row] = new DataView(item.vector.buffer, item.vector.byteOffset, 4).getFloat32(0, true);
       this.vectors.set(new Int8Array(item.vector.buffer, item.vector.byteOffset + 4, this.dims), row * this.dims);
@@ -158,7 +146,10 @@ export class VectorIndex {
       this.times[row] = item.at;
       this.projects[row] = item.projects.length ? this.sharedProjects(item.projects) : undefined;
       this.ids[row] = item.id;
-      if (this.common) this.lengths[row] = this.centre(row);
+      if (this.common) {
+        this.lengths[row] = this.centredLength(row);
+        this.tree.insert(row);
+      }
     }
     if (!this.common || this.live >= this.estimatedAt * REESTIMATE_GROWTH) this.estimate();
   }
@@ -167,6 +158,7 @@ export class VectorIndex {
     for (const id of ids) {
       const row = this.rowOf.get(id);
       if (row === undefined) continue;
+      this.tree.remove(row);
       this.rowOf.delete(id);
       this.ids[row] = undefined;
       this.lengths[row] = 0;
@@ -199,7 +191,7 @@ export class VectorIndex {
       if (at < since || at >= until) return false;
       return filter.project === undefined || !!this.projects[row]?.includes(filter.project);
     };
-    const candidates = !exact && this.live >= PREFILTER_MIN ? this.nearestCodes(q, Math.max(k * 20, PREFILTER_CANDIDATES, Math.ceil(this.live * PREFILTER_SHARE)), unfiltered ? undefined : passes) : undefined;
+    const candidates = !exact && this.live >= PREFILTER_MIN ? this.tree.candidates(q, Math.max(k * TREE_CANDIDATES_PER_HIT, TREE_CANDIDATES), unfiltered ? undefined : passes) : undefined;
     // The k best so far, worst first (k is small: insertion keeps them sorted).
     const bestScores: number[] = [];
     const bestRows: number[] = [];
@@ -236,53 +228,6 @@ export class VectorIndex {
     return hits;
   }
 
-  /**
-   * The `count` items (passing the filter) whose sign codes are nearest the query's in Hamming distance:
-   * two passes over 16 bytes an item instead of a hundred products. The exact score then ranks them.
-   */
-  private nearestCodes(q: Float32Array, count: number, passes: ((row: number) => boolean) | undefined): Int32Array {
-    const words = this.words;
-    const query = new Int32Array(words);
-    signCode(q, query, 0);
-    // Allocated once and grown with the index: a fresh megabyte per search at a million items was
-    // external memory that set off a full collection of this thread's heap every second or two, and
-    // its marking (a million ids) took up to 90 ms out of searches.
-    if (this.distances.length < this.n) this.distances = new Uint8Array(this.scales.length);
-    const distance = this.distances;
-    distance.fill(255, 0, this.n);
-    const histogram = new Int32Array(this.dims + 2);
-    const codes = this.codes;
-    const lengths = this.lengths;
-    // The hot loop of a large collection: no call per item without a filter, and the usual 100
-    // dimensions (4 words) unrolled.
-    const four = words === 4;
-    const [q0, q1, q2, q3] = [query[0]!, query[1] ?? 0, query[2] ?? 0, query[3] ?? 0];
-    for (let row = 0, at = 0; row < this.n; row++, at += words) {
-      if (passes ? !passes(row) : lengths[row] === 0) continue;
-      let h: number;
-      if (four) {
-        h = popcount(codes[at]! ^ q0) + popcount(codes[at + 1]! ^ q1) + popcount(codes[at + 2]! ^ q2) + popcount(codes[at + 3]! ^ q3);
-      } else {
-        h = 0;
-        for (let w = 0; w < words; w++) h += popcount(codes[at + w]! ^ query[w]!);
-      }
-      distance[row] = h;
-      histogram[h]!++;
-    }
-    let within = 0;
-    let cut = 0;
-    while (cut <= this.dims && within + histogram[cut]! <= count) within += histogram[cut++]!;
-    // Every item nearer than the cut, then items at the cut up to the count.
-    const out = new Int32Array(Math.min(count, within + histogram[cut]!));
-    let at = 0;
-    let atCut = out.length - within;
-    for (let row = 0; row < this.n && at < out.length; row++) {
-      const h = distance[row]!;
-      if (h < cut || (h === cut && atCut-- > 0)) out[at++] = row;
-    }
-    return out.subarray(0, at);
-  }
-
   /** Sources share a few lists of projects: one array per list keeps a million items from holding a million arrays for the collector to mark. */
   private sharedProjects(projects: string[]): string[] {
     const key = projects.join('\u0000');
@@ -293,7 +238,7 @@ export class VectorIndex {
 
   /** Bytes held (for /metrics and the memory budget). */
   get bytes(): number {
-    return this.vectors.byteLength + this.scales.byteLength * 7 + this.distances.byteLength;
+    return this.vectors.byteLength + this.scales.byteLength * 6 + this.tree.bytes;
   }
 
   private grow(needed: number) {
@@ -312,7 +257,6 @@ export class VectorIndex {
     this.types = copy(this.types, next);
     this.natures = copy(this.natures, next);
     this.times = copy(this.times, next);
-    this.codes = copy(this.codes, next * this.words);
   }
 
   private raw(row: number): Float32Array {
@@ -345,17 +289,30 @@ export class VectorIndex {
     }
   }
 
-  /** Writes the item's sign code and returns its centred length |P(d − m)| (0 for a zero vector). */
-  private centre(row: number): number {
+  /** P(d − m) of the item's raw vector, written into `out`; returns its length (0 for a zero vector). */
+  private centredInto(row: number, out: Float32Array): number {
     const common = this.common!;
     if (this.scales[row] === 0) return 0;
-    const v = this.raw(row);
-    for (let d = 0; d < this.dims; d++) v[d]! -= common.mean[d]!;
-    this.project(v, common);
-    signCode(v, this.codes, row * this.words);
+    const scale = this.scales[row]!;
+    const base = row * this.dims;
+    for (let d = 0; d < this.dims; d++) out[d] = this.vectors[base + d]! * scale - common.mean[d]!;
+    this.project(out, common);
     let n = 0;
-    for (let d = 0; d < this.dims; d++) n += v[d]! * v[d]!;
+    for (let d = 0; d < this.dims; d++) n += out[d]! * out[d]!;
     return Math.sqrt(n);
+  }
+
+  private centredLength(row: number): number {
+    return this.centredInto(row, this.scratch);
+  }
+
+  /** The item's centred unit vector (what the partition tree groups), or false when it has none. */
+  private centredUnit(row: number, out: Float32Array): boolean {
+    if (!this.common || this.ids[row] === undefined) return false;
+    const length = this.centredInto(row, out);
+    if (length === 0) return false;
+    for (let d = 0; d < this.dims; d++) out[d]! /= length;
+    return true;
   }
 
   /** Estimates the common component from an even sample of the live items, then every centred length. */
@@ -368,6 +325,9 @@ export class VectorIndex {
     for (let s = 0; s < take; s++) sample.set(this.raw(rows[Math.floor((s * rows.length) / take)]!), s * this.dims);
     this.common = commonComponent(sample, this.dims, this.dims);
     this.estimatedAt = rows.length;
-    for (const row of rows) this.lengths[row] = this.centre(row);
+    for (const row of rows) this.lengths[row] = this.centredLength(row);
+    // The first estimate builds the tree; later ones move its centroids into the new space.
+    if (this.tree.size === 0) for (const row of rows) this.tree.insert(row);
+    else this.tree.recentre();
   }
 }
