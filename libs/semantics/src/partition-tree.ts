@@ -24,7 +24,6 @@ export const LEAF_MAX = 1_024;
 /** Lloyd's iterations of a split (8 gave the same recall for a third more filling time). */
 const KMEANS_ITERATIONS = 4;
 
-
 export class PartitionTree {
   /** Sum of the vectors under each node, dims each (float64: rows are added and taken away for as long as the index lives). */
   private sums: Float64Array;
@@ -45,6 +44,8 @@ export class PartitionTree {
   private leafOf = new Int32Array(0).fill(-1);
   private nodes = 0;
   private readonly vector: Float32Array;
+  /** The candidates' buffer, kept between searches (a fresh one per search is external memory the collector must chase). */
+  private found = new Int32Array(0);
 
   constructor(private readonly dims: number, private readonly vectorOf: VectorOf) {
     this.sums = new Float64Array(16 * dims);
@@ -67,7 +68,7 @@ export class PartitionTree {
   get bytes(): number {
     let members = 0;
     for (const m of this.members) members += m.byteLength;
-    return this.sums.byteLength * 1.5 + this.counts.byteLength * 7 + this.leafOf.byteLength + members;
+    return this.sums.byteLength * 1.5 + this.counts.byteLength * 7 + this.leafOf.byteLength + this.found.byteLength + members;
   }
 
   /** Puts a row in the leaf its vector leads to (a row already in the tree must be removed first). */
@@ -108,10 +109,11 @@ export class PartitionTree {
 
   /**
    * Rows of the leaves nearest `q` (a centred unit vector), nearest leaf first, until `want` of them
-   * pass `passes` (every row when it is absent) or every leaf has been visited.
+   * pass `passes` (every row when it is absent) or every leaf has been visited. The answer is a view
+   * of a buffer the next call writes over.
    */
   candidates(q: Float32Array, want: number, passes?: (row: number) => boolean): Int32Array {
-    let out = new Int32Array(Math.min(want, this.size) + LEAF_MAX);
+    let out = this.found;
     let found = 0;
     const heap = new NodeHeap();
     heap.push(0, 0);
@@ -125,9 +127,9 @@ export class PartitionTree {
       const rows = this.members[node]!;
       const end = this.filled[node]!;
       if (found + end > out.length) {
-        const bigger = new Int32Array(Math.max(out.length * 2, found + end));
+        const bigger = new Int32Array(Math.max(out.length * 2, found + end, LEAF_MAX));
         bigger.set(out.subarray(0, found));
-        out = bigger;
+        this.found = out = bigger;
       }
       for (let i = 0; i < end; i++) {
         const row = rows[i]!;

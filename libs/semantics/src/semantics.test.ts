@@ -205,6 +205,16 @@ describe('VectorIndex partition tree (large collections)', () => {
       same += hits.filter((h) => exact.has(h.id)).length;
     }
     expect(same / 100).toBeGreaterThanOrEqual(0.9);
+    // A filter on dates: nearly the exact scan's neighbours, all within the dates.
+    same = 0;
+    for (let q = 0; q < 10; q++) {
+      const query = near(q);
+      const exact = new Set(index.search(query, 10, { since: 1_000 }, -1, true).map((h) => h.id));
+      const hits = index.search(query, 10, { since: 1_000 });
+      expect(hits.every((h) => Number(h.id.slice(1)) >= 1_000)).toBe(true);
+      same += hits.filter((h) => exact.has(h.id)).length;
+    }
+    expect(same / 100).toBeGreaterThanOrEqual(0.9);
   });
 
   it('keeps answering as the collection grows between searches, and filters on projects shared by many items', () => {

@@ -70,6 +70,9 @@ export const PREFILTER_MIN = 50_000;
  */
 const TREE_CANDIDATES = 16_000;
 const TREE_CANDIDATES_PER_HIT = 20;
+/** Rows a filter is tried on to guess its share, and the share of the collection past which a filtered search scans in row order (see `treeVisits`). */
+const FILTER_SAMPLE = 1_024;
+const TREE_MAX_SHARE = 0.1;
 
 class Dictionary {
   private codes = new Map<string, number>();
@@ -191,7 +194,9 @@ export class VectorIndex {
       if (at < since || at >= until) return false;
       return filter.project === undefined || !!this.projects[row]?.includes(filter.project);
     };
-    const candidates = !exact && this.live >= PREFILTER_MIN ? this.tree.candidates(q, Math.max(k * TREE_CANDIDATES_PER_HIT, TREE_CANDIDATES), unfiltered ? undefined : passes) : undefined;
+    const want = Math.max(k * TREE_CANDIDATES_PER_HIT, TREE_CANDIDATES);
+    const throughTree = !exact && this.live >= PREFILTER_MIN && (unfiltered || this.treeVisits(want, passes) < this.live * TREE_MAX_SHARE);
+    const candidates = throughTree ? this.tree.candidates(q, want, unfiltered ? undefined : passes) : undefined;
     // The k best so far, worst first (k is small: insertion keeps them sorted).
     const bestScores: number[] = [];
     const bestRows: number[] = [];
@@ -226,6 +231,17 @@ export class VectorIndex {
     const hits: IndexHit[] = [];
     for (let i = bestRows.length - 1; i >= 0; i--) hits.push({ id: this.ids[bestRows[i]!]!, score: bestScores[i]! });
     return hits;
+  }
+
+  /**
+   * Rows the tree would visit to find `want` that pass the filter, from the share of FILTER_SAMPLE evenly
+   * spaced rows that pass. The tree reads its leaves' rows scattered over memory; past TREE_MAX_SHARE of
+   * the collection, the scan in row order is cheaper.
+   */
+  private treeVisits(want: number, passes: (row: number) => boolean): number {
+    let passing = 0;
+    for (let i = 0; i < FILTER_SAMPLE; i++) if (passes(Math.floor((i * this.n) / FILTER_SAMPLE))) passing++;
+    return passing === 0 ? Infinity : (want * FILTER_SAMPLE) / passing;
   }
 
   /** Sources share a few lists of projects: one array per list keeps a million items from holding a million arrays for the collector to mark. */
