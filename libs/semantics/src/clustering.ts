@@ -1,3 +1,5 @@
+import { dotAt } from './vectors';
+
 /**
  * Average-link agglomerative clustering of unit vectors, cut at a similarity threshold.
  *
@@ -35,24 +37,6 @@ export interface ClusterOptions {
   exactLimit?: number | undefined;
 }
 
-function dotAt(v: Float32Array, i: number, w: Float32Array, j: number, dims: number): number {
-  const a = i * dims;
-  const b = j * dims;
-  let s0 = 0;
-  let s1 = 0;
-  let s2 = 0;
-  let s3 = 0;
-  let d = 0;
-  for (; d + 3 < dims; d += 4) {
-    s0 += v[a + d]! * w[b + d]!;
-    s1 += v[a + d + 1]! * w[b + d + 1]!;
-    s2 += v[a + d + 2]! * w[b + d + 2]!;
-    s3 += v[a + d + 3]! * w[b + d + 3]!;
-  }
-  for (; d < dims; d++) s0 += v[a + d]! * w[b + d]!;
-  return s0 + s1 + s2 + s3;
-}
-
 /** Pairwise dot products of the vectors at `idx` (n × n, symmetric). */
 function similarityMatrix(vectors: Float32Array, dims: number, idx: Int32Array): Float32Array {
   const n = idx.length;
@@ -62,7 +46,7 @@ function similarityMatrix(vectors: Float32Array, dims: number, idx: Int32Array):
   const S = new Float32Array(n * n);
   for (let i = 0; i < n; i++) {
     for (let j = i + 1; j < n; j++) {
-      const s = dotAt(local, i, local, j, dims);
+      const s = dotAt(local, i * dims, local, j * dims, dims);
       S[i * n + j] = s;
       S[j * n + i] = s;
     }
@@ -145,7 +129,7 @@ function nearestCentroid(vectors: Float32Array, i: number, centroids: Float32Arr
   let best = 0;
   let bestSim = -Infinity;
   for (let c = 0; c < k; c++) {
-    const s = dotAt(vectors, i, centroids, c, dims);
+    const s = dotAt(vectors, i * dims, centroids, c * dims, dims);
     if (s > bestSim) {
       bestSim = s;
       best = c;
@@ -302,11 +286,11 @@ function mergeAcrossCells(members: number[][], sums: Float32Array, sizes: Int32A
   cellOf.forEach((cell, c) => clustersOfCell[cell]!.push(c));
   const probes = Math.min(cellCount, 4);
   const neighbours: Array<Set<number>> = Array.from({ length: g }, () => new Set());
-  const avg = (a: number, b: number) => dotAt(sums, a, sums, b, dims) / (sizes[a]! * sizes[b]!);
+  const avg = (a: number, b: number) => dotAt(sums, a * dims, sums, b * dims, dims) / (sizes[a]! * sizes[b]!);
   const heap = new MergeHeap();
   for (let a = 0; a < g; a++) {
     const ranked: Array<[number, number]> = [];
-    for (let c = 0; c < cellCount; c++) ranked.push([dotAt(sums, a, cellSums, c, dims), c]);
+    for (let c = 0; c < cellCount; c++) ranked.push([dotAt(sums, a * dims, cellSums, c * dims, dims), c]);
     ranked.sort((x, y) => y[0] - x[0] || x[1] - y[1]);
     for (const [, cell] of ranked.slice(0, probes)) {
       if (cell === cellOf[a]) continue;

@@ -1,3 +1,5 @@
+import { dotAt, resized } from './vectors';
+
 /**
  * Hierarchical k-means partitions of an index's rows (by their centred unit vectors), grown with the
  * index: a row goes down to the child whose centroid is nearest at each level, and a leaf holding more
@@ -197,9 +199,7 @@ export class PartitionTree {
       this.compact(leaf);
       rows = this.members[leaf]!;
       if (this.filled[leaf]! === rows.length) {
-        const grown = new Int32Array(rows.length * 2);
-        grown.set(rows);
-        this.members[leaf] = rows = grown;
+        this.members[leaf] = rows = resized(rows, rows.length * 2);
       }
     }
     rows[this.filled[leaf]!++] = row;
@@ -215,20 +215,15 @@ export class PartitionTree {
   private addNode(parent: number): number {
     const node = this.nodes++;
     if (node === this.counts.length) {
-      const grow = <T extends Float64Array | Float32Array | Int32Array | Uint8Array>(a: T, size: number): T => {
-        const b = new (a.constructor as new (n: number) => T)(size);
-        b.set(a);
-        return b;
-      };
       const size = this.counts.length * 2;
-      this.sums = grow(this.sums, size * this.dims);
-      this.centroids = grow(this.centroids, size * this.dims);
-      this.squares = grow(this.squares, size);
-      this.dirty = grow(this.dirty, size);
-      this.counts = grow(this.counts, size);
-      this.parents = grow(this.parents, size);
-      this.limits = grow(this.limits, size);
-      this.filled = grow(this.filled, size);
+      this.sums = resized(this.sums, size * this.dims);
+      this.centroids = resized(this.centroids, size * this.dims);
+      this.squares = resized(this.squares, size);
+      this.dirty = resized(this.dirty, size);
+      this.counts = resized(this.counts, size);
+      this.parents = resized(this.parents, size);
+      this.limits = resized(this.limits, size);
+      this.filled = resized(this.filled, size);
     }
     this.parents[node] = parent;
     this.dirty[node] = 1;
@@ -355,23 +350,6 @@ export function kmeans(data: Float32Array, dims: number, k: number, seed: number
     for (let c = 0; c < chosen; c++) if (sizes[c]! > 0) for (let d = 0; d < dims; d++) centres[c * dims + d] = sums[c * dims + d]! / sizes[c]!;
   }
   return assignment;
-}
-
-/** a[at…] · b[bt…] over `dims` (four sums: the hot loop of the tree, which the JIT does not vectorise). */
-function dotAt(a: Float32Array, at: number, b: Float32Array, bt: number, dims: number): number {
-  let s0 = 0;
-  let s1 = 0;
-  let s2 = 0;
-  let s3 = 0;
-  let d = 0;
-  for (; d + 3 < dims; d += 4) {
-    s0 += a[at + d]! * b[bt + d]!;
-    s1 += a[at + d + 1]! * b[bt + d + 1]!;
-    s2 += a[at + d + 2]! * b[bt + d + 2]!;
-    s3 += a[at + d + 3]! * b[bt + d + 3]!;
-  }
-  for (; d < dims; d++) s0 += a[at + d]! * b[bt + d]!;
-  return s0 + s1 + s2 + s3;
 }
 
 /** A binary min-heap of nodes by distance. */

@@ -1,6 +1,6 @@
 import { commonComponent, type CommonComponent } from './common';
 import { PartitionTree } from './partition-tree';
-import { normalize } from './vectors';
+import { normalize, resized } from './vectors';
 
 /**
  * An in-memory nearest-neighbour index of one collection (a workspace's sources), scored by the cosine
@@ -261,18 +261,13 @@ export class VectorIndex {
     const capacity = this.scales.length;
     if (needed <= capacity) return;
     const next = Math.max(needed, capacity * 2);
-    const copy = <T extends Int8Array | Float32Array | Int32Array | Float64Array>(a: T, size: number): T => {
-      const b = new (a.constructor as new (n: number) => T)(size);
-      b.set(a);
-      return b;
-    };
-    this.vectors = copy(this.vectors, next * this.dims);
-    this.scales = copy(this.scales, next);
-    this.lengths = copy(this.lengths, next);
-    this.products = copy(this.products, next);
-    this.types = copy(this.types, next);
-    this.natures = copy(this.natures, next);
-    this.times = copy(this.times, next);
+    this.vectors = resized(this.vectors, next * this.dims);
+    this.scales = resized(this.scales, next);
+    this.lengths = resized(this.lengths, next);
+    this.products = resized(this.products, next);
+    this.types = resized(this.types, next);
+    this.natures = resized(this.natures, next);
+    this.times = resized(this.times, next);
   }
 
   private raw(row: number): Float32Array {
