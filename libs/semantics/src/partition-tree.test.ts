@@ -4,17 +4,23 @@ import { normalize } from './vectors';
 
 const DIMS = 24;
 
-/** Rows whose vectors the test sets and changes, as the index does (a row without a vector is gone). */
+/** Rows whose vectors the test sets and changes, as the index does (a row without a vector is gone); a row's tag is its parity, its time the row itself. */
 function rowsOf() {
   const vectors = new Map<number, Float32Array>();
-  const tree = new PartitionTree(DIMS, (row, out) => {
-    const v = vectors.get(row);
-    if (!v) return false;
-    out.set(v);
-    return true;
+  const tree = new PartitionTree(DIMS, {
+    vector: (row, out) => {
+      const v = vectors.get(row);
+      if (!v) return false;
+      out.set(v);
+      return true;
+    },
+    tag: (row) => row % 2,
+    time: (row) => row,
   });
   return { vectors, tree };
 }
+
+const EVEN = Uint8Array.of(1, 0);
 
 function topics(seed: number, count: number) {
   const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648) - 0.5;
@@ -65,12 +71,18 @@ describe('PartitionTree', () => {
       expect(first.length).toBeGreaterThanOrEqual(300);
       const own = [...first].filter((row) => row % 40 === topic).length;
       expect(own / first.length).toBeGreaterThan(0.9);
-      const even = tree.candidates(near(topic), 200, (row) => row % 2 === 0);
+      const even = tree.candidates(near(topic), 200, { tags: EVEN, since: -Infinity, until: Infinity });
       expect(even.length).toBeGreaterThanOrEqual(200);
       expect([...even].every((row) => row % 2 === 0)).toBe(true);
+      const late = tree.candidates(near(topic), 200, { tags: EVEN, since: n / 2, until: n - 1_000 });
+      expect(late.length).toBeGreaterThanOrEqual(200);
+      expect([...late].every((row) => row % 2 === 0 && row >= n / 2 && row < n - 1_000)).toBe(true);
+      // An even topic's rows are all even (an odd topic has none left: the nearest topics' rows come).
+      if (topic % 2 === 0) expect([...late].filter((row) => row % 40 === topic).length / late.length).toBeGreaterThan(0.9);
     }
     // A filter nothing passes: every leaf visited, nothing offered.
-    expect(tree.candidates(near(3), 10, () => false)).toHaveLength(0);
+    expect(tree.candidates(near(3), 10, { tags: Uint8Array.of(0, 0), since: -Infinity, until: Infinity })).toHaveLength(0);
+    expect(tree.candidates(near(3), 10, { since: n, until: Infinity })).toHaveLength(0);
   });
 
   it('takes rows it cannot tell apart (the same text again and again) without losing any', () => {

@@ -13,8 +13,21 @@ import { dotAt, resized } from './vectors';
  * row is moved only when it is written again.
  */
 
-/** Writes a row's centred unit vector into `out`; false when the row has none (removed, or a zero vector). */
-export type VectorOf = (row: number, out: Float32Array) => boolean;
+/** What the tree reads of the index's rows. */
+export interface TreeRows {
+  /** Writes a row's centred unit vector into `out`; false when the row has none (removed, or a zero vector). */
+  vector(row: number, out: Float32Array): boolean;
+  /** The row's facet set and time, copied beside it in its leaf so that a filtered search reads them in order, not scattered over the index. */
+  tag(row: number): number;
+  time(row: number): number;
+}
+
+/** Rows whose tag is marked in `tags` (every tag when absent) and whose time is in [since, until). */
+export interface RowFilter {
+  tags?: Uint8Array | undefined;
+  since: number;
+  until: number;
+}
 
 /**
  * Children of a split leaf, at most, and the rows a leaf holds before it is split. Small leaves partition
@@ -39,17 +52,20 @@ export class PartitionTree {
   /** A leaf is split when it holds more rows than this (raised when its rows cannot be told apart). */
   private limits: Int32Array;
   private children: Array<Int32Array | undefined> = [];
-  /** Each leaf's rows; an entry whose row has moved or gone since (`leafOf` says otherwise) is skipped and dropped at the next compaction. */
+  /** Each leaf's rows, with their tags and times beside them; an entry whose row has moved or gone since is -1 until the next compaction drops it. */
   private members: Int32Array[] = [];
+  private tags: Int32Array[] = [];
+  private times: Float64Array[] = [];
   private filled: Int32Array;
-  /** Row → its leaf, or -1. */
+  /** Row → its leaf (or -1), and its place in the leaf's lists. */
   private leafOf = new Int32Array(0).fill(-1);
+  private slotOf = new Int32Array(0);
   private nodes = 0;
   private readonly vector: Float32Array;
   /** The candidates' buffer, kept between searches (a fresh one per search is external memory the collector must chase). */
   private found = new Int32Array(0);
 
-  constructor(private readonly dims: number, private readonly vectorOf: VectorOf) {
+  constructor(private readonly dims: number, private readonly rows: TreeRows) {
     this.sums = new Float64Array(16 * dims);
     this.counts = new Int32Array(16);
     this.centroids = new Float32Array(16 * dims);
@@ -69,29 +85,27 @@ export class PartitionTree {
 
   get bytes(): number {
     let members = 0;
-    for (const m of this.members) members += m.byteLength;
-    return this.sums.byteLength * 1.5 + this.counts.byteLength * 7 + this.leafOf.byteLength + this.found.byteLength + members;
+    for (let node = 0; node < this.nodes; node++) members += this.members[node]!.byteLength + this.tags[node]!.byteLength + this.times[node]!.byteLength;
+    return this.sums.byteLength * 1.5 + this.counts.byteLength * 7 + this.leafOf.byteLength * 2 + this.found.byteLength + members;
   }
 
   /** Puts a row in the leaf its vector leads to (a row already in the tree must be removed first). */
   insert(row: number): void {
     const v = this.vector;
-    if (!this.vectorOf(row, v)) return;
+    if (!this.rows.vector(row, v)) return;
     let node = 0;
     while (this.children[node]) node = this.nearestChild(node, v);
     this.add(node, v, 1);
-    this.append(node, row);
+    this.append(node, row, this.rows.tag(row), this.rows.time(row));
     if (this.counts[node]! > this.limits[node]!) this.split(node);
   }
-
-
 
   /** Takes a row out: call it while the row still has the vector it was inserted (or last recentred) with. */
   remove(row: number): void {
     const leaf = this.leafOf[row] ?? -1;
     if (leaf < 0) return;
-    this.leafOf[row] = -1;
-    if (this.vectorOf(row, this.vector)) this.add(leaf, this.vector, -1);
+    this.forget(row);
+    if (this.rows.vector(row, this.vector)) this.add(leaf, this.vector, -1);
     else for (let node = leaf; node >= 0; node = this.parents[node]!) this.counts[node]!--;
   }
 
@@ -104,17 +118,23 @@ export class PartitionTree {
     for (let row = 0; row < this.leafOf.length; row++) {
       const leaf = this.leafOf[row]!;
       if (leaf < 0) continue;
-      if (this.vectorOf(row, v)) this.add(leaf, v, 1);
-      else this.leafOf[row] = -1;
+      if (this.rows.vector(row, v)) this.add(leaf, v, 1);
+      else this.forget(row);
     }
+  }
+
+  /** Marks the row's entry in its leaf as gone. */
+  private forget(row: number) {
+    this.members[this.leafOf[row]!]![this.slotOf[row]!] = -1;
+    this.leafOf[row] = -1;
   }
 
   /**
    * Rows of the leaves nearest `q` (a centred unit vector), nearest leaf first, until `want` of them
-   * pass `passes` (every row when it is absent) or every leaf has been visited. The answer is a view
+   * pass `filter` (every row when it is absent) or every leaf has been visited. The answer is a view
    * of a buffer the next call writes over.
    */
-  candidates(q: Float32Array, want: number, passes?: (row: number) => boolean): Int32Array {
+  candidates(q: Float32Array, want: number, filter?: RowFilter): Int32Array {
     let out = this.found;
     let found = 0;
     const heap = new NodeHeap();
@@ -133,9 +153,17 @@ export class PartitionTree {
         bigger.set(out.subarray(0, found));
         this.found = out = bigger;
       }
+      if (!filter) {
+        for (let i = 0; i < end; i++) if (rows[i]! >= 0) out[found++] = rows[i]!;
+        continue;
+      }
+      const { tags, since, until } = filter;
+      const rowTags = this.tags[node]!;
+      const rowTimes = this.times[node]!;
       for (let i = 0; i < end; i++) {
-        const row = rows[i]!;
-        if (this.leafOf[row] === node && (!passes || passes(row))) out[found++] = row;
+        if (rows[i]! < 0 || (tags && !tags[rowTags[i]!])) continue;
+        const at = rowTimes[i]!;
+        if (at >= since && at < until) out[found++] = rows[i]!;
       }
     }
     return out.subarray(0, found);
@@ -185,30 +213,45 @@ export class PartitionTree {
     }
   }
 
-  private append(leaf: number, row: number) {
+  private append(leaf: number, row: number, tag: number, time: number) {
     if (row >= this.leafOf.length) {
-      const grown = new Int32Array(Math.max(row + 1, this.leafOf.length * 2)).fill(-1);
+      const size = Math.max(row + 1, this.leafOf.length * 2);
+      const grown = new Int32Array(size).fill(-1);
       grown.set(this.leafOf);
       this.leafOf = grown;
+      this.slotOf = resized(this.slotOf, size);
     }
-    this.leafOf[row] = leaf;
-    let rows = this.members[leaf]!;
-    const at = this.filled[leaf]!;
-    if (at === rows.length) {
+    if (this.filled[leaf]! === this.members[leaf]!.length) {
       // Full: drop the entries of rows gone elsewhere before growing.
       this.compact(leaf);
-      rows = this.members[leaf]!;
-      if (this.filled[leaf]! === rows.length) {
-        this.members[leaf] = rows = resized(rows, rows.length * 2);
+      const size = this.members[leaf]!.length;
+      if (this.filled[leaf]! === size) {
+        this.members[leaf] = resized(this.members[leaf]!, size * 2);
+        this.tags[leaf] = resized(this.tags[leaf]!, size * 2);
+        this.times[leaf] = resized(this.times[leaf]!, size * 2);
       }
     }
-    rows[this.filled[leaf]!++] = row;
+    const at = this.filled[leaf]!++;
+    this.members[leaf]![at] = row;
+    this.tags[leaf]![at] = tag;
+    this.times[leaf]![at] = time;
+    this.leafOf[row] = leaf;
+    this.slotOf[row] = at;
   }
 
   private compact(leaf: number) {
     const rows = this.members[leaf]!;
+    const tags = this.tags[leaf]!;
+    const times = this.times[leaf]!;
     let kept = 0;
-    for (let i = 0; i < this.filled[leaf]!; i++) if (this.leafOf[rows[i]!] === leaf) rows[kept++] = rows[i]!;
+    for (let i = 0; i < this.filled[leaf]!; i++) {
+      const row = rows[i]!;
+      if (row < 0) continue;
+      rows[kept] = row;
+      tags[kept] = tags[i]!;
+      times[kept] = times[i]!;
+      this.slotOf[row] = kept++;
+    }
     this.filled[leaf] = kept;
   }
 
@@ -229,6 +272,8 @@ export class PartitionTree {
     this.dirty[node] = 1;
     this.limits[node] = LEAF_MAX;
     this.members[node] = new Int32Array(64);
+    this.tags[node] = new Int32Array(64);
+    this.times[node] = new Float64Array(64);
     return node;
   }
 
@@ -236,23 +281,23 @@ export class PartitionTree {
   private split(leaf: number) {
     this.compact(leaf);
     const m = this.filled[leaf]!;
-    const rows = this.members[leaf]!.slice(0, m);
+    const rows = this.members[leaf]!;
     const dims = this.dims;
     const data = new Float32Array(m * dims);
-    let usable = 0;
+    const usable: number[] = [];
     for (let i = 0; i < m; i++) {
       const row = rows[i]!;
-      if (!this.vectorOf(row, this.vector)) {
-        this.leafOf[row] = -1;
+      if (!this.rows.vector(row, this.vector)) {
+        this.forget(row);
         for (let node = leaf; node >= 0; node = this.parents[node]!) this.counts[node]!--;
         continue;
       }
-      data.set(this.vector, usable * dims);
-      rows[usable++] = row;
+      data.set(this.vector, usable.length * dims);
+      usable.push(i);
     }
-    const groups = kmeans(data.subarray(0, usable * dims), dims, BRANCHES, leaf);
+    const groups = kmeans(data.subarray(0, usable.length * dims), dims, BRANCHES, leaf);
     const sizes = new Int32Array(BRANCHES);
-    for (let i = 0; i < usable; i++) sizes[groups[i]!]!++;
+    for (let j = 0; j < usable.length; j++) sizes[groups[j]!]!++;
     const used = [...sizes.keys()].filter((g) => sizes[g]! > 0);
     if (used.length < 2) {
       // The rows cannot be told apart (the same text again and again): wait until the leaf has doubled.
@@ -261,16 +306,21 @@ export class PartitionTree {
     }
     const childOf = new Int32Array(BRANCHES).fill(-1);
     const children = used.map((g) => (childOf[g] = this.addNode(leaf)));
-    for (let i = 0; i < usable; i++) {
-      const child = childOf[groups[i]!]!;
+    const tags = this.tags[leaf]!;
+    const times = this.times[leaf]!;
+    for (let j = 0; j < usable.length; j++) {
+      const child = childOf[groups[j]!]!;
       const base = child * dims;
-      for (let d = 0; d < dims; d++) this.sums[base + d]! += data[i * dims + d]!;
+      for (let d = 0; d < dims; d++) this.sums[base + d]! += data[j * dims + d]!;
       this.counts[child]!++;
       this.dirty[child] = 1;
-      this.append(child, rows[i]!);
+      const i = usable[j]!;
+      this.append(child, rows[i]!, tags[i]!, times[i]!);
     }
     this.children[leaf] = Int32Array.from(children);
     this.members[leaf] = new Int32Array(0);
+    this.tags[leaf] = new Int32Array(0);
+    this.times[leaf] = new Float64Array(0);
     this.filled[leaf] = 0;
   }
 }
