@@ -1,4 +1,3 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Router, type Request, type Response } from 'express';
 import type pg from 'pg';
 import { createChargeBatcher, type ChargeBatcher } from '@loupe/credits';
@@ -13,6 +12,7 @@ import type { ThirdPartyGateway } from '@loupe/third-party-mcp';
 import { authenticate, credentialRateKey } from './authenticate';
 import { answerModern, envelopeWithoutHeader, MODERN_PROTOCOL_VERSION, SERVED_PROTOCOL_VERSIONS, unsupportedProtocolVersion, type Answer } from './modern';
 import { buildServer, connectionTools, registrations, serverImplementation } from './server';
+import { answerPost } from './post-transport';
 import { challengeHeader, MCP_PATH, STEP_UP_VERSIONS, stepUp } from './challenges';
 import { serveToolIcon, TOOL_ICONS_PATH } from './tool-icons';
 import { createDocumentReader } from './tools/document-text';
@@ -106,7 +106,8 @@ function hostAllowed(req: Request, base: URL): string | undefined {
 /**
  * The MCP endpoint (spec 4.1, 5.1, 7.2): stateless Streamable HTTP with JSON responses. Order: 405,
  * DNS-rebinding check, credentials, Accept (406), Content-Type (415), protocol version (400), a body
- * read to at most 75 MB (413), JSON (400 -32700), then the SDK with a server bound to the caller.
+ * read to at most 75 MB (413), JSON (400 -32700), then a server bound to the caller (the SDK's for the
+ * handshake era, through answerPost; our own dispatcher for 2026-07-28).
  */
 export function createMcpApp(deps: McpAppDeps): Router {
   const router = Router();
@@ -221,17 +222,8 @@ export function createMcpApp(deps: McpAppDeps): Router {
         const refused = stepUp(deps.baseUrl(), auth.principal, calledTool(body));
         if (refused) return send(res, refused);
       }
-      const { server, transport } = await timed(deps.observePhase, 'build', async () => {
-        const server = await buildServer(ctx, deps.thirdParty, deps.baseUrl());
-        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-        await server.connect(transport);
-        return { server, transport };
-      });
-      res.on('close', () => {
-        void transport.close();
-        void server.close();
-      });
-      await timed(deps.observePhase, 'handle', () => transport.handleRequest(req, res, body));
+      const server = await timed(deps.observePhase, 'build', () => buildServer(ctx, deps.thirdParty, deps.baseUrl()));
+      send(res, await timed(deps.observePhase, 'handle', () => answerPost(server, body)));
     } catch (error) {
       if (res.headersSent) return next(error);
       if (isDatabaseUnavailable(error)) {
@@ -276,12 +268,13 @@ function calledTool(body: unknown) {
   return method === 'tools/call' && typeof params?.name === 'string' ? registrations().get(params.name)?.tool : undefined;
 }
 
-/** An answer of the 2026-07-28 dispatcher. */
+/** An answer of the 2026-07-28 dispatcher or of answerPost, as JSON (written as is: no ETag hashed over a body no one caches). */
 function send(res: Response, answer: Answer) {
   for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
   res.status(answer.status);
   if (answer.body === undefined) return void res.end();
-  res.json(answer.body);
+  res.setHeader('content-type', 'application/json');
+  res.end(JSON.stringify(answer.body));
 }
 
 /** 401 without credentials (spec 5.1 rule 4), with the scope hint (challenges.ts). */
