@@ -59,6 +59,7 @@ class OnePostTransport implements Transport {
   /** Answers are kept; what the server sends besides them (progress, logging) has no stream to go to in JSON mode, as in the SDK's transport. */
   async send(message: JSONRPCMessage) {
     if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message)) return;
+    if (message.id === undefined) return; // an error about no request in particular: nothing waits for it
     this.answered.set(message.id, message);
     if (this.requests.every((id) => this.answered.has(id))) this.resolve(this.requests.map((id) => this.answered.get(id)!));
   }
