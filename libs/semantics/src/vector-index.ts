@@ -232,9 +232,6 @@ export class VectorIndex {
         if (want < this.live * share * TREE_MAX_SHARE) candidates = this.tree.candidates(q, want, rowFilter);
       }
     }
-    const { tags, since, until } = rowFilter;
-    const rowFacets = this.facets;
-    const times = this.times;
     // The k best so far, worst first (k is small: insertion keeps them sorted).
     const bestScores: number[] = [];
     const bestRows: number[] = [];
@@ -244,7 +241,7 @@ export class VectorIndex {
     for (let i = 0; i < end; i++) {
       const row = candidates ? candidates[i]! : i;
       const length = this.lengths[row]!;
-      if (!candidates && (length === 0 || (tags && !tags[rowFacets[row]!]) || times[row]! < since || times[row]! >= until)) continue;
+      if (!candidates && !this.passes(row, rowFilter)) continue;
       const base = row * dims;
       let s0 = 0;
       let s1 = 0;
@@ -275,13 +272,19 @@ export class VectorIndex {
    * The share of the collection that passes the filter: exact for the facets (`facetItems` pass them;
    * -1: no facet filtered), guessed for dates from FILTER_SAMPLE evenly spaced rows.
    */
+  /** Whether the item in `row` takes part and passes the filter (the tree checks its own copy of the same in each leaf). */
+  private passes(row: number, filter: RowFilter): boolean {
+    if (this.lengths[row] === 0 || (filter.tags && !filter.tags[this.facets[row]!])) return false;
+    const at = this.times[row]!;
+    return at >= filter.since && at < filter.until;
+  }
+
   private share(filter: RowFilter, facetItems: number): number {
     if (filter.since === -Infinity && filter.until === Infinity) return facetItems / this.live;
     let passing = 0;
     for (let i = 0; i < FILTER_SAMPLE; i++) {
       const row = Math.floor((i * this.n) / FILTER_SAMPLE);
-      const at = this.times[row]!;
-      if (this.lengths[row] !== 0 && (!filter.tags || filter.tags[this.facets[row]!]) && at >= filter.since && at < filter.until) passing++;
+      if (this.passes(row, filter)) passing++;
     }
     return passing / FILTER_SAMPLE;
   }
