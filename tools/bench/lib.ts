@@ -115,9 +115,13 @@ export function makeRecords(t: BenchTenant, n: number, bytes = 1024): Record<str
   });
 }
 
+/**
+ * The nearest-rank percentile of sorted samples: the smallest sample with at least p % of them at or
+ * below it (p99 of 100 samples is the 99th, not the slowest: that is `max`).
+ */
 export function percentile(sorted: number[], p: number): number {
   if (!sorted.length) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
 export function machine(): string {

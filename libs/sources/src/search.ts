@@ -227,6 +227,8 @@ async function sourcePass(db: Queryable, workspaceId: string, filters: SearchFil
     : `(SELECT s.id, s.occurred_at, s.search_doc, s.title FROM sources s
        WHERE s.search_doc @@ $${first + i}::tsquery AND ${f.clause}
        ORDER BY s.occurred_at DESC, s.id DESC LIMIT ${each})`);
+  // The title's vector is computed once a row (OFFSET 0 keeps the planner from inlining it into each
+  // of its uses: the rank, the match and every operand's coverage, six computations a row in the loose pass).
   // Each plan forced: left to itself the planner walked newest first for a word it could not price
   // (reading a million sources for a miss) and read bitmaps for words it thought rare.
   await db.query(walk ? 'SET LOCAL enable_bitmapscan = off; SET LOCAL enable_indexscan = on' : 'SET LOCAL enable_bitmapscan = on; SET LOCAL enable_indexscan = off');
@@ -236,7 +238,7 @@ async function sourcePass(db: Queryable, workspaceId: string, filters: SearchFil
             ${weights ? coverageSql('c.search_doc', weights) : '1'}::float8 AS coverage,
             ${coverageSql('t.v', weights)}::float8 AS title_coverage
        FROM (${arms.join(' UNION ALL ')}) c
-      CROSS JOIN LATERAL (SELECT ${TITLE_VECTOR_SQL('c.title')} AS v) t`,
+      CROSS JOIN LATERAL (SELECT ${TITLE_VECTOR_SQL('c.title')} AS v OFFSET 0) t`,
     [...params, ...match, ...f.params],
   );
   await db.query('SET LOCAL enable_bitmapscan = on; SET LOCAL enable_indexscan = on');
@@ -273,7 +275,7 @@ async function matchingSegments(db: Queryable, sourceIds: string[], query: strin
   if (!sourceIds.length) return bySource;
   const { rows } = await db.query<{ source_id: string; position: number }>(
     `SELECT g.source_id, g.position FROM source_segments g
-      CROSS JOIN LATERAL (SELECT setweight(to_tsvector('english'::regconfig, coalesce(g.heading, '')), 'B') || to_tsvector('english'::regconfig, g.text) AS v) t
+      CROSS JOIN LATERAL (SELECT setweight(to_tsvector('english'::regconfig, coalesce(g.heading, '')), 'B') || to_tsvector('english'::regconfig, g.text) AS v OFFSET 0) t
       WHERE g.source_id = ANY($1::text[]) AND t.v @@ $2::tsquery
       ORDER BY g.source_id, ts_rank_cd(t.v, $2::tsquery, 1|32) DESC, g.position`,
     [sourceIds, query],
@@ -580,7 +582,9 @@ async function searchIn(db: Queryable, workspaceId: string, request: SearchReque
   // Sources whose segments were not looked up yet (beyond the first ones by relevance, or brought by another ranking).
   const unplaced = page.filter((r) => r.positions.length === 0).map((r) => r.sourceId);
   if (unplaced.length) {
-    const found = await matchingSegments(db, unplaced, lexical.highlightQuery);
+    // Lexically 'none' is exhaustive (the passes fall back to the index when a walk finds too few):
+    // no source within the filters holds the words, so no segment is looked for.
+    const found = lexical.matched === 'none' ? new Map<string, number[]>() : await matchingSegments(db, unplaced, lexical.highlightQuery);
     for (const r of page) if (r.positions.length === 0) r.positions = found.get(r.sourceId) ?? [];
     // Found for their meaning alone (no word matches): their opening is the excerpt.
     const opening = page.filter((r) => r.positions.length === 0).map((r) => r.sourceId);
