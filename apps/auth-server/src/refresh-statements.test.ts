@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { statementsOf } from '@loupe/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Person, registerClient, startAuthServer, type AuthHarness } from './test/harness';
@@ -23,6 +24,41 @@ describe('a refresh in few statements (issue 26 item 2)', () => {
     });
     expect(seen).toEqual(['oauth-refresh-limits', 'oauth-rotate-refresh-token']);
     expect((await refresh(h, client, current)).status).toBe(200); // the rotated token works
+  });
+
+  it('a grant outlives its newest refresh token, and is written again only when it would end first (a day past the token)', async () => {
+    const sha = (v: string) => createHash('sha256').update(v).digest('hex');
+    const tokenRow = async (token: string) => (await h.pool.query<{ grant_id: string; expires_at: Date; exp: number }>(
+      "SELECT grant_id, expires_at, (payload->>'exp')::bigint AS exp FROM oauth_models WHERE model = 'RefreshToken' AND id_hash = $1", [sha(token)])).rows[0]!;
+    const grantRow = async (grantId: string) => (await h.pool.query<{ expires_at: Date; exp: number; xmin: string }>(
+      "SELECT expires_at, (payload->>'exp')::bigint AS exp, xmin::text AS xmin FROM oauth_models WHERE model = 'Grant' AND id_hash = $1", [sha(grantId)])).rows[0]!;
+    const tokens = (await exchange(h, client, await connect(new Person(h, 'grant-life@acme.test'), client))).body;
+    const first = await refresh(h, client, tokens.refresh_token);
+    expect(first.status).toBe(200);
+    const t1 = await tokenRow(first.body.refresh_token);
+    const g1 = await grantRow(t1.grant_id);
+    expect(g1.expires_at.getTime()).toBeGreaterThanOrEqual(t1.expires_at.getTime());
+    expect(Number(g1.exp)).toBeGreaterThanOrEqual(Number(t1.exp));
+
+    const second = await refresh(h, client, first.body.refresh_token);
+    expect(second.status).toBe(200);
+    const t2 = await tokenRow(second.body.refresh_token);
+    const g2 = await grantRow(t1.grant_id);
+    expect(g2.xmin).toBe(g1.xmin); // not written again: it still outlives the new token
+    expect(g2.expires_at.getTime()).toBeGreaterThanOrEqual(t2.expires_at.getTime());
+
+    // A grant that would end before the next token is extended to a day past it.
+    await h.pool.query(
+      "UPDATE oauth_models SET expires_at = now() + interval '1 minute', payload = jsonb_set(payload, '{exp}', to_jsonb(extract(epoch FROM now())::bigint + 60)) WHERE model = 'Grant' AND id_hash = $1",
+      [sha(t1.grant_id)],
+    );
+    const third = await refresh(h, client, second.body.refresh_token);
+    expect(third.status).toBe(200);
+    const t3 = await tokenRow(third.body.refresh_token);
+    const g3 = await grantRow(t1.grant_id);
+    expect(g3.expires_at.getTime()).toBe(t3.expires_at.getTime() + 86_400_000);
+    expect(Number(g3.exp)).toBe(Math.ceil(t3.expires_at.getTime() / 1000) + 86_400);
+    expect((await refresh(h, client, third.body.refresh_token)).status).toBe(200);
   });
 
   it('the rotation writes all or nothing: the loser of a race writes no successor, and the winner\'s tokens work', async () => {

@@ -92,14 +92,26 @@ const SAVE = `INSERT INTO oauth_models (model, id_hash, grant_id, uid, payload, 
               VALUES ($1, $2, $3, $4, $5, $6, $7)
               ON CONFLICT (model, id_hash) DO UPDATE SET grant_id = $3, uid = $4, payload = $5, expires_at = $6`;
 const UPSERT = { name: 'oauth-model-upsert', text: SAVE };
-/** The refresh token, and its grant's lifetime extended to the token's ($8: the grant's id hash, $9: the token's exp). */
+/** Slack given to a grant beyond its newest refresh token when it is extended. */
+export const GRANT_EXTENSION_SLACK_SECONDS = 86_400;
+
+/**
+ * A grant kept alive as long as its newest refresh token (`at`: the token's expiry, `exp`: the same in
+ * epoch seconds): only when the grant would end first, and then to a day past the token. A client that
+ * refreshes many times a day so rewrites its grant about once a day rather than at every refresh (its
+ * expiry is indexed: each rewrite wrote the row and every index of the table again).
+ */
+const extendGrantSql = (grantIdHash: string, at: string, exp: string, also = '') => `UPDATE oauth_models
+            SET expires_at = ${at}::timestamptz + interval '${GRANT_EXTENSION_SLACK_SECONDS} seconds',
+                payload = jsonb_set(payload, '{exp}', to_jsonb(${exp}::bigint + ${GRANT_EXTENSION_SLACK_SECONDS}))
+          WHERE model = 'Grant' AND id_hash = ${grantIdHash}${also}
+            AND (expires_at IS NULL OR expires_at < ${at}::timestamptz OR COALESCE((payload->>'exp')::bigint, 0) < ${exp}::bigint)`;
+
+/** The refresh token, and its grant kept alive as long ($8: the grant's id hash, $9: the token's exp). */
 const UPSERT_REFRESH_TOKEN = {
   name: 'oauth-model-upsert-refresh-token',
   text: `WITH saved AS (${SAVE})
-         UPDATE oauth_models
-            SET expires_at = GREATEST(expires_at, $6),
-                payload = jsonb_set(payload, '{exp}', to_jsonb(GREATEST(COALESCE((payload->>'exp')::bigint, 0), $9::bigint)))
-          WHERE model = 'Grant' AND id_hash = $8`,
+         ${extendGrantSql('$8', '$6', '$9')}`,
 };
 
 /**
@@ -119,10 +131,7 @@ const ROTATE = {
            SELECT $4, $5, $6, $7, $8, $9, $10 FROM consumed
            ON CONFLICT (model, id_hash) DO UPDATE SET grant_id = EXCLUDED.grant_id, uid = EXCLUDED.uid, payload = EXCLUDED.payload, expires_at = EXCLUDED.expires_at
          ), kept AS (
-           UPDATE oauth_models
-              SET expires_at = GREATEST(expires_at, $9),
-                  payload = jsonb_set(payload, '{exp}', to_jsonb(GREATEST(COALESCE((payload->>'exp')::bigint, 0), $12::bigint)))
-            WHERE model = 'Grant' AND id_hash = $11 AND EXISTS (SELECT 1 FROM consumed)
+           ${extendGrantSql('$11', '$9', '$12', ' AND EXISTS (SELECT 1 FROM consumed)')}
          ), access AS (
            INSERT INTO oauth_models (model, id_hash, grant_id, uid, payload, expires_at, created_at)
            SELECT $13, $14, $15, $16, $17, $18, $19 FROM consumed
