@@ -93,7 +93,7 @@ const SAVE = `INSERT INTO oauth_models (model, id_hash, grant_id, uid, payload, 
               ON CONFLICT (model, id_hash) DO UPDATE SET grant_id = $3, uid = $4, payload = $5, expires_at = $6`;
 const UPSERT = { name: 'oauth-model-upsert', text: SAVE };
 /** Slack given to a grant beyond its newest refresh token when it is extended. */
-export const GRANT_EXTENSION_SLACK_SECONDS = 86_400;
+const GRANT_EXTENSION_SLACK_SECONDS = 86_400;
 
 /**
  * A grant kept alive as long as its newest refresh token (`at`: the token's expiry, `exp`: the same in
