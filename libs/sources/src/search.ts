@@ -227,11 +227,11 @@ async function sourcePass(db: Queryable, workspaceId: string, filters: SearchFil
     : `(SELECT s.id, s.occurred_at, s.search_doc, s.title FROM sources s
        WHERE s.search_doc @@ $${first + i}::tsquery AND ${f.clause}
        ORDER BY s.occurred_at DESC, s.id DESC LIMIT ${each})`);
-  // The title's vector is computed once a row (OFFSET 0 keeps the planner from inlining it into each
-  // of its uses: the rank, the match and every operand's coverage, six computations a row in the loose pass).
   // Each plan forced: left to itself the planner walked newest first for a word it could not price
   // (reading a million sources for a miss) and read bitmaps for words it thought rare.
   await db.query(walk ? 'SET LOCAL enable_bitmapscan = off; SET LOCAL enable_indexscan = on' : 'SET LOCAL enable_bitmapscan = on; SET LOCAL enable_indexscan = off');
+  // The title's vector is computed once a row (OFFSET 0 keeps the planner from inlining it into each
+  // of its uses: the rank, the match and every operand's coverage, six computations a row in the loose pass).
   const { rows } = await db.query<PassRow>(
     `${cte}SELECT c.id AS source_id, c.occurred_at, ts_rank_cd(c.search_doc, $1::tsquery, 1|32) AS rank,
             CASE WHEN t.v @@ $1::tsquery THEN ts_rank_cd(t.v, $1::tsquery, 32) END AS title_rank,
