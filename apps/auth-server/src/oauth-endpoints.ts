@@ -1,9 +1,9 @@
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import {
-  checkRegistration, grantableScopes, isOurResource, KNOWN_CLIENTS, knownClientMetadata, markNoGrantableScope, mcpResourceUrl,
-  revokeToken,
+  answerPlainRefresh, checkRegistration, grantableScopes, isOurResource, KNOWN_CLIENTS, knownClientMetadata, markNoGrantableScope, mcpResourceUrl,
+  revokeToken, TOKEN_ENDPOINT_UNAVAILABLE,
 } from '@loupe/oauth';
-import { deferredPerIpCheck, sendPerIpRateLimited, takeTogether, type Logger } from '@loupe/http';
+import { deferredPerIpCheck, isDatabaseUnavailable, sendPerIpRateLimited, takeTogether, type Logger } from '@loupe/http';
 import type { AuthRuntime } from './runtime';
 import { OAUTH_TOKEN_PATH, sendOAuthRateLimited, takeRefreshLimits } from './rate-limits';
 import { renderErrorPage } from './pages';
@@ -15,6 +15,12 @@ const json = express.json({ limit: '64kb', type: () => true });
 
 const oauthError = (res: Response, status: number, error: string, description: string) =>
   res.status(status).setHeader('cache-control', 'no-store').json({ error, error_description: description });
+
+/** A token response with the headers oidc-provider gives it: no-store, and CORS for the origin that asks (clientBasedCORS allows all). */
+const sendTokenResponse = (req: Request, res: Response, body: Record<string, unknown>) =>
+  res.status(200).setHeader('cache-control', 'no-store').vary('Origin')
+    .setHeader('access-control-allow-origin', req.get('origin') ?? '*').setHeader('access-control-expose-headers', 'WWW-Authenticate')
+    .json(body);
 
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 
@@ -103,7 +109,7 @@ export function oauthEndpoints(runtime: Runtime): Router {
       ipAllowsAlone(res).then((allowed) => allowed && next(error), next);
     }),
     wrap(async (req, res, next) => {
-      const { limiters, issuer, pool } = await runtime();
+      const { limiters, issuer, pool, provider, clock } = await runtime();
       const body = (req.body ?? {}) as Record<string, unknown>;
       const clientId = str(body.client_id) ?? '';
       const resource = body.resource;
@@ -122,6 +128,15 @@ export function oauthEndpoints(runtime: Runtime): Router {
         const decisions = await takeRefreshLimits(req, pool, limiters.refresh, clientId, str(body.refresh_token) ?? '', ipCheck);
         if (decisions.ip && !decisions.ip.allowed) return sendPerIpRateLimited(res, decisions.ip);
         if (!decisions.refresh.allowed) return sendOAuthRateLimited(res, decisions.refresh, 'token refreshes for this client');
+        // The common refresh is answered here, the rest by oidc-provider (see answerPlainRefresh).
+        let answer: Record<string, unknown> | undefined;
+        try {
+          answer = await answerPlainRefresh({ provider, pool, clock }, body, decisions.token);
+        } catch (error) {
+          if (!isDatabaseUnavailable(error)) throw error;
+          return res.status(503).setHeader('retry-after', '1').setHeader('cache-control', 'no-store').json(TOKEN_ENDPOINT_UNAVAILABLE);
+        }
+        if (answer) return sendTokenResponse(req, res, answer);
       } else if (!(await ipAllowsAlone(res))) {
         return;
       }

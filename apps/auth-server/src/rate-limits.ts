@@ -32,7 +32,7 @@ export const OAUTH_TOKEN_PATH = '/oauth/token';
  * A refresh's two limits in one statement (spec 8.1): the per-IP count (`ip`, left to the route by
  * the shell) and the count per client connection, whose key names the refresh token's family (its
  * grant, read by the same statement; `unknown` for a token we do not hold); and the token itself with
- * its grant and user (`REFRESH_TOKEN_READ`), handed to oidc-provider's lookup in this request. Keys are counted in
+ * its grant and user (`REFRESH_TOKEN_READ`), answered as `token` and handed to oidc-provider's lookup in this request. Keys are counted in
  * key order, as every counter statement does, so two statements never wait on each other in a cycle.
  */
 const TAKE_REFRESH_LIMITS = {
@@ -65,7 +65,7 @@ export async function takeRefreshLimits(
   clientId: string,
   refreshToken: string,
   ip: { limiter: RateLimiter; key: string } | undefined,
-): Promise<{ ip: RateDecision | undefined; refresh: RateDecision }> {
+): Promise<{ ip: RateDecision | undefined; refresh: RateDecision; token: RefreshTokenRead | undefined }> {
   const refreshWindow = windowOf(refresh)!;
   const ipWindow = ip && windowOf(ip.limiter);
   const fixed = ip && ipWindow ? [{ key: ip.key, start: ipWindow.start }] : [];
@@ -76,10 +76,12 @@ export async function takeRefreshLimits(
   });
   const { family_key: familyKey, keys, starts, counts, ...read } = rows[0]!;
   // The token the same statement read: oidc-provider's lookup of it in this request is answered from it.
-  if (token) readAheadRefreshToken(req, token, read.payload ? read : undefined);
+  const found = token && read.payload ? read : undefined;
+  if (token) readAheadRefreshToken(req, token, found);
   const countOf = (key: string, start: number) => counts[keys.findIndex((k, i) => k === key && Number(starts[i]) === start)]!;
   return {
     ip: ip && (ipWindow ? ipWindow.decide(countOf(ip.key, ipWindow.start)) : await ip.limiter.take(ip.key)),
     refresh: refreshWindow.decide(countOf(familyKey, refreshWindow.start)),
+    token: found,
   };
 }

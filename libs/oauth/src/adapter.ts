@@ -140,6 +140,33 @@ const ROTATE = {
          SELECT count(*)::int AS won FROM consumed`,
 };
 
+/**
+ * A model's row as `SAVE` writes it (the raw id only as its hash). A refresh token's also carries its
+ * grant's id hash and its expiry in epoch seconds (`extendsGrant`): saving it keeps its grant alive as long.
+ */
+export function modelRow(model: string, id: string, payload: Payload, expiresIn: number | undefined, clock: Clock): { values: unknown[]; extendsGrant: boolean } {
+  const { jti: _jti, ...stored } = payload;
+  const expiresAt = expiresIn ? new Date(clock.now() + expiresIn * 1000) : null;
+  const values = [model, sha256(id), payload.grantId ?? null, payload.uid ?? null, stored, expiresAt, new Date(clock.now())];
+  if (model !== 'RefreshToken' || !payload.grantId || !expiresAt) return { values, extendsGrant: false };
+  return { values: [...values, sha256(payload.grantId), Math.ceil(expiresAt.getTime() / 1000)], extendsGrant: true };
+}
+
+/**
+ * One rotation (`ROTATE`): consumes the retired refresh token and, only if that won, saves its
+ * successor and the access token (their `modelRow` values; the refresh token's extends its grant).
+ * Answers whether it won; when it did not, nothing was written.
+ */
+export async function rotateRefreshToken(
+  db: Pick<pg.Pool, 'query'>,
+  consume: { model: string; idHash: string; at: Date },
+  refreshToken: unknown[],
+  accessToken: unknown[],
+): Promise<boolean> {
+  const { rows } = await db.query<{ won: number }>({ ...ROTATE, values: [consume.model, consume.idHash, consume.at, ...refreshToken, ...accessToken] });
+  return rows[0]?.won === 1;
+}
+
 /** The account a refresh acts for, read with its token (FIND_REFRESH_TOKEN): what `standingGrantUser` would answer. */
 export interface GrantUserRead {
   userId: string;
@@ -198,21 +225,15 @@ export function createAdapterClass({ pool, clock }: AdapterOptions) {
     }
 
     async upsert(id: string, payload: Payload, expiresIn?: number): Promise<void> {
-      const { jti: _jti, ...stored } = payload;
-      const expiresAt = expiresIn ? new Date(clock.now() + expiresIn * 1000) : null;
-      const row = [this.model, sha256(id), payload.grantId ?? null, payload.uid ?? null, stored, expiresAt, new Date(clock.now())];
+      const { values, extendsGrant } = modelRow(this.model, id, payload, expiresIn, clock);
       const rotation = tokenRequest.getStore()?.rotation;
-      if (rotation && this.model === 'RefreshToken' && !rotation.refreshToken && payload.grantId && expiresAt) {
-        rotation.refreshToken = [...row, sha256(payload.grantId), Math.ceil(expiresAt.getTime() / 1000)];
+      if (rotation && !rotation.refreshToken && extendsGrant) {
+        rotation.refreshToken = values;
         return;
       }
-      if (rotation?.refreshToken && this.model === 'AccessToken') return this.rotate(rotation, row);
+      if (rotation?.refreshToken && this.model === 'AccessToken') return this.rotate(rotation, values);
       // A rotated refresh token lives 30 days from its rotation; its grant must outlive it (same statement: one round trip per rotation).
-      if (this.model === 'RefreshToken' && payload.grantId && expiresAt) {
-        await this.db.query({ ...UPSERT_REFRESH_TOKEN, values: [...row, sha256(payload.grantId), Math.ceil(expiresAt.getTime() / 1000)] });
-      } else {
-        await this.db.query({ ...UPSERT, values: row });
-      }
+      await this.db.query({ ...(extendsGrant ? UPSERT_REFRESH_TOKEN : UPSERT), values });
     }
 
     async find(id: string): Promise<Payload | undefined> {
@@ -289,9 +310,7 @@ export function createAdapterClass({ pool, clock }: AdapterOptions) {
     private async rotate(rotation: PendingRotation, row: unknown[]): Promise<void> {
       const request = tokenRequest.getStore()!;
       request.rotation = undefined;
-      const { consume } = rotation;
-      const { rows } = await pool.query<{ won: number }>({ ...ROTATE, values: [consume.model, consume.idHash, consume.at, ...rotation.refreshToken!, ...row] });
-      if (rows[0]?.won !== 1) throw new errors.InvalidGrant('refresh token already used');
+      if (!(await rotateRefreshToken(pool, rotation.consume, rotation.refreshToken!, row))) throw new errors.InvalidGrant('refresh token already used');
     }
 
     async destroy(id: string): Promise<void> {

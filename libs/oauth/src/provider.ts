@@ -39,6 +39,12 @@ export interface OAuthProviderDeps {
   log?: Logger;
 }
 
+/** A token request that met a database it cannot reach: 503, retry (nothing was changed). */
+export const TOKEN_ENDPOINT_UNAVAILABLE = Object.freeze({
+  error: 'temporarily_unavailable',
+  error_description: 'The service cannot reach its database right now and nothing was changed; retry in a moment',
+});
+
 export const mcpResourceUrl = (issuer: string) => `${issuer}/api/mcp`;
 export const knownClientId = (issuer: string, slug: string) => `${issuer}/oauth/clients/${slug}`;
 
@@ -285,9 +291,7 @@ export async function createOAuthProvider(deps: OAuthProviderDeps): Promise<Prov
       ctx.status = 503;
       ctx.set('retry-after', '1');
       ctx.set('cache-control', 'no-store');
-      if (ctx.body && typeof ctx.body === 'object' && 'error' in ctx.body) {
-        ctx.body = { error: 'temporarily_unavailable', error_description: 'The service cannot reach its database right now and nothing was changed; retry in a moment' };
-      }
+      if (ctx.body && typeof ctx.body === 'object' && 'error' in ctx.body) ctx.body = { ...TOKEN_ENDPOINT_UNAVAILABLE };
     }
   });
   provider.use(async (ctx, next) => {
