@@ -60,7 +60,8 @@ export async function answerPlainRefresh(
   if (grant.clientId !== clientId || grant.accountId !== token.accountId || typeof grant.exp !== 'number' || grant.exp <= now) return undefined;
   if (read.grant_active !== true || read.user_id !== token.accountId) return undefined;
 
-  const client = await provider.Client.find(clientId);
+  // A client that cannot be resolved now (a metadata document that failed to load, a database gone) is oidc-provider's to answer.
+  const client = await provider.Client.find(clientId).catch(() => undefined);
   if (!client || client.clientAuthMethod !== 'none' || !client.grantTypeAllowed(GTY)) return undefined;
 
   const RefreshToken = provider.RefreshToken as unknown as TokenClass;
