@@ -134,7 +134,8 @@ export function oauthEndpoints(runtime: Runtime): Router {
           answer = await answerPlainRefresh({ provider, pool, clock }, body, decisions.token);
         } catch (error) {
           if (!isDatabaseUnavailable(error)) throw error;
-          return res.status(503).setHeader('retry-after', '1').setHeader('cache-control', 'no-store').json(TOKEN_ENDPOINT_UNAVAILABLE);
+          res.setHeader('retry-after', '1');
+          return oauthError(res, 503, TOKEN_ENDPOINT_UNAVAILABLE.error, TOKEN_ENDPOINT_UNAVAILABLE.error_description);
         }
         if (answer) return sendTokenResponse(req, res, answer);
       } else if (!(await ipAllowsAlone(res))) {

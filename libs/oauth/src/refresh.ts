@@ -82,17 +82,19 @@ export async function answerPlainRefresh(
   accessToken.claims = successor.claims;
   accessToken.scope = new Grant(grant).getOIDCScopeFiltered(successor.scopes);
 
-  const [refreshRow, accessRow] = await Promise.all([successor, accessToken].map(async (model) => {
+  // As the models' save() does, with the row for the rotation's statement instead of the adapter's upsert.
+  const issue = async (model: TokenModel, kind: string) => {
     model.jti = model.generateTokenId();
     const { value, payload } = await model.getValueAndPayload();
-    return { value, values: modelRow(model === successor ? 'RefreshToken' : 'AccessToken', value, payload, model.expiration, clock).values };
-  }));
+    return { value, values: modelRow(kind, value, payload, model.expiration, clock).values };
+  };
+  const [refreshRow, accessRow] = await Promise.all([issue(successor, 'RefreshToken'), issue(accessToken, 'AccessToken')]);
   const consume = { model: 'RefreshToken', idHash: sha256(params.refresh_token as string), at: new Date(clock.now()) };
-  if (!(await rotateRefreshToken(pool, consume, refreshRow!.values, accessRow!.values))) return undefined;
+  if (!(await rotateRefreshToken(pool, consume, refreshRow.values, accessRow.values))) return undefined;
   return {
-    access_token: accessRow!.value,
+    access_token: accessRow.value,
     expires_in: accessToken.expiration,
-    refresh_token: refreshRow!.value,
+    refresh_token: refreshRow.value,
     scope: successor.scope ? accessToken.scope : accessToken.scope || undefined,
     token_type: 'bearer',
   };
