@@ -160,7 +160,7 @@ Refresh grants (each client refreshing its own token family with the token it wa
 ${side('Loupe (`npm start`, PostgreSQL adapter, rate limits)', f.ours)}
 ${side('oidc-provider, in-memory adapter', f.bare)}
 
-Ratio: **${Math.round(f.ratio * 100) / 100}** (target ≥ 0.35).${f.database ? ` Our service sends PostgreSQL ${f.database.statementsPerRefresh} statements per refresh.` : ''}
+Ratio: **${Math.round(f.ratio * 100) / 100}** (target ≥ 0.35).${f.database ? ` Our service sends PostgreSQL ${f.database.statementsPerRefresh} statements per refresh one at a time, ${f.database.underLoad} under the closed loop (overlapping refreshes share them).` : ''}
 `;
 }
 

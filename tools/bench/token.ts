@@ -53,8 +53,11 @@ export interface TokenFigures {
   ratio: number;
   /** Per-round rates, in the order run, to show the noise. */
   roundRates: Array<{ side: Side; refreshesPerSecond: number }>;
-  /** The statements our service sends PostgreSQL per refresh (refreshes one at a time), and those of one refresh. */
-  database: { statementsPerRefresh: number; statements: string[] } | undefined;
+  /**
+   * The statements our service sends PostgreSQL per refresh: refreshes one at a time, and under the
+   * closed loop of `clients` (where overlapping refreshes share statements); with those of one refresh.
+   */
+  database: { statementsPerRefresh: number; underLoad: number; statements: string[] } | undefined;
   /** What the run checked of our answers beside each 200 (see `verify`). */
   checks: string[];
   /** Times a round ran out of families and waited for more (each wait is inside the measurement). */
@@ -169,8 +172,9 @@ async function startBare(): Promise<{ url: string; client: OAuthClient; child: C
 }
 
 
-/** The statements our service sends PostgreSQL per refresh, `count` refreshes one at a time (PostgreSQL's log: `statementsOf`). */
-async function statementsOfRefreshes(service: BenchTarget, tokenUrl: URL, family: Family, count: number) {
+/** The statements our service sends PostgreSQL per refresh (PostgreSQL's log: `statementsOf`): `count` refreshes one at a time, then a second of the closed loop. */
+async function statementsOfRefreshes(service: BenchTarget, tokenUrl: URL, families: FamilyPool, held: Family[], count: number) {
+  const family = families.spare()!;
   const { perCall, statements } = await statementsOf(service, async () => {
     for (let i = 0; i < count; i++) {
       const result = await refresh(tokenUrl, family);
@@ -178,7 +182,12 @@ async function statementsOfRefreshes(service: BenchTarget, tokenUrl: URL, family
     }
     return count;
   });
-  return { statementsPerRefresh: perCall, statements };
+  const underLoad = await statementsOf(service, async () => {
+    const run = await closedLoop(tokenUrl, families, held, 1);
+    if (run.errors.length) throw new Error(`a refresh failed while its statements were counted: ${run.errors[0]}`);
+    return run.latencies.length;
+  });
+  return { statementsPerRefresh: perCall, underLoad: underLoad.perCall, statements };
 }
 
 /** Checks beyond each 200: the new access token works, a retired refresh token is refused, the 61st refresh is limited. */
@@ -266,8 +275,8 @@ export async function runTokenBench(options: { seconds?: number; clients?: numbe
     const ours = sideFigures(latencies.ours, errors.ours, rounds * seconds, families.ours.obtained, meters.ours.perThousand(latencies.ours.length));
     const bareFigures = sideFigures(latencies.bare, errors.bare, rounds * seconds, families.bare.obtained, meters.bare.perThousand(latencies.bare.length));
 
-    await families.ours.ensure(2);
-    const database = service.postgresDataDir ? await statementsOfRefreshes(service, tokenUrl.ours, families.ours.spare()!, 20) : undefined;
+    await families.ours.ensure(Math.ceil((rate.ours * 3) / REFRESHES_PER_FAMILY) + clients + 2);
+    const database = service.postgresDataDir ? await statementsOfRefreshes(service, tokenUrl.ours, families.ours, held.ours, 20) : undefined;
     const checks = await verify(service, families.ours, tokenUrl.ours, families.ours.usedUp.at(-1));
     return {
       machine: machine(), scope: SCOPE, clients, seconds, rounds, ours, bare: bareFigures,
@@ -297,7 +306,7 @@ export function printToken(f: TokenFigures) {
   const ms = (v: number | undefined) => (v === undefined ? '–' : (v / 1000).toFixed(2));
   console.log(`CPU per refresh (ms): Loupe ${ms(f.ours.cpu.serviceMs)} service + ${ms(f.ours.cpu.postgresMs)} PostgreSQL + ${ms(f.ours.cpu.benchMs)} load generator; baseline ${ms(f.bare.cpu.serviceMs)} provider + ${ms(f.bare.cpu.benchMs)} load generator`);
   if (f.database) {
-    console.log(`database: ${f.database.statementsPerRefresh} statements per refresh (one at a time, from PostgreSQL's log); those of one refresh:`);
+    console.log(`database: ${f.database.statementsPerRefresh} statements per refresh one at a time, ${f.database.underLoad} under the closed loop (from PostgreSQL's log); those of one refresh:`);
     for (const st of f.database.statements) console.log(`  ${st.length > 150 ? `${st.slice(0, 147)}...` : st}`);
   }
   for (const c of f.checks) console.log(`checked:  ${c}`);

@@ -1,7 +1,8 @@
 import type { Response } from 'express';
 import type pg from 'pg';
 import { createRateLimiter, type Clock, type RateDecision, type RateLimiter, type SweepingRateLimiter } from '@loupe/http';
-import { readAheadRefreshToken, REFRESH_TOKEN_READ, sha256, type RefreshTokenRead } from '@loupe/oauth';
+import { statementBatcher } from '@loupe/db';
+import { readAheadRefreshToken, refreshTokenRead, sha256, type RefreshTokenRead } from '@loupe/oauth';
 
 const HOUR = 3600_000;
 
@@ -32,28 +33,38 @@ export const OAUTH_TOKEN_PATH = '/oauth/token';
  * A refresh's two limits in one statement (spec 8.1): the per-IP count (`ip`, left to the route by
  * the shell) and the count per client connection, whose key names the refresh token's family (its
  * grant, read by the same statement; `unknown` for a token we do not hold); and the token itself with
- * its grant and user (`REFRESH_TOKEN_READ`), answered as `token` and handed to oidc-provider's lookup in this request. Keys are counted in
- * key order, as every counter statement does, so two statements never wait on each other in a cycle.
+ * its grant and user (`refreshTokenRead`), answered as `token` and handed to oidc-provider's lookup
+ * in this request. Concurrent refreshes share the statement (`StatementBatcher`): each key's count
+ * is added once for the batch, and each request gets the count it would have had alone, numbered in
+ * arrival order. Keys are counted in key order, as every counter statement does, so two statements
+ * never wait on each other in a cycle.
+ * Per request: $1 the token's id hash, $2 the family key's prefix, $3 the refresh window,
+ * $4 the per-IP key (null: counted elsewhere), $5 its window.
  */
 const TAKE_REFRESH_LIMITS = {
   name: 'oauth-refresh-limits',
-  text: `WITH family AS (
-           SELECT $4::text || COALESCE((SELECT grant_id FROM oauth_models WHERE model = 'RefreshToken' AND id_hash = $1), 'unknown') AS key
+  text: `WITH request AS (
+           SELECT l.n, l.param AS token, ($4::text[])[l.n] AS ip_key, ($5::bigint[])[l.n] AS ip_start, ($3::bigint[])[l.n] AS refresh_start,
+                  ($2::text[])[l.n] || COALESCE((SELECT grant_id FROM oauth_models WHERE model = 'RefreshToken' AND id_hash = l.param), 'unknown') AS family_key
+             FROM batch_requests($1::text[]) AS l(param, n)
          ), entries AS (
-           SELECT key, start FROM unnest($2::text[], $3::bigint[]) AS e(key, start)
-           UNION ALL SELECT family.key, $5::bigint FROM family
+           SELECT n, family_key AS key, refresh_start AS start FROM request
+           UNION ALL SELECT n, ip_key, ip_start FROM request WHERE ip_key IS NOT NULL
          ), counted AS (
            INSERT INTO rate_limit_counters (key, window_start, count)
-           SELECT key, start, 1 FROM entries ORDER BY key, start
+           SELECT key, start, count(*) FROM entries GROUP BY key, start ORDER BY key, start
            ON CONFLICT (key, window_start) DO UPDATE SET count = rate_limit_counters.count + EXCLUDED.count
            RETURNING key, window_start, count
+         ), numbered AS (
+           SELECT e.n, e.key, c.count - count(*) OVER same_key + row_number() OVER (same_key ORDER BY e.n) AS count
+             FROM entries e JOIN counted c ON c.key = e.key AND c.window_start = e.start
+           WINDOW same_key AS (PARTITION BY e.key, e.start)
          )
-         SELECT (SELECT key FROM family) AS family_key,
-                (SELECT array_agg(key ORDER BY key) FROM counted) AS keys,
-                (SELECT array_agg(window_start ORDER BY key) FROM counted) AS starts,
-                (SELECT array_agg(count ORDER BY key) FROM counted) AS counts,
+         SELECT r.n,
+                (SELECT count FROM numbered x WHERE x.n = r.n AND x.key = r.family_key) AS refresh_count,
+                (SELECT count FROM numbered x WHERE x.n = r.n AND x.key = r.ip_key) AS ip_count,
                 token.*
-           FROM (SELECT 1) one LEFT JOIN (${REFRESH_TOKEN_READ}) token ON true`,
+           FROM request r LEFT JOIN LATERAL (${refreshTokenRead('r.token')}) token ON true`,
 };
 
 const windowOf = (limiter: RateLimiter) => ('window' in limiter ? (limiter as SweepingRateLimiter).window() : undefined);
@@ -68,20 +79,17 @@ export async function takeRefreshLimits(
 ): Promise<{ ip: RateDecision | undefined; refresh: RateDecision; token: RefreshTokenRead | undefined }> {
   const refreshWindow = windowOf(refresh)!;
   const ipWindow = ip && windowOf(ip.limiter);
-  const fixed = ip && ipWindow ? [{ key: ip.key, start: ipWindow.start }] : [];
   const token = refreshToken && refreshToken.length <= 512 ? sha256(refreshToken) : '';
-  const { rows } = await pool.query<{ family_key: string; keys: string[]; starts: (string | number)[]; counts: number[] } & RefreshTokenRead>({
-    ...TAKE_REFRESH_LIMITS,
-    values: [token, fixed.map((f) => f.key), fixed.map((f) => f.start), `oauth-refresh:${clientId}:`, refreshWindow.start],
-  });
-  const { family_key: familyKey, keys, starts, counts, ...read } = rows[0]!;
+  const counted = ip && ipWindow ? [ip.key, ipWindow.start] : [null, null];
+  const row = await statementBatcher<{ refresh_count: number; ip_count: number | null } & RefreshTokenRead>(pool, TAKE_REFRESH_LIMITS)
+    .run([token, `oauth-refresh:${clientId}:`, refreshWindow.start, ...counted]);
+  const { refresh_count: refreshCount, ip_count: ipCount, ...read } = row!;
   // The token the same statement read: oidc-provider's lookup of it in this request is answered from it.
   const found = token && read.payload ? read : undefined;
   if (token) readAheadRefreshToken(req, token, found);
-  const countOf = (key: string, start: number) => counts[keys.findIndex((k, i) => k === key && Number(starts[i]) === start)]!;
   return {
-    ip: ip && (ipWindow ? ipWindow.decide(countOf(ip.key, ipWindow.start)) : await ip.limiter.take(ip.key)),
-    refresh: refreshWindow.decide(countOf(familyKey, refreshWindow.start)),
+    ip: ip && (ipWindow ? ipWindow.decide(Number(ipCount)) : await ip.limiter.take(ip.key)),
+    refresh: refreshWindow.decide(Number(refreshCount)),
     token: found,
   };
 }

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { statementsOf } from '@loupe/db/testing';
+import { createRateLimiter, systemClock } from '@loupe/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOAuthLimiters, takeRefreshLimits } from './rate-limits';
 import { Person, registerClient, startAuthServer, type AuthHarness } from './test/harness';
 import { connect, exchange, refresh, type Client } from './test/flow';
 
@@ -68,6 +70,28 @@ describe('a refresh in few statements (issue 26 item 2)', () => {
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     const after = await h.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM oauth_models WHERE model IN ('AccessToken', 'RefreshToken')");
     expect(after.rows[0]!.n - before.rows[0]!.n).toBe(2); // one refresh token and one access token, whoever won
+  });
+
+  it('concurrent refreshes share the limits statement: each is counted as if alone, in arrival order, and reads its own token', async () => {
+    const limiters = createOAuthLimiters(h.pool, systemClock);
+    const perIp = createRateLimiter(h.pool, { limit: 1_000, windowMs: 60_000, clock: systemClock });
+    const tokens = await Promise.all(['shared-1@acme.test', 'shared-2@acme.test'].map(async (email) =>
+      (await exchange(h, client, await connect(new Person(h, email), client))).body.refresh_token as string));
+    const ip = { limiter: perIp, key: `ip:shared-${Date.now()}` };
+    // Started together: the first goes out alone, the seven that arrive while it is out go in one statement.
+    const sent = [tokens[0]!, tokens[0]!, tokens[1]!, tokens[0]!, 'loupe_rt_unknown', tokens[1]!, tokens[0]!, tokens[1]!];
+    let answers: Awaited<ReturnType<typeof takeRefreshLimits>>[] = [];
+    const seen = await statementsOf(async () => {
+      answers = await Promise.all(sent.map((token) => takeRefreshLimits({}, h.pool, limiters.refresh, client.client_id, token, ip)));
+    });
+    expect(seen).toEqual(['oauth-refresh-limits', 'oauth-refresh-limits']);
+    expect(answers.map((a) => a.ip!.remaining)).toEqual([999, 998, 997, 996, 995, 994, 993, 992]);
+    // Each family counted on its own, in the order its requests came (60 an hour each).
+    expect(answers.map((a) => a.refresh.remaining)).toEqual([59, 58, 59, 57, 59, 58, 56, 57]);
+    const grantOf = async (token: string) => (await h.pool.query<{ grant_id: string }>(
+      "SELECT grant_id FROM oauth_models WHERE model = 'RefreshToken' AND id_hash = $1", [createHash('sha256').update(token).digest('hex')])).rows[0]!.grant_id;
+    const grants = await Promise.all(tokens.map(grantOf));
+    expect(answers.map((a) => a.token?.grant_id)).toEqual(sent.map((token) => grants[tokens.indexOf(token)]));
   });
 
   it('a person removed from the workspace cannot refresh: invalid_grant at once, nothing written', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
+import { createTestDatabase, statementsOf, type TestDatabase } from '@loupe/db/testing';
 import { systemClock } from '@loupe/http';
-import { createAdapterClass, inTokenTransaction } from './adapter';
+import { createAdapterClass, inTokenTransaction, modelRow, rotateRefreshToken } from './adapter';
 import { sha256 } from './hash';
 
 let t: TestDatabase;
@@ -81,6 +81,41 @@ describe('PostgreSQL adapter', () => {
       expect(results.every((r) => r.status === 'fulfilled' || (r.reason as { error?: string }).error === 'invalid_grant')).toBe(true);
       expect(await rt.find('tx-race-1')).toBeDefined();
     });
+  });
+
+  it('concurrent rotations share one statement, and of two with one token in it exactly one wins and writes', async () => {
+    const A = Adapter();
+    const rt = new A('RefreshToken');
+    for (const name of ['batch-a', 'batch-b']) await rt.upsert(`${name}-0`, { jti: `${name}-0`, kind: 'RefreshToken', grantId: name }, 600);
+    const rows = (name: string, n: number) => {
+      const row = (model: string, id: string) => modelRow(model, id, { jti: id, kind: model, grantId: name }, 600, systemClock).values;
+      return [row('RefreshToken', `${name}-${n}`), row('AccessToken', `${name}-at-${n}`)] as const;
+    };
+    const consume = (name: string) => ({ model: 'RefreshToken', idHash: sha256(`${name}-0`), at: new Date() });
+    let results: boolean[] = [];
+    // Started together: the first goes out alone, the three that arrive while it is out go in one statement.
+    const seen = await statementsOf(async () => {
+      results = await Promise.all([
+        rotateRefreshToken(t.pool, consume('batch-a'), ...rows('batch-a', 1)),
+        rotateRefreshToken(t.pool, consume('batch-b'), ...rows('batch-b', 1)),
+        rotateRefreshToken(t.pool, consume('batch-b'), ...rows('batch-b', 2)),
+        rotateRefreshToken(t.pool, { ...consume('batch-nothing'), idHash: sha256('batch-nothing') }, ...rows('batch-nothing', 1)),
+      ]);
+    });
+    expect(seen).toEqual(['oauth-rotate-refresh-token', 'oauth-rotate-refresh-token']);
+    expect(results[0]).toBe(true);
+    expect(results.slice(1, 3).sort()).toEqual([false, true]);
+    expect(results[3]).toBe(false);
+    const winner = results[1] ? 1 : 2;
+    const loser = 3 - winner;
+    const at = new A('AccessToken');
+    expect(await rt.find('batch-a-1')).toBeDefined();
+    expect(await at.find('batch-a-at-1')).toBeDefined();
+    expect(await rt.find(`batch-b-${winner}`)).toBeDefined();
+    expect(await at.find(`batch-b-at-${winner}`)).toBeDefined();
+    expect(await rt.find(`batch-b-${loser}`)).toBeUndefined(); // the loser wrote nothing
+    expect(await at.find(`batch-b-at-${loser}`)).toBeUndefined();
+    expect(await rt.find('batch-nothing-1')).toBeUndefined();
   });
 
   it('revokeByGrantId removes that model\'s rows of the grant only', async () => {

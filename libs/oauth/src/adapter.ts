@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Provider, errors } from 'oidc-provider';
 import type pg from 'pg';
+import { statementBatcher } from '@loupe/db';
 import type { Clock } from '@loupe/http';
 import { sha256 } from './hash';
 
@@ -45,20 +46,21 @@ export type Payload = Record<string, unknown> & { jti?: string; grantId?: string
 
 // Named, so each connection parses and plans them once: every token request runs several.
 const FIND = { name: 'oauth-model-find', text: 'SELECT payload, consumed_at FROM oauth_models WHERE model = $1 AND id_hash = $2' };
-/** A refresh token with its grant (a refresh reads both, one after the other): one round trip for two. */
 /**
  * A refresh token with its grant and the user it acts for with the grant's standing (the account
- * lookup that follows): one read for four. `$1`: the token's id hash. Also run by the token route
- * inside its rate-limit statement (`REFRESH_TOKEN_READ`), so a refresh reads nothing more here.
+ * lookup that follows): one read for four, of the token whose id hash is `idHash` (an SQL expression).
+ * Also run by the token route inside its rate-limit statement, so a refresh reads nothing more here.
  */
-export const REFRESH_TOKEN_READ = `SELECT t.payload, t.consumed_at, t.grant_id, g.payload AS grant_payload, g.consumed_at AS grant_consumed_at,
+export const refreshTokenRead = (idHash: string) => `SELECT t.payload, t.consumed_at, t.grant_id, g.payload AS grant_payload, g.consumed_at AS grant_consumed_at,
                 u.id AS user_id, u.email AS user_email, u.email_verified AS user_email_verified,
                 og.revoked_at IS NULL AND EXISTS (SELECT 1 FROM memberships m WHERE m.workspace_id = og.workspace_id AND m.user_id = og.user_id) AS grant_active
            FROM oauth_models t
            LEFT JOIN oauth_models g ON g.model = 'Grant' AND g.id_hash = encode(sha256(convert_to(t.grant_id, 'UTF8')), 'hex')
            LEFT JOIN oauth_grants og ON og.grant_id = t.grant_id
            LEFT JOIN users u ON u.id = og.user_id
-          WHERE t.model = 'RefreshToken' AND t.id_hash = $1`;
+          WHERE t.model = 'RefreshToken' AND t.id_hash = ${idHash}`;
+/** A refresh token's row with its grant and user, by the hash of its id (`$1`). */
+export const REFRESH_TOKEN_READ = refreshTokenRead('$1');
 const FIND_REFRESH_TOKEN = { name: 'oauth-model-find-refresh-token', text: REFRESH_TOKEN_READ };
 
 /** The columns of REFRESH_TOKEN_READ. */
@@ -101,10 +103,10 @@ const GRANT_EXTENSION_SLACK_SECONDS = 86_400;
  * refreshes many times a day so rewrites its grant about once a day rather than at every refresh (its
  * expiry is indexed: each rewrite wrote the row and every index of the table again).
  */
-const extendGrantSql = (grantIdHash: string, at: string, exp: string, also = '') => `UPDATE oauth_models
+const extendGrantSql = (grantIdHash: string, at: string, exp: string, from = '') => `UPDATE oauth_models
             SET expires_at = ${at}::timestamptz + interval '${GRANT_EXTENSION_SLACK_SECONDS} seconds',
                 payload = jsonb_set(payload, '{exp}', to_jsonb(${exp}::bigint + ${GRANT_EXTENSION_SLACK_SECONDS}))
-          WHERE model = 'Grant' AND id_hash = ${grantIdHash}${also}
+          ${from} WHERE model = 'Grant' AND id_hash = ${grantIdHash}
             AND (expires_at IS NULL OR expires_at < ${at}::timestamptz OR COALESCE((payload->>'exp')::bigint, 0) < ${exp}::bigint)`;
 
 /** The refresh token, and its grant kept alive as long ($8: the grant's id hash, $9: the token's exp). */
@@ -115,29 +117,41 @@ const UPSERT_REFRESH_TOKEN = {
 };
 
 /**
- * A whole rotation in one statement, so it needs no transaction: the retired refresh token consumed
+ * Whole rotations in one statement, so they need no transaction: each retired refresh token consumed
  * (if nobody consumed it first), and only then its successor saved, its grant kept alive as long
- * (as UPSERT_REFRESH_TOKEN) and the access token saved. Answers whether the consume won: of
- * concurrent refreshes with one token exactly one does, the others write nothing.
- * $1–$3: consume (model, id hash, at); $4–$10: the refresh token's row, $11 its grant's id hash, $12 its exp;
- * $13–$19: the access token's row.
+ * (as UPSERT_REFRESH_TOKEN) and the access token saved. Concurrent rotations share the statement
+ * (`StatementBatcher`); it answers a row for each one whose consume won: of refreshes with one token,
+ * in one statement or in several, exactly one does, and the others write nothing.
+ * Per rotation: $1–$3 the consume (id hash, model, at); $4–$10 the refresh token's row, $11 its grant's
+ * id hash, $12 its exp; $13–$19 the access token's row.
  */
 const ROTATE = {
   name: 'oauth-rotate-refresh-token',
-  text: `WITH consumed AS (
-           UPDATE oauth_models SET consumed_at = $3 WHERE model = $1 AND id_hash = $2 AND consumed_at IS NULL RETURNING 1
+  text: `WITH request AS (
+           SELECT l.n, l.param AS consume_hash, ($2::text[])[l.n] AS consume_model, ($3::timestamptz[])[l.n] AS consume_at,
+                  ($4::text[])[l.n] AS r_model, ($5::text[])[l.n] AS r_hash, ($6::text[])[l.n] AS r_grant, ($7::text[])[l.n] AS r_uid,
+                  ($8::jsonb[])[l.n] AS r_payload, ($9::timestamptz[])[l.n] AS r_expires, ($10::timestamptz[])[l.n] AS r_created,
+                  ($11::text[])[l.n] AS grant_hash, ($12::bigint[])[l.n] AS r_exp,
+                  ($13::text[])[l.n] AS a_model, ($14::text[])[l.n] AS a_hash, ($15::text[])[l.n] AS a_grant, ($16::text[])[l.n] AS a_uid,
+                  ($17::jsonb[])[l.n] AS a_payload, ($18::timestamptz[])[l.n] AS a_expires, ($19::timestamptz[])[l.n] AS a_created
+             FROM batch_requests($1::text[]) AS l(param, n)
+         ), consumed AS (
+           -- Two requests of one token join one row: it is updated once, and returned for one of them.
+           UPDATE oauth_models t SET consumed_at = r.consume_at FROM request r
+            WHERE t.model = r.consume_model AND t.id_hash = r.consume_hash AND t.consumed_at IS NULL
+           RETURNING r.*
          ), refresh AS (
            INSERT INTO oauth_models (model, id_hash, grant_id, uid, payload, expires_at, created_at)
-           SELECT $4, $5, $6, $7, $8, $9, $10 FROM consumed
+           SELECT r_model, r_hash, r_grant, r_uid, r_payload, r_expires, r_created FROM consumed
            ON CONFLICT (model, id_hash) DO UPDATE SET grant_id = EXCLUDED.grant_id, uid = EXCLUDED.uid, payload = EXCLUDED.payload, expires_at = EXCLUDED.expires_at
          ), kept AS (
-           ${extendGrantSql('$11', '$9', '$12', ' AND EXISTS (SELECT 1 FROM consumed)')}
+           ${extendGrantSql('c.grant_hash', 'c.r_expires', 'c.r_exp', 'FROM consumed c')}
          ), access AS (
            INSERT INTO oauth_models (model, id_hash, grant_id, uid, payload, expires_at, created_at)
-           SELECT $13, $14, $15, $16, $17, $18, $19 FROM consumed
+           SELECT a_model, a_hash, a_grant, a_uid, a_payload, a_expires, a_created FROM consumed
            ON CONFLICT (model, id_hash) DO UPDATE SET grant_id = EXCLUDED.grant_id, uid = EXCLUDED.uid, payload = EXCLUDED.payload, expires_at = EXCLUDED.expires_at
          )
-         SELECT count(*)::int AS won FROM consumed`,
+         SELECT n FROM consumed`,
 };
 
 /**
@@ -153,7 +167,7 @@ export function modelRow(model: string, id: string, payload: Payload, expiresIn:
 }
 
 /**
- * One rotation (`ROTATE`): consumes the retired refresh token and, only if that won, saves its
+ * One rotation (`ROTATE`, with those running beside it): consumes the retired refresh token and, only if that won, saves its
  * successor and the access token (their `modelRow` values; the refresh token's extends its grant).
  * Answers whether it won; when it did not, nothing was written.
  */
@@ -163,8 +177,8 @@ export async function rotateRefreshToken(
   refreshToken: unknown[],
   accessToken: unknown[],
 ): Promise<boolean> {
-  const { rows } = await db.query<{ won: number }>({ ...ROTATE, values: [consume.model, consume.idHash, consume.at, ...refreshToken, ...accessToken] });
-  return rows[0]?.won === 1;
+  const refreshRow = [...refreshToken, null, null].slice(0, 9); // no grant to keep alive: its id hash and exp are null
+  return (await statementBatcher(db, ROTATE).run([consume.idHash, consume.model, consume.at, ...refreshRow, ...accessToken])) !== undefined;
 }
 
 /** The account a refresh acts for, read with its token (FIND_REFRESH_TOKEN): what `standingGrantUser` would answer. */
