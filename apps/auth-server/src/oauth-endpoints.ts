@@ -17,10 +17,12 @@ const oauthError = (res: Response, status: number, error: string, description: s
   res.status(status).setHeader('cache-control', 'no-store').json({ error, error_description: description });
 
 /** A token response with the headers oidc-provider gives it: no-store, and CORS for the origin that asks (clientBasedCORS allows all). */
+/** A token response with oidc-provider's headers; written as it writes one, with no ETag (never cached, so never revalidated). */
 const sendTokenResponse = (req: Request, res: Response, body: Record<string, unknown>) =>
   res.status(200).setHeader('cache-control', 'no-store').vary('Origin')
     .setHeader('access-control-allow-origin', req.get('origin') ?? '*').setHeader('access-control-expose-headers', 'WWW-Authenticate')
-    .json(body);
+    .setHeader('content-type', 'application/json; charset=utf-8')
+    .end(JSON.stringify(body));
 
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 
