@@ -1,7 +1,6 @@
 import type { Response } from 'express';
 import type pg from 'pg';
-import { createRateLimiter, type Clock, type RateDecision, type RateLimiter, type SweepingRateLimiter } from '@loupe/http';
-import { statementBatcher } from '@loupe/db';
+import { createRateLimiter, statementBatcher, type Clock, type RateDecision, type RateLimiter, type SweepingRateLimiter } from '@loupe/http';
 import { readAheadRefreshToken, refreshTokenRead, sha256, type RefreshTokenRead } from '@loupe/oauth';
 
 const HOUR = 3600_000;

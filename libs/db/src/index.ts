@@ -1,6 +1,5 @@
 export { newId } from './ids';
 export { createPool, withTransaction, type Pool, type PoolClient } from './pool';
-export { StatementBatcher, statementBatcher, type BatchedStatement } from './statement-batcher';
 export { createTransactionScope, type TransactionScope } from './transaction-scope';
 export { createPrismaClient, type Db } from './prisma';
 export { migrate, migrationsApplied, readMigrations } from './migrate';

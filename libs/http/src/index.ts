@@ -5,6 +5,7 @@ export { createLogger, type Logger } from './logger';
 export { readBoundedBody, BodyTooLargeError, BodyBudgetExceededError, createBodyBudget, type BodyBudget } from './body';
 export { createRateLimiter, takeTogether, takeTogetherWith, MAX_RATE_WINDOW_MS, type CountedLookup, type RateLimiter, type RateDecision, type SweepingRateLimiter } from './rate-limit';
 export { systemClock, type Clock } from './clock';
+export { GroupCommit, StatementBatcher, statementBatcher, type BatchedStatement } from './group-commit';
 export { healthRouter, databaseReadiness, type ReadinessCheck } from './health';
 export { listen, type Listening } from './server';
 export { appShell, type ShellOptions } from './app-shell';

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Clock } from './clock';
+import { GroupCommit } from './group-commit';
 
 export interface RateDecision {
   allowed: boolean;
@@ -40,12 +41,10 @@ interface Entry {
   start: number;
 }
 
-interface Waiting {
+/** One request's share of a counting statement: its counts, and the parameter of its lookup (CountedLookup), when the batcher has one; null looks nothing up. */
+interface Counting {
   entries: Entry[];
-  /** The parameter of this request's lookup (CountedLookup), when the batcher has one; null looks nothing up. */
   param?: string | null;
-  resolve(answer: { counts: Map<string, number>; row?: Record<string, unknown> }): void;
-  reject(error: unknown): void;
 }
 
 /**
@@ -67,14 +66,12 @@ const idOf = (e: Entry) => `${e.key}\n${e.start}`;
 const MAX_BATCH = 1000;
 
 /**
- * Group commit for counters: while one statement is out, the requests that arrive wait and go
- * together in the next one, so a busy process sends one upsert per round trip instead of one per
- * request. Each request still gets the exact count it would have had alone: the requests of a
- * batch are numbered in arrival order within the total the statement added to each key.
+ * Group commit for counters (`GroupCommit`): a busy process sends one upsert per round trip instead
+ * of one per request. Each request still gets the exact count it would have had alone: the requests
+ * of a batch are numbered in arrival order within the total the statement added to each key.
  */
 class CounterBatcher {
-  private queue: Waiting[] = [];
-  private busy = false;
+  private readonly group = new GroupCommit((batch: Counting[]) => this.answer(batch), MAX_BATCH);
   private readonly statement: { name: string; text: string };
 
   constructor(private readonly pool: Pick<pg.Pool, 'query'>, private readonly lookup?: CountedLookup) {
@@ -92,38 +89,24 @@ class CounterBatcher {
   }
 
   add(entries: Entry[], param?: string | null): Promise<{ counts: Map<string, number>; row?: Record<string, unknown> }> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ entries, param, resolve, reject });
-      if (!this.busy) void this.drain();
-    });
+    return this.group.add({ entries, param });
   }
 
-  private async drain() {
-    this.busy = true;
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, MAX_BATCH);
-      try {
-        const { counts, rows } = await this.count(batch);
-        batch.forEach((waiting, i) => {
-          waiting.resolve({
-            counts: new Map(waiting.entries.map((e) => {
-              const id = idOf(e);
-              const n = counts.get(id)!;
-              counts.set(id, n + 1);
-              return [id, n];
-            })),
-            row: rows.get(i + 1),
-          });
-        });
-      } catch (error) {
-        for (const waiting of batch) waiting.reject(error);
-      }
-    }
-    this.busy = false;
+  private async answer(batch: Counting[]) {
+    const { counts, rows } = await this.count(batch);
+    return batch.map((counting, i) => ({
+      counts: new Map(counting.entries.map((e) => {
+        const id = idOf(e);
+        const n = counts.get(id)!;
+        counts.set(id, n + 1);
+        return [id, n] as const;
+      })),
+      row: rows.get(i + 1),
+    }));
   }
 
   /** Adds each key's share of the batch in one statement, keys in a stable order (two instances never deadlock); answers each key's first count. */
-  private async count(batch: Waiting[]): Promise<{ counts: Map<string, number>; rows: Map<number, Record<string, unknown>> }> {
+  private async count(batch: Counting[]): Promise<{ counts: Map<string, number>; rows: Map<number, Record<string, unknown>> }> {
     const added = new Map<string, Entry & { n: number }>();
     for (const e of batch.flatMap((w) => w.entries)) {
       const row = added.get(idOf(e));

@@ -1,8 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Provider, errors } from 'oidc-provider';
 import type pg from 'pg';
-import { statementBatcher } from '@loupe/db';
-import type { Clock } from '@loupe/http';
+import { statementBatcher, type Clock } from '@loupe/http';
 import { sha256 } from './hash';
 
 /** How long a retired refresh token is answered `invalid_grant` without revoking its family (spec 5.6 rule 2). */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StatementBatcher } from './statement-batcher';
-import { createTestDatabase, statementsOf, type TestDatabase } from './testing';
+import { StatementBatcher } from './group-commit';
+import { createTestDatabase, statementsOf, type TestDatabase } from '@loupe/db/testing';
 
 describe('StatementBatcher', () => {
   let t: TestDatabase;
