@@ -16,8 +16,10 @@ const json = express.json({ limit: '64kb', type: () => true });
 const oauthError = (res: Response, status: number, error: string, description: string) =>
   res.status(status).setHeader('cache-control', 'no-store').json({ error, error_description: description });
 
-/** A token response with the headers oidc-provider gives it: no-store, and CORS for the origin that asks (clientBasedCORS allows all). */
-/** A token response with oidc-provider's headers; written as it writes one, with no ETag (never cached, so never revalidated). */
+/**
+ * A token response with the headers oidc-provider gives it: no-store, and CORS for the origin that asks
+ * (clientBasedCORS allows all); written as it writes one, with no ETag (never cached, so never revalidated).
+ */
 const sendTokenResponse = (req: Request, res: Response, body: Record<string, unknown>) =>
   res.status(200).setHeader('cache-control', 'no-store').vary('Origin')
     .setHeader('access-control-allow-origin', req.get('origin') ?? '*').setHeader('access-control-expose-headers', 'WWW-Authenticate')

@@ -27,6 +27,14 @@ describe('StatementBatcher', () => {
     expect(answers).toEqual([{ doubled: 'aa', next: 1, fails: null }, { doubled: 'bb', next: 2, fails: null }, undefined, { doubled: 'cc', next: 4, fails: null }]);
   });
 
+  it('sends the requests of a statement that locks rows sorted by its lock order, and still answers each its own row', async () => {
+    const PLACES = { name: 'test-places', text: 'SELECT l.n, l.n AS place, l.param FROM batch_requests($1::text[]) AS l(param, n)', lockOrder: (values: unknown[]) => String(values[0]) };
+    const batcher = new StatementBatcher<{ place: number; param: string }>(t.pool, PLACES);
+    const answers = await Promise.all(['z', 'c', 'a', 'b'].map((word) => batcher.run([word])));
+    // 'z' alone, then the three that waited, sent as a, b, c.
+    expect(answers.map((a) => [a!.param, Number(a!.place)])).toEqual([['z', 1], ['c', 3], ['a', 1], ['b', 2]]);
+  });
+
   it('fails every request of a failed statement, and the next statement goes on', async () => {
     const batcher = new StatementBatcher<{ doubled: string }>(t.pool, DOUBLE);
     const first = batcher.run(['x', 0]);

@@ -42,12 +42,18 @@ export class GroupCommit<Request, Answer> {
 /**
  * A statement that answers many requests at once: `$k` is the array of every request's k-th value
  * (so `$1::text[]` read as `batch_requests($1::text[]) AS l(param, n)`, the others as `($k::type[])[l.n]`),
- * and it answers at most one row per request, with the column `n` (1-based: the request's place in the batch).
+ * and it answers at most one row per request, with the column `n` (1-based: the request's place in the arrays).
  */
 export interface BatchedStatement {
   /** Names the prepared statement: each connection parses and plans it once. */
   name: string;
   text: string;
+  /**
+   * For a statement that locks rows in its requests' order: the key its requests are sent sorted by
+   * (else in arrival order), so that two statements, of two instances, lock the same rows in the same
+   * order and never wait on each other in a cycle.
+   */
+  lockOrder?: (values: unknown[]) => string;
 }
 
 /** How many requests one statement carries at most. */
@@ -60,12 +66,15 @@ const MAX_BATCH = 500;
 export class StatementBatcher<Row extends object> {
   private readonly group: GroupCommit<unknown[], Row | undefined>;
 
-  constructor(pool: Pick<pg.Pool, 'query'>, statement: BatchedStatement) {
+  constructor(pool: Pick<pg.Pool, 'query'>, { name, text, lockOrder }: BatchedStatement) {
     this.group = new GroupCommit(async (batch) => {
-      const columns = batch[0]!.map((_, k) => batch.map((values) => values[k]));
-      const { rows } = await pool.query<Row & { n: string | number }>({ ...statement, values: columns });
+      const sent = batch.map((values, i) => ({ values, i, key: lockOrder?.(values) ?? '' })).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.i - b.i));
+      const columns = batch[0]!.map((_, k) => sent.map(({ values }) => values[k]));
+      const { rows } = await pool.query<Row & { n: string | number }>({ name, text, values: columns });
       const byN = new Map(rows.map(({ n, ...row }) => [Number(n), row as unknown as Row]));
-      return batch.map((_, i) => byN.get(i + 1));
+      const answers = new Array<Row | undefined>(batch.length);
+      sent.forEach(({ i }, place) => (answers[i] = byN.get(place + 1)));
+      return answers;
     }, MAX_BATCH);
   }
 

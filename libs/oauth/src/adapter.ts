@@ -151,6 +151,8 @@ const ROTATE = {
            ON CONFLICT (model, id_hash) DO UPDATE SET grant_id = EXCLUDED.grant_id, uid = EXCLUDED.uid, payload = EXCLUDED.payload, expires_at = EXCLUDED.expires_at
          )
          SELECT n FROM consumed`,
+  // The retired tokens' rows are locked in the order of their id hashes.
+  lockOrder: (values: unknown[]) => values[0] as string,
 };
 
 /**
