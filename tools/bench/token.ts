@@ -125,6 +125,9 @@ class FamilyPool {
 /** Refreshes per second each side is assumed able to reach, at least, when families are obtained for a round. */
 const FLOOR_RATE: Record<Side, number> = { ours: 800, bare: 4000 };
 
+/** Families enough for `seconds` at three times `rate` (rounds vary that much on a busy machine), and one in hand per client. */
+const familiesFor = (rate: number, seconds: number, clients: number) => Math.ceil((rate * 3 * seconds) / REFRESHES_PER_FAMILY) + clients;
+
 async function closedLoop(tokenUrl: URL, families: FamilyPool, held: Family[], seconds: number) {
   const latencies: number[] = [];
   const errors: string[] = [];
@@ -264,7 +267,7 @@ export async function runTokenBench(options: { seconds?: number; clients?: numbe
         // Enough families for three times the best rate seen so far (rounds vary that much on a busy machine), obtained before the round starts.
         // A one-second warm-up underestimates a cold process, hence the floor.
         const expected = Math.max(rate[side], FLOOR_RATE[side]);
-        await families[side].ensure(Math.ceil((expected * 3 * seconds) / REFRESHES_PER_FAMILY) + clients);
+        await families[side].ensure(familiesFor(expected, seconds, clients));
         const run = await meters[side].measure(() => closedLoop(tokenUrl[side], families[side], held[side], seconds));
         latencies[side].push(...run.latencies);
         errors[side].push(...run.errors);
@@ -275,7 +278,7 @@ export async function runTokenBench(options: { seconds?: number; clients?: numbe
     const ours = sideFigures(latencies.ours, errors.ours, rounds * seconds, families.ours.obtained, meters.ours.perThousand(latencies.ours.length));
     const bareFigures = sideFigures(latencies.bare, errors.bare, rounds * seconds, families.bare.obtained, meters.bare.perThousand(latencies.bare.length));
 
-    await families.ours.ensure(Math.ceil((rate.ours * 3) / REFRESHES_PER_FAMILY) + clients + 2);
+    await families.ours.ensure(familiesFor(rate.ours, 1, clients) + 2); // the second of closed loop counted below, and two spares: the one-at-a-time count's and the checks'
     const database = service.postgresDataDir ? await statementsOfRefreshes(service, tokenUrl.ours, families.ours, held.ours, 20) : undefined;
     const checks = await verify(service, families.ours, tokenUrl.ours, families.ours.usedUp.at(-1));
     return {
