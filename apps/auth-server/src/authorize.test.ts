@@ -49,6 +49,17 @@ describe('authorization requests (spec 5.5, 7.1)', () => {
     expect(url!.pathname).toMatch(/^\/oauth\/interaction\//);
   });
 
+  it('the root /authorize of the 2025-03-26 fallback redirects with its query, and refuses one too long to redirect', async () => {
+    const query = authorizeUrl(client, {}).path.slice('/oauth/authorize'.length);
+    const alias = await fetch(`${h.url}/authorize${query}`, { redirect: 'manual' });
+    expect([alias.status, alias.headers.get('location')]).toEqual([302, `/oauth/authorize${query}`]);
+    // As the hostile suite generated it: a 16 KB parameter would make a Location header no HTTP client reads.
+    const long = await fetch(`${h.url}/authorize${query}&code_challenge_method=${'%C3%A9'.repeat(2000)}`, { redirect: 'manual' });
+    expect(long.status).toBe(414);
+    expect(long.headers.get('location')).toBeNull();
+    expect(await long.text()).toContain('at most 8192 are accepted');
+  });
+
   it('an unknown client_id gets an error page, never a redirect', async () => {
     const { res, html } = await authorize({ client_id: 'cli_unknown' });
     expect(res.status).toBe(400);

@@ -26,6 +26,9 @@ const sendTokenResponse = (req: Request, res: Response, body: Record<string, unk
     .setHeader('content-type', 'application/json; charset=utf-8')
     .end(JSON.stringify(body));
 
+/** The longest query the `/authorize` alias passes on in its redirect. */
+const MAX_REDIRECTED_QUERY = 8192;
+
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 
 /**
@@ -175,7 +178,15 @@ export function oauthEndpoints(runtime: Runtime): Router {
   });
 
   // Clients of the 2025-03-26 MCP revision fall back to these root paths when discovery fails.
-  router.get('/authorize', (req, res) => res.redirect(302, `/oauth/authorize${req.url.slice('/authorize'.length)}`));
+  // The redirect repeats the query: one too long for a Location header a client can read (HTTP clients
+  // stop at 8–16 KB of headers) is refused here rather than sent as a redirect nobody can follow.
+  router.get('/authorize', (req, res) => {
+    const query = req.url.slice('/authorize'.length);
+    if (query.length > MAX_REDIRECTED_QUERY) {
+      return renderErrorPage(res, 414, 'Authorization request too long', `This authorization request is ${query.length} characters long; at most ${MAX_REDIRECTED_QUERY} are accepted. Start the connection again from your application.`);
+    }
+    res.redirect(302, `/oauth/authorize${query}`);
+  });
   router.post('/token', (_req, res) => res.redirect(307, '/oauth/token'));
   router.post('/register', (_req, res) => res.redirect(307, '/oauth/register'));
 
