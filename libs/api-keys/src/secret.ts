@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /** `<prefix>sk_<43 characters>`: 256 random bits, base64url. */
 export function generateApiKey(servicePrefix: string): { key: string; displayPrefix: string; hash: string } {
@@ -10,7 +10,7 @@ export function generateApiKey(servicePrefix: string): { key: string; displayPre
 
 /** Keys carry 256 random bits, so one SHA-256 (no salt, no stretching) is the right hash: lookups stay an index probe. */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 export function looksLikeApiKey(value: string, servicePrefix: string): boolean {
