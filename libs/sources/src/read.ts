@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { statementBatcher } from '@loupe/http';
 
 /** `read_source` limits: at most this many segments, and about this many characters, per page. */
 export const READ_LIMITS = { defaultSegments: 200, maxSegments: 500, maxChars: 60_000 } as const;
@@ -57,6 +58,25 @@ interface SourceRow {
 }
 
 /**
+ * The source and its page of segments in one statement, which read_source, a hot tool, would otherwise
+ * fetch in two round trips; reads that overlap go together (`statementBatcher`). Each request's source
+ * is found through the primary key, within its own workspace (the LATERAL ... LIMIT 1, as in the
+ * credential lookups: the generic plan of a plain join could scan).
+ */
+const READ_SOURCE_PAGE = {
+  name: 'sources-read-source-page',
+  text: `SELECT l.n, s.id, s.title, s.type, s.nature, s.status, s.occurred_at, s.product_id, s.project_ids, s.participants, s.tags,
+                s.thread_id, s.record_id, s.segment_count,
+                (SELECT COALESCE(json_agg(json_build_object('position', g.position, 'kind', g.kind, 'speaker', g.speaker,
+                                                            'heading', g.heading, 'text', g.text, 'start_ms', g.start_ms)
+                                          ORDER BY g.position), '[]')
+                   FROM (SELECT position, kind, speaker, heading, text, start_ms FROM source_segments
+                          WHERE source_id = s.id AND position >= ($3::bigint[])[l.n] ORDER BY position LIMIT ($4::bigint[])[l.n]) g) AS segments
+           FROM batch_requests($1::text[]) AS l(param, n)
+           JOIN LATERAL (SELECT * FROM sources WHERE id = l.param AND workspace_id = ($2::text[])[l.n] LIMIT 1) s ON true`,
+};
+
+/**
  * One page of a source's segments, in order, within the workspace only: undefined when the
  * source does not exist there. A page stops at `limit` segments or once it holds about
  * 60,000 characters (always at least one segment, so paging always advances).
@@ -73,21 +93,7 @@ export async function readSource(
   if (!Number.isInteger(limit) || limit < 1 || limit > READ_LIMITS.maxSegments) {
     throw new SourceReadError(`limit must be a whole number from 1 to ${READ_LIMITS.maxSegments} (got ${limit})`);
   }
-  // One named statement (each connection parses and plans it once): the source and its page of
-  // segments, which read_source, a hot tool, would otherwise fetch in two round trips.
-  const { rows } = await db.query<SourceRow & { segments: SourceSegmentView[] }>({
-    name: 'sources-read-source-page',
-    text: `SELECT s.id, s.title, s.type, s.nature, s.status, s.occurred_at, s.product_id, s.project_ids, s.participants, s.tags,
-                  s.thread_id, s.record_id, s.segment_count,
-                  (SELECT COALESCE(json_agg(json_build_object('position', g.position, 'kind', g.kind, 'speaker', g.speaker,
-                                                              'heading', g.heading, 'text', g.text, 'start_ms', g.start_ms)
-                                            ORDER BY g.position), '[]')
-                     FROM (SELECT position, kind, speaker, heading, text, start_ms FROM source_segments
-                            WHERE source_id = s.id AND position >= $3 ORDER BY position LIMIT $4) g) AS segments
-             FROM sources s WHERE s.workspace_id = $1 AND s.id = $2`,
-    values: [workspaceId, sourceId, offset, limit],
-  });
-  const row = rows[0];
+  const row = await statementBatcher<SourceRow & { segments: SourceSegmentView[] }>(db, READ_SOURCE_PAGE).run([sourceId, workspaceId, offset, limit]);
   if (!row) return undefined;
   const segments = row.segments;
   const pageSegments: SourceSegmentView[] = [];

@@ -1,5 +1,5 @@
 import { newId, withTransaction } from '@loupe/db';
-import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
+import { createTestDatabase, statementsOf, type TestDatabase } from '@loupe/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSourceFromRecord, insertSources, buildSource, readSource, READ_LIMITS, type SourceRecord } from './index';
 
@@ -116,5 +116,40 @@ describe('sources in the database', () => {
     expect(await readSource(t.pool, other, sourceId)).toBeUndefined();
     expect(await readSource(t.pool, workspaceId, 'src_missing')).toBeUndefined();
     expect((await readSource(t.pool, workspaceId, sourceId))!.segments[0]!.text).toBe('private');
+  });
+
+  it('reads that overlap share one statement, each answered within its own workspace and with its own page', async () => {
+    const other = newId('ws');
+    await t.pool.query("INSERT INTO workspaces (id, name) VALUES ($1, 'Overlapping')", [other]);
+    const turns = (who: string) => Array.from({ length: 30 }, (_, i) => ({ speaker: who, text: `${who} ${i}` }));
+    const oursRecord = await storedRecord('call', { turns: turns('ours') });
+    const theirsRecord = await storedRecord('call', { turns: turns('theirs') }, other);
+    const ours = await withTransaction(t.pool, (c) => createSourceFromRecord(c, oursRecord));
+    const theirs = await withTransaction(t.pool, (c) => createSourceFromRecord(c, theirsRecord));
+    const asks = [
+      { ws: workspaceId, id: ours.sourceId, offset: 0, limit: 5 },
+      { ws: other, id: theirs.sourceId, offset: 10, limit: 3 },
+      { ws: other, id: ours.sourceId, offset: 0, limit: 5 }, // another workspace's source: not found
+      { ws: workspaceId, id: ours.sourceId, offset: 28, limit: 10 },
+      { ws: workspaceId, id: theirs.sourceId, offset: 0, limit: 5 }, // not found either
+      { ws: workspaceId, id: ours.sourceId, offset: 2 ** 40, limit: 1 }, // past any int4 position: an empty page, not an error
+    ];
+    let pages: Awaited<ReturnType<typeof readSource>>[] = [];
+    const sent = await statementsOf(async () => {
+      pages = await Promise.all(asks.map((a) => readSource(t.pool, a.ws, a.id, { offset: a.offset, limit: a.limit })));
+    });
+    // The first goes alone; the five that arrive while it is out go together.
+    expect(sent).toEqual(['sources-read-source-page', 'sources-read-source-page']);
+    const texts = pages.map((p) => p && p.segments.map((s) => s.text));
+    expect(texts).toEqual([
+      ['ours 0', 'ours 1', 'ours 2', 'ours 3', 'ours 4'],
+      ['theirs 10', 'theirs 11', 'theirs 12'],
+      undefined,
+      ['ours 28', 'ours 29'],
+      undefined,
+      [],
+    ]);
+    expect(pages[1]).toMatchObject({ source: { id: theirs.sourceId }, offset: 10, total_segments: 30, has_more: true, next_offset: 13 });
+    expect(pages[3]).toMatchObject({ offset: 28, returned: 2, has_more: false });
   });
 });

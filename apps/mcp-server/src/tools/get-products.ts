@@ -1,6 +1,24 @@
 import { z } from 'zod';
+import { statementBatcher } from '@loupe/http';
 import { blocks, next } from '../render';
 import { defineTool } from '../tool-kit';
+
+interface ProductRow { id: string; name: string; description: string | null; status: string; projects: Array<{ id: string; name: string }> }
+
+/**
+ * Each asking workspace's products with their projects, as one JSON array per request: the get_products
+ * calls that overlap share one statement (`statementBatcher`), each answered with its own workspace's.
+ */
+const WORKSPACE_PRODUCTS = {
+  name: 'mcp-get-products',
+  text: `SELECT l.n,
+                (SELECT COALESCE(json_agg(json_build_object('id', p.id, 'name', p.name, 'description', p.description, 'status', p.status,
+                                                            'projects', COALESCE((SELECT json_agg(json_build_object('id', j.id, 'name', j.name) ORDER BY j.name, j.id)
+                                                                                    FROM projects j WHERE j.product_id = p.id AND j.workspace_id = p.workspace_id), '[]'))
+                                          ORDER BY p.name, p.id), '[]')
+                   FROM products p WHERE p.workspace_id = l.param) AS products
+           FROM batch_requests($1::text[]) AS l(param, n)`,
+};
 
 const project = z.object({ id: z.string(), name: z.string() });
 const product = z.object({
@@ -22,15 +40,7 @@ export const getProducts = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   access: 'read',
   async handler(_args, ctx) {
-    const { rows } = await ctx.pool.query<{ id: string; name: string; description: string | null; status: string; projects: Array<{ id: string; name: string }> }>({
-      name: 'mcp-get-products', // parsed and planned once per connection: the first call of every session
-      text: `SELECT p.id, p.name, p.description, p.status,
-                    COALESCE(json_agg(json_build_object('id', j.id, 'name', j.name) ORDER BY j.name, j.id) FILTER (WHERE j.id IS NOT NULL), '[]') AS projects
-               FROM products p LEFT JOIN projects j ON j.product_id = p.id AND j.workspace_id = p.workspace_id
-              WHERE p.workspace_id = $1
-              GROUP BY p.id ORDER BY p.name, p.id`,
-      values: [ctx.principal.workspaceId],
-    });
+    const rows = (await statementBatcher<{ products: ProductRow[] }>(ctx.pool, WORKSPACE_PRODUCTS).run([ctx.principal.workspaceId]))?.products ?? [];
     const defaultId = ctx.principal.defaultProductId;
     return {
       products: rows.map((r) => ({ ...r, is_default: r.id === defaultId })),
