@@ -264,8 +264,7 @@ export async function runTokenBench(options: { seconds?: number; clients?: numbe
     const roundRates: TokenFigures['roundRates'] = [];
     for (let r = 0; r < rounds; r++) {
       for (const side of r % 2 === 0 ? (['bare', 'ours'] as const) : (['ours', 'bare'] as const)) {
-        // Enough families for three times the best rate seen so far (rounds vary that much on a busy machine), obtained before the round starts.
-        // A one-second warm-up underestimates a cold process, hence the floor.
+        // Obtained before the round starts, for the best rate seen so far: a one-second warm-up underestimates a cold process, hence the floor.
         const expected = Math.max(rate[side], FLOOR_RATE[side]);
         await families[side].ensure(familiesFor(expected, seconds, clients));
         const run = await meters[side].measure(() => closedLoop(tokenUrl[side], families[side], held[side], seconds));

@@ -3,8 +3,6 @@ import { statementBatcher } from '@loupe/http';
 import { blocks, next } from '../render';
 import { defineTool } from '../tool-kit';
 
-interface ProductRow { id: string; name: string; description: string | null; status: string; projects: Array<{ id: string; name: string }> }
-
 /**
  * Each asking workspace's products with their projects, as one JSON array per request: the get_products
  * calls that overlap share one statement (`statementBatcher`), each answered with its own workspace's.
@@ -40,7 +38,7 @@ export const getProducts = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   access: 'read',
   async handler(_args, ctx) {
-    const rows = (await statementBatcher<{ products: ProductRow[] }>(ctx.pool, WORKSPACE_PRODUCTS).run([ctx.principal.workspaceId]))?.products ?? [];
+    const rows = (await statementBatcher<{ products: z.infer<typeof product>[] }>(ctx.pool, WORKSPACE_PRODUCTS).run([ctx.principal.workspaceId]))?.products ?? [];
     const defaultId = ctx.principal.defaultProductId;
     return {
       products: rows.map((r) => ({ ...r, is_default: r.id === defaultId })),
