@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Clock } from './clock';
-import { GroupCommit } from './group-commit';
+import { assertFitForStatement, GroupCommit } from './group-commit';
 
 export interface RateDecision {
   allowed: boolean;
@@ -89,6 +89,11 @@ class CounterBatcher {
   }
 
   add(entries: Entry[], param?: string | null): Promise<{ counts: Map<string, number>; row?: Record<string, unknown> }> {
+    try {
+      assertFitForStatement([...entries.map((e) => e.key), param]);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return this.group.add({ entries, param });
   }
 
