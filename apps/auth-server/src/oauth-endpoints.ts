@@ -1,6 +1,6 @@
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import {
-  answerPlainRefresh, checkRegistration, grantableScopes, isOurResource, KNOWN_CLIENTS, knownClientMetadata, markNoGrantableScope, mcpResourceUrl,
+  answerPlainRefresh, checkRegistration, clientIdProblem, grantableScopes, isOurResource, KNOWN_CLIENTS, knownClientMetadata, markNoGrantableScope, mcpResourceUrl,
   revokeToken, TOKEN_ENDPOINT_UNAVAILABLE,
 } from '@loupe/oauth';
 import { deferredPerIpCheck, isDatabaseUnavailable, sendPerIpRateLimited, takeTogether, type Logger } from '@loupe/http';
@@ -121,6 +121,13 @@ export function oauthEndpoints(runtime: Runtime): Router {
       const clientId = str(body.client_id) ?? '';
       const resource = body.resource;
       const ipCheck = deferredPerIpCheck(res);
+      // A client_id no client can have is refused here, counted against the IP alone: it never joins the
+      // statements that count other requests (a NUL character in one would fail them all).
+      const clientIdRefused = clientIdProblem(clientId);
+      if (clientIdRefused) {
+        if (!(await ipAllowsAlone(res))) return;
+        return oauthError(res, 400, 'invalid_request', clientIdRefused);
+      }
       if (resource !== undefined && (typeof resource !== 'string' || !isOurResource(resource, mcpResourceUrl(issuer)))) {
         if (!(await ipAllowsAlone(res))) return;
         return oauthError(res, 400, 'invalid_target', `resource must be this service's MCP endpoint, ${mcpResourceUrl(issuer)}`);

@@ -122,6 +122,7 @@ describe('a refresh in few statements (issue 26 item 2)', () => {
       ['unknown refresh token', () => post(new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'loupe_rt_nope', client_id: client.client_id }).toString()), 400],
       ['code', () => post(new URLSearchParams({ grant_type: 'authorization_code', code: 'x', client_id: client.client_id }).toString()), 400],
       ['an unknown client', () => post('grant_type=password&client_id=x'), 401],
+      ['a client_id no client can have', () => post('grant_type=authorization_code&code=x&client_id=%00'), 400],
       ['a foreign resource', () => post(`grant_type=refresh_token&resource=${encodeURIComponent('https://evil.example.com/')}`), 400],
       ['a body too large', () => post(`a=${'x'.repeat(70_000)}`), 413],
       ['GET', () => fetch(`${h.url}/oauth/token`), 404],
@@ -133,5 +134,27 @@ describe('a refresh in few statements (issue 26 item 2)', () => {
       expect([what, res.status]).toEqual([what, status]);
       expect([what, (await ipCount()) - before]).toEqual([what, 1]);
     }
+  });
+
+  it('a client_id no client can have is refused alone, before it shares a statement: the requests beside it are answered as if it never came (issue 41)', async () => {
+    const tokens = await Promise.all(['beside-1@acme.test', 'beside-2@acme.test'].map(async (email) =>
+      (await exchange(h, client, await connect(new Person(h, email), client))).body.refresh_token as string));
+    const post = (body: Record<string, string>) => fetch(`${h.url}/oauth/token`, {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body).toString(),
+    }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, string> }));
+    const hostile = ['\u0000', `cli_${'\u0000'.repeat(3)}`, 'x'.repeat(40_000), 'clïent', 'a\nb'];
+    const answers = await Promise.all([
+      ...hostile.flatMap((clientId) => ['authorization_code', 'refresh_token'].map((grant) =>
+        post({ grant_type: grant, code: 'x', refresh_token: tokens[0]!, client_id: clientId }).then((r) => ({ who: 'hostile', ...r })))),
+      ...tokens.map((token) => post({ grant_type: 'refresh_token', refresh_token: token, client_id: client.client_id }).then((r) => ({ who: 'victim', ...r }))),
+      post({ grant_type: 'authorization_code', code: 'not-a-code', client_id: client.client_id }).then((r) => ({ who: 'victim-code', ...r })),
+    ]);
+    for (const a of answers.filter((x) => x.who === 'hostile')) {
+      expect([a.status, a.body.error]).toEqual([400, 'invalid_request']);
+      expect(a.body.error_description).toMatch(/^client_id (must be printable ASCII \(RFC 6749, Appendix A\.1\); it holds U\+[0-9A-F]{4} at position \d+|is 40000 characters long; at most 2048 are accepted)$/);
+    }
+    expect(answers.filter((x) => x.who === 'victim').map((a) => a.status)).toEqual([200, 200]);
+    const alone = await post({ grant_type: 'authorization_code', code: 'not-a-code', client_id: client.client_id });
+    expect(answers.find((x) => x.who === 'victim-code')).toEqual({ who: 'victim-code', ...alone });
   });
 });

@@ -11,6 +11,24 @@ type Registration = { ok: true; metadata: Record<string, unknown> } | ({ ok: fal
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1']);
 const GRANT_TYPES = new Set(['authorization_code', 'refresh_token']);
 
+/** The longest client_id accepted: ours are short, and a client ID metadata document's URL fits in 2,048 characters as every browser's does. */
+export const MAX_CLIENT_ID_LENGTH = 2048;
+
+/**
+ * Why a `client_id` sent to an endpoint cannot name any client, or undefined when it may: RFC 6749
+ * (Appendix A.1) makes it printable ASCII (%x20-7E), and every id we issue or fetch is shorter than
+ * `MAX_CLIENT_ID_LENGTH`. Refused before it reaches a statement shared with other requests.
+ */
+export function clientIdProblem(value: string): string | undefined {
+  const bad = /[^\x20-\x7e]/.exec(value);
+  if (bad) {
+    const code = bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+    return `client_id must be printable ASCII (RFC 6749, Appendix A.1); it holds U+${code} at position ${bad.index}`;
+  }
+  if (value.length > MAX_CLIENT_ID_LENGTH) return `client_id is ${value.length} characters long; at most ${MAX_CLIENT_ID_LENGTH} are accepted`;
+  return undefined;
+}
+
 /** Why a redirect URI may not be registered dynamically (spec 5.4), or undefined when it may. */
 export function redirectUriProblem(value: unknown): string | undefined {
   if (typeof value !== 'string' || value === '') return 'must be a non-empty string';

@@ -1,7 +1,7 @@
 export { createOAuthProvider, authorizationServerMetadata, knownClientMetadata, markNoGrantableScope, mcpResourceUrl, knownClientId, OAUTH_TTL, TOKEN_ENDPOINT_UNAVAILABLE, CLIENT_METADATA_FETCH, type OAuthProviderDeps } from './provider';
 export { REFRESH_GRACE_MS, REFRESH_TOKEN_READ, refreshTokenRead, readAheadRefreshToken, type RefreshTokenRead } from './adapter';
 export { answerPlainRefresh, type PlainRefreshDeps } from './refresh';
-export { checkRegistration, redirectUriProblem, isOurResource, type OAuthErrorBody } from './client-rules';
+export { checkRegistration, clientIdProblem, MAX_CLIENT_ID_LENGTH, redirectUriProblem, isOurResource, type OAuthErrorBody } from './client-rules';
 export {
   bindGrantToWorkspace, findConnection, grantStanding, hasThirdPartyServers, listConnections, revokeToken, revokeGrant, revokeUserGrants, refreshTokenGrant,
   type Connection, type WorkspaceGrant, type GrantStanding,
