@@ -84,6 +84,15 @@ describe('read_source', () => {
     expect(r.isError).toBe(true);
     expect(r.text).toContain('limit');
   });
+
+  it('a source_id no source can have is refused by name, and the reads sharing its statement are answered as if it never came (issue 41)', async () => {
+    const id = await seedSource(h, w, { segments: ['Read beside a hostile id.'] });
+    const hostile = ['src_\u0000', '\u0000', 'src_a b', `src_${'é'.repeat(100)}`];
+    const answers = await Promise.all([id, ...hostile, id, id].map((source_id) => call(client, 'read_source', { source_id })));
+    expect(answers.map((a) => a.isError)).toEqual([false, true, true, true, true, false, false]);
+    for (const a of answers.slice(1, 5)) expect(a.text).toMatch(/source_id is a src_… id: printable ASCII, no spaces/);
+    for (const a of [answers[0]!, answers[5]!, answers[6]!]) expect(a.data!.segments[0].text).toBe('Read beside a hostile id.');
+  });
 });
 
 describe('find_sources', () => {

@@ -1,6 +1,6 @@
 export { buildSource, segmentsOfRecord, SourceBuildError } from './build';
 export { insertSources, createSourceFromRecord, type CreatedSource } from './repository';
-export { readSource, READ_LIMITS, SourceReadError, type SourcePage, type SourceSegmentView } from './read';
+export { isPossibleSourceId, readSource, READ_LIMITS, MAX_SOURCE_ID_LENGTH, SourceReadError, type SourcePage, type SourceSegmentView } from './read';
 export { MAX_SEGMENT_CHARS, splitText } from './text';
 export type { Segment, SegmentKind, SourceDraft, SourceRecord } from './types';
 export { fuseRankings, RRF_K, type FusedSource, type RankedHit } from './fuse';

@@ -57,6 +57,14 @@ interface SourceRow {
   segment_count: number;
 }
 
+/** The longest source id looked up: ours are 30 characters (`src_` and a ULID). */
+export const MAX_SOURCE_ID_LENGTH = 128;
+
+/** Whether `id` could be a source's id at all: printable ASCII, no spaces, at most `MAX_SOURCE_ID_LENGTH` characters. */
+export function isPossibleSourceId(id: string): boolean {
+  return id.length > 0 && id.length <= MAX_SOURCE_ID_LENGTH && /^[\x21-\x7e]+$/.test(id);
+}
+
 /**
  * The source and its page of segments in one statement, which read_source, a hot tool, would otherwise
  * fetch in two round trips; reads that overlap go together (`statementBatcher`). Each request's source
@@ -93,6 +101,9 @@ export async function readSource(
   if (!Number.isInteger(limit) || limit < 1 || limit > READ_LIMITS.maxSegments) {
     throw new SourceReadError(`limit must be a whole number from 1 to ${READ_LIMITS.maxSegments} (got ${limit})`);
   }
+  // An id no source can have (a NUL character, longer than any id) names no source: it is never sent
+  // with the reads of other requests, whose shared statement it would fail.
+  if (!isPossibleSourceId(sourceId)) return undefined;
   const row = await statementBatcher<SourceRow & { segments: SourceSegmentView[] }>(db, READ_SOURCE_PAGE).run([sourceId, workspaceId, offset, limit]);
   if (!row) return undefined;
   const segments = row.segments;

@@ -152,4 +152,16 @@ describe('sources in the database', () => {
     expect(pages[1]).toMatchObject({ source: { id: theirs.sourceId }, offset: 10, total_segments: 30, has_more: true, next_offset: 13 });
     expect(pages[3]).toMatchObject({ offset: 28, returned: 2, has_more: false });
   });
+
+  it('an id no source can have (a NUL character, overlong, spaces) is not found, and never joins the reads beside it (issue 41)', async () => {
+    const record = await storedRecord('call', { turns: [{ speaker: 'Ana', text: 'beside the hostile ids' }] });
+    const { sourceId } = await withTransaction(t.pool, (c) => createSourceFromRecord(c, record));
+    const ids = [sourceId, 'src_\u0000', sourceId, `src_${'x'.repeat(200)}`, 'src_a b', '', sourceId];
+    let pages: Awaited<ReturnType<typeof readSource>>[] = [];
+    const sent = await statementsOf(async () => {
+      pages = await Promise.all(ids.map((id) => readSource(t.pool, workspaceId, id)));
+    });
+    expect(pages.map((p) => p?.segments[0]?.text)).toEqual(['beside the hostile ids', undefined, 'beside the hostile ids', undefined, undefined, undefined, 'beside the hostile ids']);
+    expect(sent).toEqual(['sources-read-source-page', 'sources-read-source-page']);
+  });
 });
