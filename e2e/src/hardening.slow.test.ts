@@ -1,0 +1,93 @@
+import { createApiKey } from '@loupe/api-keys';
+import { createPrismaClient } from '@loupe/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { controlledPostgres, demoFrom, serviceOn, type ControlledPostgres, type Demo } from './cluster';
+import type { Started } from './process';
+
+// Issue 41's findings reproduced against the real `npm start` process with its default limits, as the
+// audit reproduced them: each must now leave every other client's answers as they would be alone.
+let pg: ControlledPostgres;
+let service: Started;
+let demo: Demo;
+
+beforeAll(async () => {
+  pg = await controlledPostgres();
+  service = await serviceOn(pg.url);
+  demo = demoFrom(service.output());
+}, 180_000);
+
+afterAll(async () => {
+  await service?.stop();
+  await pg?.destroy();
+});
+
+const PER_IP_LIMIT = 2000;
+
+/** Runs `loop` in `n` parallel loops until `until()` says stop; each loop's answers, in order. */
+async function loops<T>(n: number, until: () => boolean, loop: (i: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = [];
+  await Promise.all(Array.from({ length: n }, async (_, i) => {
+    while (!until()) out.push(await loop(i));
+  }));
+  return out;
+}
+
+describe('issue 41: hostile values beside other tenants', () => {
+  it('a client_id with a NUL character, sent 20 at a time from one address, fails none of another client\'s requests, and its address is limited within its minute', async () => {
+    const db = createPrismaClient(pg.pool);
+    const keys = await Promise.all(Array.from({ length: 4 }, async (_, i) =>
+      (await createApiKey(db, { workspaceId: demo.workspaceId, name: `victim ${i}`, permissions: ['api:read', 'mcp:read'], defaultProductId: demo.productId, servicePrefix: 'loupe_' })).key));
+    const started = Date.now();
+    let limited = 0;
+    // At least 8 s (the audit's run), and until the attacker's address has been limited a while.
+    const done = () => Date.now() - started > 40_000 || (Date.now() - started > 8_000 && limited > 200);
+    const attacker = loops(20, done, async () => {
+      const res = await fetch(`${service.url}/oauth/token`, {
+        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': '203.0.113.7' },
+        body: 'grant_type=authorization_code&code=x&client_id=%00',
+      });
+      const body = (await res.json()) as { error: string; error_description: string };
+      if (res.status === 429) limited++;
+      return { status: res.status, error: body.error, description: body.error_description, window: Math.floor(Date.now() / 60_000) };
+    });
+    // Each victim paces itself under its key's 10 requests a second, from its own address.
+    const victims = loops(4, done, async (i) => {
+      const at = Date.now();
+      const res = await fetch(`${service.url}/api/v1/ingest/batches`, { headers: { 'x-api-key': keys[i]!, 'x-forwarded-for': `198.51.100.${i + 1}` } });
+      const text = await res.text();
+      await new Promise((r) => setTimeout(r, Math.max(0, 130 - (Date.now() - at))));
+      return { status: res.status, text: res.status === 200 ? '' : text };
+    });
+    // And an MCP client, whose credential is read by the statement that counts the limits.
+    const mcp = loops(1, done, async () => {
+      const res = await fetch(`${service.url}/api/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': keys[0]!, 'x-forwarded-for': '198.51.100.50' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_products', arguments: {} } }),
+      });
+      const text = await res.text();
+      const result = (JSON.parse(text) as { result?: { isError?: boolean } }).result;
+      const ok = result !== undefined && result.isError !== true;
+      await new Promise((r) => setTimeout(r, 200));
+      return { status: res.status, ok, text: ok ? '' : text };
+    });
+    const [attacks, served, calls] = await Promise.all([attacker, victims, mcp]);
+
+    const byStatus = (xs: { status: number }[]) => xs.reduce<Record<number, number>>((c, x) => ({ ...c, [x.status]: (c[x.status] ?? 0) + 1 }), {});
+    const windows = new Set(attacks.map((a) => a.window)).size;
+    console.log(`attacker: ${attacks.length} requests in ${((Date.now() - started) / 1000).toFixed(1)} s over ${windows} minute window(s) ${JSON.stringify(byStatus(attacks))}; ` +
+      `victims: ${served.length} requests ${JSON.stringify(byStatus(served))}; MCP: ${calls.length} calls ${JSON.stringify(byStatus(calls))}`);
+
+    expect(served.filter((v) => v.status !== 200)).toEqual([]);
+    expect(served.length).toBeGreaterThan(100);
+    expect(calls.filter((c) => c.status !== 200 || !c.ok)).toEqual([]);
+    // The attacker is told what is wrong with its client_id, and each minute its address gets at most the limit.
+    expect(Object.keys(byStatus(attacks)).sort()).toEqual(['400', '429']);
+    const refused = attacks.find((a) => a.status === 400)!;
+    expect(refused).toMatchObject({ error: 'invalid_request', description: 'client_id must be printable ASCII (RFC 6749, Appendix A.1); it holds U+0000 at position 0' });
+    for (const w of new Set(attacks.map((a) => a.window))) {
+      expect(attacks.filter((a) => a.window === w && a.status === 400).length).toBeLessThanOrEqual(PER_IP_LIMIT);
+    }
+    expect(attacks.find((a) => a.status === 429)!.error).toBe('rate_limit_exceeded');
+  });
+});
