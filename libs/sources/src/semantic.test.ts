@@ -184,4 +184,35 @@ describe('semantic search of sources', () => {
     }
     expect(after.hits.map((h) => h.sourceId)).not.toContain(gone);
   });
+
+  it('a source redacted while its vector is computed keeps waiting, and is embedded from its new text, never the old one (issue 41)', async () => {
+    const id = await source(ws, 'Call with Ana Lopez', [['Ana Lopez', 'Ana Lopez says the Excel export times out for her team']]);
+    const redact = () => t.pool.query(
+      `WITH s AS (UPDATE sources SET title = 'Call with [erased]' WHERE id = $1),
+            g AS (UPDATE source_segments SET speaker = '[erased]', text = '[erased]' WHERE source_id = $1)
+       UPDATE source_semantics SET pending = true, vector = NULL, version = NULL, seq = nextval('source_semantic_seq') WHERE source_id = $1`, [id]);
+    let redacted = false;
+    // The erasure lands between the read of the text and the write of its vector.
+    const racing: SemanticsThread = {
+      ...semantics,
+      run: (async (op: 'embed', args: never, transfer?: ArrayBuffer[]) => {
+        const out = await semantics.run(op, args, transfer);
+        if (op === 'embed' && !redacted) {
+          redacted = true;
+          await redact();
+        }
+        return out;
+      }) as SemanticsThread['run'],
+      describe: () => semantics.describe(),
+    };
+    await embedPendingSources({ pool: t.pool, semantics: racing }, ws);
+    const row = async () => (await t.pool.query<{ pending: boolean; vector: Buffer | null }>('SELECT pending, vector FROM source_semantics WHERE source_id = $1', [id])).rows[0]!;
+    expect(redacted).toBe(true);
+    expect(await row()).toEqual({ pending: true, vector: null });
+    await embedPendingSources({ pool: t.pool, semantics }, ws);
+    const { vectors, dims, denseDims } = await semantics.run('embed', { texts: ['Call with [erased]\n[erased]'] });
+    expect(dims).toBeGreaterThan(0);
+    const { quantize } = await import('@loupe/semantics');
+    expect((await row()).vector).toEqual(Buffer.from(quantize(vectors.subarray(0, denseDims))));
+  });
 });

@@ -36,10 +36,10 @@ export async function embedPendingSources(
   for (;;) {
     // The slice's ids first, through the pending index: with its text beside, the planner walked the
     // primary key filtering every source (2.1 s a slice with 680,000 of a million waiting; 35 ms so).
-    const { rows } = await deps.pool.query<{ id: string; text: string }>(
+    const { rows } = await deps.pool.query<{ id: string; seq: string; text: string }>(
       `WITH next AS MATERIALIZED (
-         SELECT m.source_id AS id FROM source_semantics m WHERE m.workspace_id = $1 AND m.pending AND m.source_id > $2 ORDER BY m.workspace_id, m.source_id LIMIT ${EMBED_SLICE})
-       SELECT n.id, left(s.title || E'\\n' || coalesce((SELECT string_agg(g.text, E'\\n' ORDER BY g.position) FROM
+         SELECT m.source_id AS id, m.seq FROM source_semantics m WHERE m.workspace_id = $1 AND m.pending AND m.source_id > $2 ORDER BY m.workspace_id, m.source_id LIMIT ${EMBED_SLICE})
+       SELECT n.id, n.seq, left(s.title || E'\\n' || coalesce((SELECT string_agg(g.text, E'\\n' ORDER BY g.position) FROM
                 (SELECT g.text, g.position FROM source_segments g WHERE g.source_id = n.id ORDER BY g.position LIMIT 200) g), ''), ${EMBED_CHARS}) AS text
          FROM next n JOIN sources s ON s.id = n.id ORDER BY n.id`,
       [workspaceId, after],
@@ -48,11 +48,13 @@ export async function embedPendingSources(
     after = rows[rows.length - 1]!.id;
     const out = await deps.semantics.run('embed', { texts: rows.map((r) => r.text) });
     const vectors = rows.map((_, i) => Buffer.from(quantize(out.vectors.subarray(i * out.dims, i * out.dims + out.denseDims))));
+    // Only rows still at the seq read with their text: a source redacted or re-processed meanwhile (an
+    // erasure takes a new seq) keeps waiting, and is embedded from its new text, never the old one's vector.
     await deps.pool.query(
       `UPDATE source_semantics m SET vector = x.v, version = $2, pending = false, seq = nextval('source_semantic_seq')
-         FROM unnest($3::text[], $4::bytea[]) AS x(id, v)
-        WHERE m.workspace_id = $1 AND m.source_id = x.id`,
-      [workspaceId, info.version, rows.map((r) => r.id), vectors],
+         FROM unnest($3::text[], $4::bytea[], $5::bigint[]) AS x(id, v, seq)
+        WHERE m.workspace_id = $1 AND m.source_id = x.id AND m.seq IS NOT DISTINCT FROM x.seq`,
+      [workspaceId, info.version, rows.map((r) => r.id), vectors, rows.map((r) => r.seq)],
     );
     embedded += rows.length;
     if (await options.yieldWhen?.()) return embedded;
