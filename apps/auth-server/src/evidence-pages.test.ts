@@ -5,6 +5,7 @@ import { startSemanticsThread, type SemanticsThread } from '@loupe/semantics';
 import { refreshSearchDocuments, type SemanticSearch } from '@loupe/sources';
 import { createShapingNote, updateShapingNote } from '@loupe/shaping';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accessibilityViolations, launchChromium, saveScreenshot } from '@loupe/browser-testing';
 import { csrfOf, Person, signInToAccount, startAuthServer, type AuthHarness } from './test/harness';
 
 // Issue 27: the evidence pages of the account app (signals, opportunities), on a real database, with
@@ -68,6 +69,23 @@ async function withEvidence(ws: string, prod: string) {
   }, clock);
   await update(ws, prod);
   return { src, keyId, ids: results.map((r) => r.id) };
+}
+
+/** How long the event loop (the server's: it runs in this process) went without running a 5 ms timer, at most, until `stop`. */
+function eventLoopProbe() {
+  let last = performance.now();
+  let worst = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    worst = Math.max(worst, now - last - 5);
+    last = now;
+  }, 5);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return Math.max(worst, performance.now() - last - 5);
+    },
+  };
 }
 
 const opportunityOf = async (signalId: string) =>
@@ -360,6 +378,72 @@ describe('evidence pages', () => {
       expect((await stranger.post(`/account/w/${own.ws}/${path}`, { _csrf: csrfOf(theirs), ...body })).status, path).toBe(404);
     }
     expect((await h.pool.query('SELECT status FROM shaping_notes WHERE id = $1', [note.id])).rows[0].status).toBe('prds');
+  });
+
+  it('shaping notes: versions too different to compare line by line say so at once, with their sizes, while the service stays responsive (issue 41)', async () => {
+    const { ws, prod } = await workspaceWith([[owner, 'owner'], [member, 'member']]);
+    const distinct = (tag: string, n: number, width: number) => Array.from({ length: n }, (_, i) => `${tag}${i.toString(36).padStart(width, '0')}`).join('\n');
+    const compare = async (from: string, to: string) => {
+      const note = await createShapingNote(h.pool, { workspaceId: ws, productId: prod, title: 'Big rewrite', content: from, status: 'ideas' }, clock);
+      await updateShapingNote(h.pool, { workspaceId: ws, noteId: note.id, content: to }, clock);
+      const probe = eventLoopProbe();
+      const started = performance.now();
+      const res = await member.get(`/account/w/${ws}/notes/${note.id}/diff?from=1&to=2`);
+      const html = await res.text();
+      return { note, status: res.status, html, ms: performance.now() - started, heldMs: probe.stop() };
+    };
+    // The audit's case: two versions of 12,000 distinct short lines (72 KB) took 21.7 s and held /healthz as long.
+    const audit = await compare(distinct('a', 12_000, 4), distinct('b', 12_000, 4));
+    expect(audit.html).toContain('These two versions are too different to compare line by line.');
+    expect(audit.ms).toBeLessThan(2_000);
+    expect(audit.heldMs).toBeLessThan(100);
+    // The most the limits allow: two 1 MB versions of 100,000 distinct lines.
+    const big = await compare(distinct('a', 100_000, 8), distinct('b', 100_000, 8));
+    console.log(`diff page of two 1 MB versions (100,000 distinct lines each): answered in ${big.ms.toFixed(0)} ms; the event loop was held at most ${big.heldMs.toFixed(1)} ms`);
+    expect(big.status).toBe(200);
+    expect(big.html).toContain('These two versions are too different to compare line by line.');
+    expect(big.html).toContain('More than 2,000 lines were removed or added between them');
+    expect(big.html).toMatch(/<td>Version 1<\/td><td class="num">977 KB<\/td><td class="num">100,000<\/td><td class="actions-cell"><a href="[^"]+\/versions\/1">Read version 1<\/a>/);
+    expect(big.html).toContain('<td>Version 2 (current)</td>');
+    expect(big.html).not.toContain('<ol class="diff"');
+    expect(big.ms).toBeLessThan(2_000);
+    expect(big.heldMs).toBeLessThan(100);
+    // A few lines changed in the middle of a 1 MB note are still listed line by line (compared in the worker).
+    const base = distinct('a', 100_000, 8);
+    const edited = base.replace('a00000jk8\n', 'a00000jk8 and a changed line\n').replace('a00001234\n', '');
+    const few = await compare(base, edited);
+    expect(few.html).toContain('<del><span class="visually-hidden">Removed: </span>a00000jk8</del>');
+    expect(few.html).toContain('<ins><span class="visually-hidden">Added: </span>a00000jk8 and a changed line</ins>');
+    expect(few.html).toContain('<del><span class="visually-hidden">Removed: </span>a00001234</del>');
+    expect(few.html).toMatch(/⋯ [\d,]+ unchanged lines ⋯/);
+    expect(few.html).not.toContain('too different');
+    expect(few.heldMs).toBeLessThan(100);
+  });
+
+  it('shaping notes: in a browser, the page of two versions too different to compare (screenshot), with no accessibility violations', async () => {
+    const { ws, prod } = await workspaceWith([[owner, 'owner']]);
+    const lines = (tag: string) => Array.from({ length: 30_000 }, (_, i) => `- ${tag} point ${i}`).join('\n');
+    const note = await createShapingNote(h.pool, { workspaceId: ws, productId: prod, title: 'Scheduled exports PRD', content: lines('draft'), status: 'prds' }, clock);
+    await updateShapingNote(h.pool, { workspaceId: ws, noteId: note.id, title: 'Scheduled exports PRD (rewritten)', content: lines('final') }, clock);
+    const browser = await launchChromium();
+    try {
+      const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+      const host = new URL(h.url).hostname;
+      await context.addCookies(owner.jar.header().split('; ').map((pair) => {
+        const eq = pair.indexOf('=');
+        return { name: pair.slice(0, eq), value: pair.slice(eq + 1), domain: host, path: '/' };
+      }));
+      const page = await context.newPage();
+      await page.goto(`${h.url}/account/w/${ws}/notes/${note.id}/diff?from=1&to=2`);
+      expect(await page.getByRole('status').textContent()).toContain('These two versions are too different to compare line by line.');
+      expect(await page.getByRole('table', { name: 'The two versions compared' }).textContent()).toContain('30,000');
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await saveScreenshot(page, 'note-diff-too-different');
+      await page.getByRole('link', { name: 'Read version 1' }).click();
+      await page.waitForURL(`${h.url}/account/w/${ws}/notes/${note.id}/versions/1`);
+    } finally {
+      await browser.close();
+    }
   });
 
   it('numbers and dates are formatted for people on the existing pages too', async () => {

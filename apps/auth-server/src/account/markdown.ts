@@ -1,5 +1,4 @@
 import MarkdownIt, { type Token } from 'markdown-it';
-import { diffLines } from 'diff';
 
 /**
  * Markdown a shaping note holds (written by an AI assistant: untrusted) as HTML for the account pages.
@@ -36,25 +35,4 @@ md.renderer.rules.image = (tokens: Token[], idx: number) => {
 
 export function renderMarkdown(text: string): string {
   return md.render(text, {});
-}
-
-export interface DiffLine {
-  /** `gap`: unchanged lines left out. */
-  kind: 'added' | 'removed' | 'same' | 'gap';
-  text: string;
-}
-
-/** Line by line, what changed from `before` to `after` (unchanged runs longer than 6 lines are shortened to their ends). */
-export function diffText(before: string, after: string): DiffLine[] {
-  const out: DiffLine[] = [];
-  for (const part of diffLines(before, after)) {
-    const lines = part.value.replace(/\n$/, '').split('\n');
-    const kind: DiffLine['kind'] = part.added ? 'added' : part.removed ? 'removed' : 'same';
-    if (kind === 'same' && lines.length > 6) {
-      out.push(...lines.slice(0, 2).map((text) => ({ kind, text })), { kind: 'gap', text: `${lines.length - 4} unchanged lines` }, ...lines.slice(-2).map((text) => ({ kind, text })));
-    } else {
-      out.push(...lines.map((text) => ({ kind, text })));
-    }
-  }
-  return out;
 }

@@ -5,10 +5,19 @@ import {
 } from '@loupe/shaping';
 import { listProducts } from '@loupe/workspaces';
 import { form, pages, renderAccount, str, type AccountDeps, type InWorkspace, type Runtime } from './context';
-import { diffText, renderMarkdown } from './markdown';
+import { renderMarkdown } from './markdown';
+import { diffText, TEXT_DIFF_LIMITS } from './text-diff';
 import { pageOf } from './opportunities';
 
 export const NOTES_PAGE = 25;
+
+/** Lines of a text as the diff counts them (a last newline ends the last line). */
+function lineCount(text: string): number {
+  if (text === '') return 0;
+  let n = 1;
+  for (let at = text.indexOf('\n'); at !== -1 && at < text.length - 1; at = text.indexOf('\n', at + 1)) n++;
+  return n;
+}
 
 const DONE: Record<string, string> = {
   status: 'Status changed.',
@@ -87,8 +96,16 @@ export function notePages(runtime: Runtime, deps: AccountDeps): Router {
       const fields = [
         ['Title', a.title, b.title], ['Subtitle', a.subtitle ?? '', b.subtitle ?? ''], ['Status', statusName(a.status), statusName(b.status)], ['Tags', a.tags.join(', '), b.tags.join(', ')],
       ].filter(([, x, y]) => x !== y).map(([name, before, after]) => ({ name, before, after }));
+      // Off the event loop and bounded (text-diff.ts): two versions that share little are too different to list.
+      const compared = await diffText(a.content, b.content);
+      const read = (v: number) => `${base(ctx)}/${id}${v === note.version ? '' : `/versions/${v}`}`;
       renderAccount(res, 'account-note-diff', ctx, {
-        title: `Changes to ${note.title}`, section: 'notes', note, a, b, fields, lines: diffText(a.content, b.content),
+        title: `Changes to ${note.title}`, section: 'notes', note, a, b, fields,
+        lines: 'lines' in compared ? compared.lines : undefined,
+        tooDifferent: 'tooDifferent' in compared ? compared.tooDifferent : undefined,
+        maxChangedLines: TEXT_DIFF_LIMITS.maxChangedLines,
+        sizes: [a, b].map((v) => ({ version: v.version, kb: Math.max(1, Math.ceil(Buffer.byteLength(v.content) / 1024)), lines: lineCount(v.content), link: read(v.version) })),
+        readA: read(a.version), readB: read(b.version),
         versions: (await listVersions(ctx.rt.pool, ctx.workspace.id, id)).map((v) => v.version),
       });
     } catch (error) {
