@@ -352,4 +352,73 @@ describe('opportunities', () => {
     const growth = await opportunityGrowth(t.pool, ws, [o], new Date(now));
     expect(growth.get(o)!.month).toBeGreaterThan(0);
   });
+
+  describe('an erasure that lands while signals are embedded or clustered (issue 41)', () => {
+    const ZANETTI = [
+      ['Zanetti cannot export invoices', 'Marco Zanetti says exporting invoices to Zanetti accounting fails every month.'],
+      ['Zanetti invoice export broken', 'The invoice export Zanetti relies on breaks; Zanetti re-types every invoice by hand.'],
+      ['Invoices export fails for Zanetti', 'Zanetti asked again: exporting invoices fails and Zanetti loses a day each month.'],
+    ];
+    async function productWithZanetti() {
+      const made = await productWithFixture();
+      const items = ZANETTI.map(([title, content]) => ({ type: 'pain_point', title: title!, content: content!, whoSaidIt: 'Marco Zanetti', theme: 'Invoice export fails' }));
+      const { results } = await addSignals(t.pool, { workspaceId: made.ws, sourceId: made.src, items }, clock);
+      return { ...made, theirs: results.map((r) => r.id) };
+    }
+    /** What the erasure does to a signal that mentions the person (libs/erasure), and to the opportunities' names and keywords. */
+    const erase = async (ws: string) => {
+      await t.pool.query(
+        `UPDATE signals SET title = replace(title, 'Zanetti', '[erased]'), content = replace(replace(content, 'Marco ', ''), 'Zanetti', '[erased]'),
+                who_said_it = '[erased]', keywords = '{}', embedding = NULL, embedding_version = NULL, cluster_pending = true, updated_at = $2
+          WHERE workspace_id = $1 AND content LIKE '%Zanetti%'`, [ws, new Date(clock.now())]);
+      await t.pool.query(
+        `UPDATE opportunities SET title = replace(title, 'Zanetti', '[erased]'), keywords = array_remove(keywords, 'zanetti'), subtitle = replace(subtitle, 'zanetti', '[erased]')
+          WHERE workspace_id = $1`, [ws]);
+    };
+    /** The semantics thread, with the erasure landing right after the first `op` answers. */
+    const erasingAfter = (op: 'embed' | 'recluster', ws: string) => {
+      let erased = false;
+      return {
+        thread: {
+          ...semantics,
+          describe: () => semantics.describe(),
+          run: (async (name: string, args: never, transfer?: ArrayBuffer[]) => {
+            const out = await semantics.run(name as 'embed', args, transfer);
+            if (name === op && !erased) {
+              erased = true;
+              await erase(ws);
+            }
+            return out;
+          }) as SemanticsThread['run'],
+        },
+        erased: () => erased,
+      };
+    };
+    const mentions = async (ws: string) => (await t.pool.query<{ what: string }>(
+      `SELECT 'signal ' || id AS what FROM signals WHERE workspace_id = $1 AND array_to_string(keywords, ' ') ILIKE '%zanetti%'
+       UNION ALL SELECT 'opportunity ' || id FROM opportunities WHERE workspace_id = $1 AND concat_ws(' ', title, subtitle, array_to_string(keywords, ' ')) ILIKE '%zanetti%'`,
+      [ws])).rows.map((r) => r.what);
+
+    it('keywords of a signal embedded from its old text are not written over its redaction', async () => {
+      const { ws, prod } = await productWithZanetti();
+      const racing = erasingAfter('embed', ws);
+      await updateOpportunities({ ...deps(), semantics: racing.thread }, ws, prod);
+      expect(racing.erased()).toBe(true);
+      expect(await mentions(ws)).toEqual([]);
+      await updateOpportunities(deps(), ws, prod);
+      expect(await mentions(ws)).toEqual([]);
+      const { rows } = await t.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM signals WHERE workspace_id = $1 AND (cluster_pending OR embedding IS NULL)', [ws]);
+      expect(rows[0]!.n).toBe(0); // the redacted signals were embedded and placed from their new text
+    });
+
+    it('opportunities clustered from signals read before their redaction are not written over it', async () => {
+      const { ws, prod } = await productWithZanetti();
+      await updateOpportunities(deps(), ws, prod);
+      expect((await mentions(ws)).length).toBeGreaterThan(0); // the person's name is among the keywords before the erasure
+      const racing = erasingAfter('recluster', ws);
+      await updateOpportunities({ ...deps(), semantics: racing.thread }, ws, prod, { full: true });
+      expect(racing.erased()).toBe(true);
+      expect(await mentions(ws)).toEqual([]);
+    });
+  });
 });

@@ -99,13 +99,16 @@ const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const toBase64 = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64');
 
+/** What a signal's vector and keywords are made of (title, content, theme), hashed: the version a write of them is guarded on. */
+const signalTextHash = (row = '') => `md5(${row}title || E'\\n' || ${row}content || E'\\n' || coalesce(${row}theme, ''))`;
+
 /** Embeds signals of the product whose vector is missing or of another version, `EMBED_SLICE` at a time. */
 async function embedSignals(deps: OpportunityDeps, workspaceId: string, productId: string, info: EmbeddingInfo, onlyPending: boolean): Promise<number> {
   let embedded = 0;
   let after = '';
   for (;;) {
-    const { rows } = await deps.pool.query<{ id: string; title: string; content: string; theme: string | null }>(
-      `SELECT id, title, content, theme FROM signals
+    const { rows } = await deps.pool.query<{ id: string; title: string; content: string; theme: string | null; text_hash: string }>(
+      `SELECT id, title, content, theme, ${signalTextHash()} AS text_hash FROM signals
         WHERE workspace_id = $1 AND product_id = $2 AND id > $3 ${onlyPending ? 'AND cluster_pending' : ''}
           AND embedding_version IS DISTINCT FROM $4
         ORDER BY id LIMIT ${EMBED_SLICE}`,
@@ -113,11 +116,13 @@ async function embedSignals(deps: OpportunityDeps, workspaceId: string, productI
     );
     if (rows.length === 0) return embedded;
     const out = await deps.semantics.run('embed', { texts: rows.map(signalText), themes: rows.map((r) => r.theme) });
-    const records = rows.map((r, i) => ({ id: r.id, e: toBase64(out.vectors.subarray(i * out.dims, (i + 1) * out.dims)), k: out.keywords[i] }));
+    const records = rows.map((r, i) => ({ id: r.id, e: toBase64(out.vectors.subarray(i * out.dims, (i + 1) * out.dims)), k: out.keywords[i], h: r.text_hash }));
+    // Only signals whose text is still the text embedded: one redacted by an erasure (or edited) meanwhile
+    // keeps waiting, so keywords of its old text (a surname, say) are never written back.
     await deps.pool.query(
       `UPDATE signals s SET embedding = decode(x.e, 'base64'), embedding_version = $3, keywords = x.k
-         FROM jsonb_to_recordset($4::jsonb) AS x(id text, e text, k text[])
-        WHERE s.workspace_id = $1 AND s.product_id = $2 AND s.id = x.id AND s.id = ANY($5::text[])`,
+         FROM jsonb_to_recordset($4::jsonb) AS x(id text, e text, k text[], h text)
+        WHERE s.workspace_id = $1 AND s.product_id = $2 AND s.id = x.id AND s.id = ANY($5::text[]) AND ${signalTextHash('s.')} = x.h`,
       // The id list lets the planner read the slice's rows by key (it misjudges the recordset and scanned the table).
       [workspaceId, productId, out.version, JSON.stringify(records), rows.map((r) => r.id)],
     );
@@ -349,8 +354,45 @@ type ClusterRow = {
   pinned_to: string | null;
 };
 
-/** Re-clusters every signal of the product and writes the result, keeping ids by overlap. Returns the number of opportunities. */
+/** A re-clustering read signals that changed before it could write: what it would write is of their old text. */
+class StaleRead extends Error {}
+
+/** How many times a re-clustering starts again when signals change under it, before leaving them to the next run. */
+const RECLUSTER_TRIES = 3;
+
+/**
+ * Re-clusters every signal of the product and writes the result, keeping ids by overlap. Returns the
+ * number of opportunities. When a signal it read was changed or deleted before the write (an erasure
+ * redacted it, a person edited it), nothing is written, since names and keywords would carry the old
+ * text, and it starts again; after `RECLUSTER_TRIES` the changed signals, still pending, wait for the next run.
+ */
 async function reclusterProduct(deps: OpportunityDeps, workspaceId: string, productId: string, info: EmbeddingInfo, options: UpdateOptions,
+  time: ReturnType<typeof phaseTimer>): Promise<number> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await reclusterOnce(deps, workspaceId, productId, info, options, time);
+    } catch (error) {
+      if (!(error instanceof StaleRead)) throw error;
+      if (tries === RECLUSTER_TRIES) return countOpportunities(deps.pool, workspaceId, productId);
+    }
+  }
+}
+
+/** Whether a signal of `read` changed or went since it was read (its updated_at, to the millisecond, differs). */
+async function changedSinceRead(client: pg.PoolClient, workspaceId: string, read: Array<{ id: string; updated_at: Date }>): Promise<boolean> {
+  for (let at = 0; at < read.length; at += 5_000) {
+    const slice = read.slice(at, at + 5_000);
+    const { rows } = await client.query(
+      `SELECT 1 FROM unnest($2::text[], $3::timestamptz[]) AS x(id, updated_at) LEFT JOIN signals s ON s.workspace_id = $1 AND s.id = x.id
+        WHERE s.id IS NULL OR date_trunc('milliseconds', s.updated_at) IS DISTINCT FROM x.updated_at LIMIT 1`,
+      [workspaceId, slice.map((r) => r.id), slice.map((r) => r.updated_at)],
+    );
+    if (rows.length) return true;
+  }
+  return false;
+}
+
+async function reclusterOnce(deps: OpportunityDeps, workspaceId: string, productId: string, info: EmbeddingInfo, options: UpdateOptions,
   time: ReturnType<typeof phaseTimer>): Promise<number> {
   const { version, dims } = info;
   const rows: ClusterRow[] = [];
@@ -460,6 +502,9 @@ async function reclusterProduct(deps: OpportunityDeps, workspaceId: string, prod
   const moved = rows.map((r, i) => [r.id, ids[result.labels[i]!]!] as const).filter(([signal, opp]) => before.get(signal) !== opp);
   await withTransaction(deps.pool, async (client) => {
     await lockProduct(client, workspaceId, productId);
+    // Under the product's lock, which an erasure's redaction of signals takes too: after this check no
+    // signal read can change until the opportunities written from it are committed.
+    if (await changedSinceRead(client, workspaceId, [...rows, ...pinned])) throw new StaleRead();
     await client.query('DELETE FROM opportunities WHERE workspace_id = $1 AND product_id = $2 AND NOT (id = ANY($3))', [workspaceId, productId, opportunities.map((o) => o.id)]);
     for (let at = 0; at < opportunities.length; at += 1_000) {
       await client.query(
