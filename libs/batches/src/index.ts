@@ -1,3 +1,3 @@
 export * from './lifecycle';
-export { landBatch, type LandingInput, type Landed } from './land';
+export { landBatch, landBatchIn, lockLandings, withLanding, type LandingInput, type Landed } from './land';
 export { getBatch, listBatches, toBatchView, encodeCursor, decodeCursor, CursorError } from './views';
