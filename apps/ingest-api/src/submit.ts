@@ -1,4 +1,4 @@
-import { landBatch } from '@loupe/batches';
+import { landBatchIn, withLanding } from '@loupe/batches';
 import { findSuppressed, SUPPRESSED_CODE, suppressedMessage } from '@loupe/erasure';
 import { ApiError, BodyTooLargeError, readBoundedBody, requestFingerprint, type Clock, type IdempotencyStore } from '@loupe/http';
 import type { Boss } from '@loupe/jobs';
@@ -91,46 +91,44 @@ async function ingest(deps: SubmitDeps, req: Request, kind: 'json' | 'ndjson', b
       errors = [...errors, ...routing.errors].sort((a, b) => a.index - b.index);
     }
   }
-  if (accepted.length) {
-    // A person erased from the workspace stays out until their suppression is lifted (libs/erasure).
-    const hits = await findSuppressed(deps.pool, workspaceId, accepted.map((a) => ({ participants: a.record._participants, text: a.rawData })));
+  if (!accepted.length) return refusedAll(items.length, errors);
+  // A person erased from the workspace stays out until their suppression is lifted (libs/erasure). The
+  // suppressions are read in the landing's own transaction, under its lock: one made before is seen, and
+  // one made meanwhile waits for this landing to commit (its erasure then finds these records).
+  return withLanding(deps.pool, workspaceId, async (client) => {
+    let landing = accepted;
+    let all = errors;
+    const hits = await findSuppressed(client, workspaceId, landing.map((a) => ({ participants: a.record._participants, data: a.record.data })));
     if (hits.size) {
-      const suppressed = [...hits].map(([i, hit]) => ({ index: accepted[i]!.index, code: SUPPRESSED_CODE, message: suppressedMessage(hit) }));
-      accepted = accepted.filter((_, i) => !hits.has(i));
-      errors = [...errors, ...suppressed].sort((a, b) => a.index - b.index);
+      const suppressed = [...hits].map(([i, hit]) => ({ index: landing[i]!.index, code: SUPPRESSED_CODE, message: suppressedMessage(hit) }));
+      landing = landing.filter((_, i) => !hits.has(i));
+      all = [...all, ...suppressed].sort((a, b) => a.index - b.index);
     }
-  }
-  const total = items.length;
-  const rejectedCount = total - accepted.length;
-  const first = errors.slice(0, LIMITS.errorsPerResponse);
-  if (accepted.length === 0) {
-    return rejection('VALIDATION_ERROR', `No record was accepted: all ${total} record(s) were rejected`, first, {
-      acceptedCount: 0, rejectedCount, totalErrorCount: errors.length,
+    // Nothing written: the transaction ends empty.
+    if (!landing.length) return refusedAll(items.length, all);
+    const first = all.slice(0, LIMITS.errorsPerResponse);
+    const rejectedCount = items.length - landing.length;
+    const landed = await landBatchIn(client, deps.boss, {
+      workspaceId, apiKeyId: req.principal!.keyId, productId: landing[0]!.record._product_id, type: landing[0]!.record._type,
+      source: 'api', format, accepted: landing, rejectedCount, totalErrorCount: all.length, errors: first, now: deps.clock.now(),
     });
-  }
-  const acceptedBody = (batchId: string, duplicateCount: number): Record<string, unknown> => {
-    const out: Record<string, unknown> = {
-      batchId, acceptedCount: accepted.length, rejectedCount, totalErrorCount: errors.length, duplicateCount,
+    const body: Record<string, unknown> = {
+      batchId: landed.batchId, acceptedCount: landing.length, rejectedCount, totalErrorCount: all.length, duplicateCount: landed.duplicateCount,
     };
-    if (first.length) out.errors = first;
-    return out;
-  };
-  let outcome: Outcome | undefined;
-  await landBatch(
-    deps.pool,
-    deps.boss,
-    {
-      workspaceId, apiKeyId: req.principal!.keyId, productId: accepted[0]!.record._product_id, type: accepted[0]!.record._type,
-      source: 'api', format, accepted, rejectedCount, totalErrorCount: errors.length, errors: first, now: deps.clock.now(),
-    },
-    async (client, landed) => {
-      outcome = { status: 202, body: acceptedBody(landed.batchId, landed.duplicateCount) };
-      if (idempotency) {
-        await deps.idempotency.complete(client, workspaceId, idempotency.key, idempotency.token, 202, JSON.stringify(outcome.body));
-      }
-    },
-  );
-  return outcome!;
+    if (first.length) body.errors = first;
+    const outcome: Outcome = { status: 202, body };
+    if (idempotency) {
+      await deps.idempotency.complete(client, workspaceId, idempotency.key, idempotency.token, 202, JSON.stringify(outcome.body));
+    }
+    return outcome;
+  });
+}
+
+/** Every record of the request refused: a 400 naming them, and no batch. */
+function refusedAll(total: number, errors: RecordError[]): Outcome {
+  return rejection('VALIDATION_ERROR', `No record was accepted: all ${total} record(s) were rejected`, errors.slice(0, LIMITS.errorsPerResponse), {
+    acceptedCount: 0, rejectedCount: total, totalErrorCount: errors.length,
+  });
 }
 
 function send(res: Response, outcome: { status: number; body: string }, replayed = false) {

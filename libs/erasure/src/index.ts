@@ -5,6 +5,6 @@ export {
 } from './requests';
 export { attachmentWasErased, ERASED_ATTACHMENT, ERASURE_SLICE, failErasure, PHASES, runErasure, type ErasureDeps, type Phase } from './run';
 export {
-  addSuppression, findSuppressed, getSuppression, liftSuppression, listSuppressions, SUPPRESSED_CODE, suppressedMessage,
+  addSuppression, findSuppressed, getSuppression, liftSuppression, listSuppressions, SUPPRESSED_CODE, suppressedMessage, suppressionHash,
   type Candidate, type SuppressedHit, type SuppressionView,
 } from './suppressions';

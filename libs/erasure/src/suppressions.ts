@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
+import { lockLandings } from '@loupe/batches';
 import { newId } from '@loupe/db';
 import type pg from 'pg';
-import { subjectHash, type SubjectKind } from './match';
+import type { SubjectKind } from './match';
 
 type Queryable = Pick<pg.Pool, 'query'>;
 
@@ -20,9 +22,49 @@ const view = (r: Row): SuppressionView => ({
 });
 const COLUMNS = 'id, kind, erasure_id, created_by, created_at, lifted_by, lifted_at';
 
-/** Adds a suppression unless an active one of the same person exists; returns the active one. */
+/**
+ * The hash a suppression keeps: SHA-256 of the workspace id, the kind and the value trimmed and
+ * lower-cased, emails and participant ids alike, since an erasure finds both case-insensitively.
+ * (Defined here, not with the erasure's own hashing, because rows already written depend on it.)
+ */
+export function suppressionHash(workspaceId: string, kind: SubjectKind, value: string): string {
+  return sha256(`${workspaceId}\n${kind}\n${value.trim().toLowerCase()}`);
+}
+
+/**
+ * What suppressions of participant ids made before ids were case-folded keep: the id trimmed, in the
+ * case it was asked for. Such a row cannot be rewritten (nothing of the id is left but its hash), so
+ * checks look for it too: it still refuses the id in that case, as it did. It becomes case-insensitive
+ * when the id is suppressed again as it was asked (another erasure of it, or the end of its own erasure
+ * if it was still running): `addSuppression` rewrites it. Ids without capitals (and every email) hash
+ * the same either way, so their old rows already match in any case.
+ */
+function legacyIdHash(workspaceId: string, value: string): string {
+  return sha256(`${workspaceId}\nparticipant_id\n${value.trim()}`);
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/**
+ * Adds a suppression unless an active one of the same person exists; returns the active one. Call it
+ * inside a transaction: it takes the workspace's landing lock exclusively (`lockLandings`), so it waits
+ * for landings in flight to commit (the erasure queued with it then finds their records) and every
+ * landing after it sees it.
+ */
 export async function addSuppression(db: Queryable, input: { workspaceId: string; kind: SubjectKind; value: string; erasureId?: string | null; by: string; now: Date }): Promise<SuppressionView> {
-  const hash = subjectHash(input.workspaceId, input.kind, input.value);
+  const hash = suppressionHash(input.workspaceId, input.kind, input.value);
+  await lockLandings(db, input.workspaceId, 'exclusive');
+  const legacy = input.kind === 'participant_id' ? legacyIdHash(input.workspaceId, input.value) : hash;
+  if (legacy !== hash) {
+    // An active row of this id from before case-folding becomes the case-insensitive one.
+    const { rows: upgraded } = await db.query<Row>(
+      `UPDATE suppressions SET value_hash = $4 WHERE workspace_id = $1 AND kind = $2 AND value_hash = $3 AND lifted_at IS NULL
+          AND NOT EXISTS (SELECT 1 FROM suppressions WHERE workspace_id = $1 AND kind = $2 AND value_hash = $4 AND lifted_at IS NULL)
+       RETURNING ${COLUMNS}`,
+      [input.workspaceId, input.kind, legacy, hash],
+    );
+    if (upgraded[0]) return view(upgraded[0]);
+  }
   const { rows } = await db.query<Row>(
     `INSERT INTO suppressions (id, workspace_id, kind, value_hash, erasure_id, created_by, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7)
@@ -60,16 +102,39 @@ export async function listSuppressions(db: Queryable, workspaceId: string, optio
   return rows.map(view);
 }
 
-/** What a record or source offers to be checked against the suppressions. */
+/** What a record, source or signal offers to be checked against the suppressions. */
 export interface Candidate {
+  /** A record's participants: each one's `email` and `id` (an id that is an address counts as one), and any address in the entry. */
   participants?: ReadonlyArray<{ id?: string | undefined; email?: string | undefined }> | undefined;
-  /** Free text (the record's `data` as sent): every email address in it is checked. */
+  /**
+   * A record's `data` as parsed (never its JSON text, where `\u0040` or `\u003c…\u003e` would hide an
+   * address): every address in its strings, keys included.
+   */
+  data?: unknown;
+  /** Plain text (not JSON): every address in it. Reported as `data`. */
   text?: string | undefined;
-  /** Participant ids named elsewhere (a signal's participant). */
-  participantIds?: ReadonlyArray<string | undefined> | undefined;
+  /** Named text fields (a signal's content, who said it): every address in each, reported under its name. */
+  texts?: ReadonlyArray<{ field: string; value: string | null | undefined }> | undefined;
+  /** Named participant ids (a signal's participant_id): the id (and the address, when it is one). */
+  ids?: ReadonlyArray<{ field: string; value: string | null | undefined }> | undefined;
 }
 
 const EMAIL_IN_TEXT = /[\p{L}\p{N}._%+'-]+@[\p{L}\p{N}.-]+\.[\p{L}]{2,}/gu;
+
+/** Every address written in the strings (keys too) of a parsed JSON value; iterative, so no depth overflows. */
+function addressesIn(value: unknown, out: Set<string>): void {
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      if (v.includes('@')) for (const m of v.match(EMAIL_IN_TEXT) ?? []) out.add(m);
+    } else if (Array.isArray(v)) {
+      for (const item of v) stack.push(item);
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, item] of Object.entries(v)) stack.push(k, item);
+    }
+  }
+}
 
 /** Where a candidate names a suppressed person: the field and the suppression, never the value. */
 export interface SuppressedHit {
@@ -78,9 +143,11 @@ export interface SuppressedHit {
 }
 
 /**
- * Checks candidates (records of one request, an MCP source) against the workspace's active suppressions:
- * the hashes of their participants' emails and ids, and of every address written in their text. One
- * query for all; none at all for a workspace without suppressions.
+ * Checks candidates (records of one request, an MCP source, signals) against the workspace's active
+ * suppressions: the hashes of participants' emails and ids, and of every address written in their data
+ * and text. One query for all; none more for a workspace without suppressions. To keep out a person
+ * erased while the caller writes, call it inside the writing transaction after `lockLandings(…, 'shared')`
+ * (`withLanding` does both for a batch).
  */
 export async function findSuppressed(db: Queryable, workspaceId: string, candidates: readonly Candidate[]): Promise<Map<number, SuppressedHit>> {
   const hits = new Map<number, SuppressedHit>();
@@ -88,19 +155,32 @@ export async function findSuppressed(db: Queryable, workspaceId: string, candida
   if (!any.length) return hits;
   const wanted: Array<{ index: number; field: string; hash: string }> = [];
   candidates.forEach((c, index) => {
+    const email = (field: string, value: string) => wanted.push({ index, field, hash: suppressionHash(workspaceId, 'email', value) });
+    const id = (field: string, value: string) => {
+      const hash = suppressionHash(workspaceId, 'participant_id', value);
+      wanted.push({ index, field, hash });
+      const legacy = legacyIdHash(workspaceId, value);
+      if (legacy !== hash) wanted.push({ index, field, hash: legacy });
+      if (value.includes('@')) email(field, value);
+    };
+    const addresses = (field: string, value: unknown) => {
+      const found = new Set<string>();
+      addressesIn(value, found);
+      for (const m of found) email(field, m);
+    };
     c.participants?.forEach((p, i) => {
-      if (p.email) wanted.push({ index, field: `_participants[${i}].email`, hash: subjectHash(workspaceId, 'email', p.email) });
-      if (p.id) {
-        wanted.push({ index, field: `_participants[${i}].id`, hash: subjectHash(workspaceId, 'participant_id', p.id) });
-        if (p.id.includes('@')) wanted.push({ index, field: `_participants[${i}].id`, hash: subjectHash(workspaceId, 'email', p.id) });
-      }
+      if (p.email) email(`_participants[${i}].email`, p.email);
+      if (p.id) id(`_participants[${i}].id`, p.id);
+      addresses(`_participants[${i}]`, p);
     });
-    c.participantIds?.forEach((id) => {
-      if (id) wanted.push({ index, field: 'participant_id', hash: subjectHash(workspaceId, 'participant_id', id) });
+    c.ids?.forEach((f) => {
+      if (f.value?.trim()) id(f.field, f.value);
     });
-    if (c.text) {
-      for (const m of new Set(c.text.match(EMAIL_IN_TEXT) ?? [])) wanted.push({ index, field: 'data', hash: subjectHash(workspaceId, 'email', m) });
-    }
+    if (c.data !== undefined) addresses('data', c.data);
+    if (c.text) addresses('data', c.text);
+    c.texts?.forEach((f) => {
+      if (f.value) addresses(f.field, f.value);
+    });
   });
   if (!wanted.length) return hits;
   const { rows } = await db.query<{ id: string; value_hash: string }>(

@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { landBatch } from '@loupe/batches';
+import { landBatchIn, withLanding } from '@loupe/batches';
 import { newId } from '@loupe/db';
 import type { Boss } from '@loupe/jobs';
 import { itemOfRecord, NATURES, RECORD_TYPES, validateItems } from '@loupe/records';
 import { blocks, next } from '../render';
 import { defineTool, ToolError } from '../tool-kit';
-import { findSuppressed, suppressedMessage } from '@loupe/erasure';
+import { findSuppressed } from '@loupe/erasure';
+import { refusedForSuppression } from './suppressed';
 import { documentText as processDocumentText, UnreadableDocumentError, type DocumentText } from './document-text';
 
 /** Text per call (spec 8.3): 4 MB; files about 50 MB before base64. */
@@ -159,14 +160,15 @@ export const addSource = defineTool({
     };
     const validated = validateItems([itemOfRecord(record)]);
     if (!validated.accepted.length) throw new ToolError(`The source was refused: ${validated.errors.map((e) => e.message).join('; ')}`);
-    // A person erased from the workspace stays out until their suppression is lifted (libs/erasure).
-    const suppressed = (await findSuppressed(ctx.pool, ws, [{ participants: validated.accepted[0]!.record._participants, text: validated.accepted[0]!.rawData }])).get(0);
-    if (suppressed) {
-      throw new ToolError(`The source was refused: ${suppressedMessage(suppressed).replace('_participants', 'participants')}. Leave them out, or ask the workspace's owner to lift the suppression (account pages, Privacy).`);
-    }
-    const landed = await landBatch(ctx.pool, boss, {
-      workspaceId: ws, apiKeyId: ctx.principal.keyId ?? null, productId, type: args.source_type, source: 'mcp', format: undefined,
-      accepted: validated.accepted, rejectedCount: 0, totalErrorCount: 0, errors: [], now,
+    // A person erased from the workspace stays out until their suppression is lifted (libs/erasure),
+    // checked under the landing's lock in its transaction, so one erased meanwhile is kept out too.
+    const landed = await withLanding(ctx.pool, ws, async (client) => {
+      const suppressed = (await findSuppressed(client, ws, [{ participants: validated.accepted[0]!.record._participants, data: validated.accepted[0]!.record.data }])).get(0);
+      if (suppressed) throw new ToolError(refusedForSuppression('The source was refused', { ...suppressed, field: suppressed.field.replace('_participants', 'participants') }));
+      return landBatchIn(client, boss, {
+        workspaceId: ws, apiKeyId: ctx.principal.keyId ?? null, productId, type: args.source_type, source: 'mcp', format: undefined,
+        accepted: validated.accepted, rejectedCount: 0, totalErrorCount: 0, errors: [], now,
+      });
     });
     const { rows } = await ctx.pool.query<{ id: string; batch_id: string }>(
       'SELECT id, batch_id FROM records WHERE workspace_id = $1 AND dedup_key = $2',
