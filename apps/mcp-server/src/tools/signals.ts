@@ -1,8 +1,11 @@
 import { z } from 'zod';
+import { lockLandings } from '@loupe/batches';
+import { findSuppressed, type Candidate } from '@loupe/erasure';
 import { addSignals, SignalNotFoundError, SourceNotFoundError, UnknownSignalTypeError, updateSignals } from '@loupe/evidence';
 import { QUEUES } from '@loupe/jobs';
 import { blocks, next } from '../render';
 import { defineTool, ToolError, type ToolContext } from '../tool-kit';
+import { refusedForSuppression } from './suppressed';
 
 const signalInput = z.strictObject({
   type: z.string().min(1).max(64).describe('need, problem, pain_point, feedback, quote, feature_request, or custom.'),
@@ -19,6 +22,26 @@ async function scheduleRecompute(ctx: ToolContext, productIds: string[]) {
   for (const productId of productIds) {
     await ctx.schedule?.(QUEUES.recomputeOpportunities, { workspaceId: ctx.principal.workspaceId, productId }, { singletonKey: `${ctx.principal.workspaceId}:${productId}` });
   }
+}
+
+type SignalFields = { title?: string | undefined; content?: string | undefined; who_said_it?: string | null | undefined; participant_id?: string | null | undefined; theme?: string | null | undefined };
+
+/**
+ * Refuses signals that name a person erased from the workspace, as add_source refuses a source: their
+ * participant id, or an address (or id) as who said it, or an address in the title, content or theme.
+ * Checked in the call's transaction under the landing lock (shared), so an erasure asked for meanwhile
+ * either waits for these signals to commit (and then erases them) or is seen here.
+ */
+async function refuseSuppressed(ctx: ToolContext, list: string, items: readonly SignalFields[], what: string): Promise<void> {
+  const ws = ctx.principal.workspaceId;
+  await lockLandings(ctx.pool, ws, 'shared');
+  const candidates: Candidate[] = items.map((s, i) => ({
+    ids: [{ field: `${list}[${i}].participant_id`, value: s.participant_id }, { field: `${list}[${i}].who_said_it`, value: s.who_said_it }],
+    texts: (['who_said_it', 'title', 'content', 'theme'] as const).map((k) => ({ field: `${list}[${i}].${k}`, value: s[k] })),
+  }));
+  const hits = await findSuppressed(ctx.pool, ws, candidates);
+  const first = [...hits.entries()].sort((a, b) => a[0] - b[0])[0];
+  if (first) throw new ToolError(refusedForSuppression(what, first[1]));
 }
 
 function evidenceError(error: unknown): never {
@@ -40,6 +63,7 @@ export const addSignalsTool = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   access: 'write',
   async handler(args, ctx) {
+    await refuseSuppressed(ctx, 'signals', args.signals, 'The signals were refused');
     try {
       const out = await addSignals(ctx.pool, {
         workspaceId: ctx.principal.workspaceId,
@@ -87,6 +111,7 @@ export const updateSignalsTool = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   access: 'write',
   async handler(args, ctx) {
+    await refuseSuppressed(ctx, 'updates', args.updates, 'The updates were refused');
     try {
       const out = await updateSignals(ctx.pool, ctx.principal.workspaceId, args.updates.map((u) => ({
         id: u.id, title: u.title, content: u.content, type: u.type, createdAt: u.created_at ? new Date(u.created_at) : undefined,
