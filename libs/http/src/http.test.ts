@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, BodyTooLargeError, MAX_RATE_WINDOW_MS, createLogger, createRateLimiter, errorHandler, listen, readBoundedBody, requestContext } from './index';
+import { ApiError, BodyTooLargeError, MAX_RATE_WINDOW_MS, createLogger, createRateLimiter, errorHandler, listen, readBoundedBody, requestContext, takeCost } from './index';
 
 function bodyOf(parts: string[], headers: Record<string, unknown> = {}) {
   return Object.assign(Readable.from(parts.map((p) => Buffer.from(p))), { headers });
@@ -147,6 +147,20 @@ describe('createRateLimiter', () => {
     } finally {
       await other.end();
     }
+  });
+
+  it('counts a cost of n as n requests numbered in order, admitting only those within the limit, also when overlapping', async () => {
+    const clock = { now: () => 2_100_000_000 };
+    const limiter = createRateLimiter(t.pool, { limit: 10, windowMs: 60_000, clock });
+    for (let i = 0; i < 3; i++) await limiter.take('costly');
+    const [d] = await takeCost(t.pool, [{ limiter, key: 'costly' }], 9);
+    expect(d).toMatchObject({ admitted: 7, allowed: false, remaining: 0, limit: 10 });
+    expect((await takeCost(t.pool, [{ limiter, key: 'costly' }], 2))[0]!.admitted).toBe(0);
+    // Overlapping costs share statements yet hand out every count once: 5 x 4 under 10 admits exactly 10.
+    const overlapping = await Promise.all(Array.from({ length: 5 }, () => takeCost(t.pool, [{ limiter, key: 'costly-2' }], 4)));
+    expect(overlapping.map(([x]) => x!.admitted).reduce((a, b) => a + b, 0)).toBe(10);
+    const { rows } = await t.pool.query("SELECT key, count FROM rate_limit_counters WHERE key LIKE 'costly%' ORDER BY key");
+    expect(rows).toEqual([{ key: 'costly', count: 14 }, { key: 'costly-2', count: 20 }]);
   });
 
   it("keeps an hour-long window through a minute limiter's sweep, and sweeps windows older than the longest", async () => {

@@ -3,11 +3,11 @@ export { errorHandler, isDatabaseUnavailable, notFoundHandler } from './error-ha
 export { loggablePath, requestContext } from './request-context';
 export { createLogger, type Logger } from './logger';
 export { readBoundedBody, BodyTooLargeError, BodyBudgetExceededError, createBodyBudget, type BodyBudget } from './body';
-export { createRateLimiter, takeTogether, takeTogetherWith, MAX_RATE_WINDOW_MS, type CountedLookup, type RateLimiter, type RateDecision, type SweepingRateLimiter } from './rate-limit';
+export { createRateLimiter, takeCost, takeTogether, takeTogetherWith, MAX_RATE_WINDOW_MS, type CostDecision, type CountedLookup, type RateLimiter, type RateDecision, type SweepingRateLimiter } from './rate-limit';
 export { systemClock, type Clock } from './clock';
 export { GroupCommit, StatementBatcher, statementBatcher, type BatchedStatement } from './group-commit';
 export { healthRouter, databaseReadiness, type ReadinessCheck } from './health';
 export { listen, type Listening } from './server';
 export { appShell, type ShellOptions } from './app-shell';
-export { createPerIpLimiter, deferredPerIpCheck, perIpKey, perIpRateLimit, sendPerIpRateLimited, PER_IP_LIMIT, type DeferredPerIpCheck } from './per-ip-limit';
+export { createPerIpLimiter, deferredPerIpCheck, perIpKey, perIpRateLimit, perIpRateLimitedBody, sendPerIpRateLimited, PER_IP_LIMIT, type DeferredPerIpCheck } from './per-ip-limit';
 export { createIdempotencyStore, requestFingerprint, IDEMPOTENCY_STALE_MS, IDEMPOTENCY_TTL_MS, type IdempotencyStore, type IdempotencyClaim } from './idempotency';

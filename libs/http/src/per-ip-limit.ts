@@ -52,10 +52,9 @@ export function perIpRateLimit(limiter: RateLimiter, options: { deferredPaths?: 
   };
 }
 
-/** The per-IP 429 (spec 7.3): `msg`, `retryAfterSeconds`, and further fields (the limit, the window, and the OAuth fields, since OAuth clients read those). */
-export function sendPerIpRateLimited(res: Response, decision: RateDecision): void {
-  res.status(429).setHeader('retry-after', String(decision.retryAfterSeconds));
-  res.json({
+/** The per-IP 429's body (spec 7.3): `msg`, `retryAfterSeconds`, and further fields (the limit, the window, and the OAuth fields, since OAuth clients read those). */
+export function perIpRateLimitedBody(decision: RateDecision) {
+  return {
     msg: `Too many requests from your IP address: at most ${decision.limit} per minute. Retry in ${decision.retryAfterSeconds} seconds.`,
     retryAfterSeconds: decision.retryAfterSeconds,
     limit: decision.limit,
@@ -63,5 +62,11 @@ export function sendPerIpRateLimited(res: Response, decision: RateDecision): voi
     error: 'rate_limit_exceeded',
     error_description: `Too many requests from this IP address; retry in ${decision.retryAfterSeconds} seconds`,
     retry_after: decision.retryAfterSeconds,
-  });
+  };
+}
+
+/** The per-IP 429 (spec 7.3), with Retry-After. */
+export function sendPerIpRateLimited(res: Response, decision: RateDecision): void {
+  res.status(429).setHeader('retry-after', String(decision.retryAfterSeconds));
+  res.json(perIpRateLimitedBody(decision));
 }

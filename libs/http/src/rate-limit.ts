@@ -39,6 +39,8 @@ const TAKE = {
 interface Entry {
   key: string;
   start: number;
+  /** How many requests this entry stands for (a JSON-RPC batch of n messages); 1 unless given. */
+  cost?: number;
 }
 
 /** One request's share of a counting statement: its counts, and the parameter of its lookup (CountedLookup), when the batcher has one; null looks nothing up. */
@@ -103,7 +105,7 @@ class CounterBatcher {
       counts: new Map(counting.entries.map((e) => {
         const id = idOf(e);
         const n = counts.get(id)!;
-        counts.set(id, n + 1);
+        counts.set(id, n + (e.cost ?? 1));
         return [id, n] as const;
       })),
       row: rows.get(i + 1),
@@ -115,8 +117,8 @@ class CounterBatcher {
     const added = new Map<string, Entry & { n: number }>();
     for (const e of batch.flatMap((w) => w.entries)) {
       const row = added.get(idOf(e));
-      if (row) row.n++;
-      else added.set(idOf(e), { ...e, n: 1 });
+      if (row) row.n += e.cost ?? 1;
+      else added.set(idOf(e), { key: e.key, start: e.start, n: e.cost ?? 1 });
     }
     const rows = [...added.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.start - b.start));
     const values: unknown[] = [rows.map((r) => r.key), rows.map((r) => r.start), rows.map((r) => r.n)];
@@ -140,7 +142,7 @@ class CounterBatcher {
   }
 }
 
-/** Each key's first count in the batch, from the totals the statement returned. */
+/** Each key's first count in the batch, from the totals the statement returned (`n`: what the batch added). */
 function firstCounts(rows: { key: string; window_start: string | number; count: number }[], added: Map<string, Entry & { n: number }>): Map<string, number> {
   return new Map(rows.map((r) => {
     const id = `${r.key}\n${Number(r.window_start)}`;
@@ -243,4 +245,40 @@ export async function takeTogetherWith<Row = Record<string, unknown>>(
     return w ? w.decide(answer.counts.get(`${c.key}\n${w.start}`)!) : c.limiter.take(c.key);
   }));
   return { decisions, row: answer.row as Row | undefined };
+}
+
+/** A decision for `cost` requests counted at once (`takeCost`). */
+export interface CostDecision extends RateDecision {
+  /** How many of the `cost` requests fall within the limit, counted in their order (0 to `cost`). */
+  admitted: number;
+}
+
+/**
+ * Counts `cost` requests at once under each of `checks` (one statement for the PostgreSQL limiters,
+ * shared with overlapping requests like every count): what a JSON-RPC batch of n messages costs
+ * beyond the one request its POST was already counted as. The requests are numbered in order within
+ * each key's window, as if sent one by one: the first `admitted` are within the limit, the rest are
+ * not. `allowed`, `remaining` and `retryAfterSeconds` are those of the last of them.
+ */
+export async function takeCost(pool: Pick<pg.Pool, 'query'>, checks: { limiter: RateLimiter; key: string }[], cost: number): Promise<CostDecision[]> {
+  if (!Number.isInteger(cost) || cost < 1) throw new RangeError(`cost must be a positive integer, got ${cost}`);
+  const windows = checks.map((c) => ('window' in c.limiter ? (c.limiter as SweepingRateLimiter).window() : undefined));
+  const shared = checks.flatMap((c, i) => (windows[i] ? [{ key: c.key, start: windows[i].start, cost }] : []));
+  const counts = shared.length ? (await batcherOf(pool).add(shared)).counts : new Map<string, number>();
+  return Promise.all(checks.map(async (c, i) => {
+    const w = windows[i];
+    if (w) {
+      const first = counts.get(`${c.key}\n${w.start}`)!;
+      const last = w.decide(first + cost - 1);
+      return { ...last, admitted: Math.min(cost, Math.max(0, last.limit - first + 1)) };
+    }
+    // A limiter kept elsewhere counts one request at a time.
+    let admitted = 0;
+    let last: RateDecision | undefined;
+    for (let n = 0; n < cost; n++) {
+      last = await c.limiter.take(c.key);
+      if (last.allowed && admitted === n) admitted++;
+    }
+    return { ...last!, admitted };
+  }));
 }
