@@ -3,8 +3,8 @@ import type pg from 'pg';
 import { createChargeBatcher, type ChargeBatcher } from '@loupe/credits';
 import type { Db } from '@loupe/db';
 import {
-  BodyBudgetExceededError, BodyTooLargeError, createBodyBudget, createRateLimiter, deferredPerIpCheck, isDatabaseUnavailable, readBoundedBody, sendPerIpRateLimited, systemClock,
-  type Clock, type Logger, type RateDecision, type RateLimiter,
+  BodyBudgetExceededError, BodyTooLargeError, createBodyBudget, createRateLimiter, deferredPerIpCheck, isDatabaseUnavailable, perIpRateLimitedBody, readBoundedBody,
+  sendPerIpRateLimited, systemClock, takeCost, type Clock, type CostDecision, type Logger, type RateDecision, type RateLimiter,
 } from '@loupe/http';
 import { SCOPES } from '@loupe/oauth';
 import { enqueue, type Boss, type QueueName } from '@loupe/jobs';
@@ -12,7 +12,7 @@ import type { ThirdPartyGateway } from '@loupe/third-party-mcp';
 import { authenticate, credentialRateKey } from './authenticate';
 import { answerModern, envelopeWithoutHeader, MODERN_PROTOCOL_VERSION, SERVED_PROTOCOL_VERSIONS, unsupportedProtocolVersion, type Answer } from './modern';
 import { buildServer, connectionTools, registrations, serverImplementation } from './server';
-import { answerPost } from './post-transport';
+import { answerPost, batchesAllowed, batchNotSupported, type Admission } from './post-transport';
 import { challengeHeader, MCP_PATH, STEP_UP_VERSIONS, stepUp } from './challenges';
 import { serveToolIcon, TOOL_ICONS_PATH } from './tool-icons';
 import { createDocumentReader } from './tools/document-text';
@@ -195,6 +195,8 @@ export function createMcpApp(deps: McpAppDeps): Router {
       // 2026-07-28 and the five of spec 9.1; anything else is 400 with the revision's -32022 listing them,
       // answered with the request's id (so the body is read first).
       if (version !== undefined && !SERVED_PROTOCOL_VERSIONS.includes(version)) return send(res, unsupportedProtocolVersion(version, requestId(body)));
+      // 2025-06-18 removed JSON-RPC batches: refused whole, nothing run, counted as the one request it is.
+      if (Array.isArray(body) && !batchesAllowed(version)) return send(res, batchNotSupported(version!));
       const ctx: ToolContext = {
         principal: auth.principal,
         pool: deps.pool,
@@ -223,7 +225,18 @@ export function createMcpApp(deps: McpAppDeps): Router {
         if (refused) return send(res, refused);
       }
       const server = await timed(deps.observePhase, 'build', () => buildServer(ctx, deps.thirdParty, deps.baseUrl()));
-      send(res, await timed(deps.observePhase, 'handle', () => answerPost(server, body)));
+      // A batch (2025-03-26 and before) counts each message as a request under the same limits (issue 41 finding 4).
+      const admit = async (messages: number): Promise<Admission> => {
+        const more = await takeCost(deps.pool!, checks, messages - 1); // the POST itself was counted above
+        const ip = ipCheck ? more[0] : undefined;
+        const credential = more[ipCheck ? 1 : 0]!;
+        const binding = ip && ip.admitted < credential.admitted ? ip : credential;
+        return { admitted: 1 + binding.admitted, error: refusedMessage(binding === ip ? 'ip' : auth.principal.kind, binding) };
+      };
+      // A client gone before its answer: the batch's messages not yet running never run.
+      const gone = new AbortController();
+      res.once('close', () => res.writableFinished || gone.abort());
+      send(res, await timed(deps.observePhase, 'handle', () => answerPost(server, body, { admit, signal: gone.signal })));
     } catch (error) {
       if (res.headersSent) return next(error);
       if (isDatabaseUnavailable(error)) {
@@ -238,22 +251,33 @@ export function createMcpApp(deps: McpAppDeps): Router {
   return router;
 }
 
+/** The 429 body of spec 7.3 for the caller's kind of credential, and the sentence it says. */
+function rateLimitedBody(kind: 'oauth' | 'api_key', decision: RateDecision): { body: Record<string, unknown>; message: string } {
+  const hour = `at most ${decision.limit} MCP requests an hour`;
+  if (kind === 'oauth') {
+    const message = `Too many requests with this access token (${hour}). Retry in ${decision.retryAfterSeconds} seconds.`;
+    return { message, body: { error: 'rate_limit_exceeded', error_description: message, retry_after: decision.retryAfterSeconds } };
+  }
+  const message = `Rate limit exceeded for this API key (${hour}). Retry in ${decision.retryAfterSeconds} seconds.`;
+  return { message, body: { error: message, retryAfter: decision.retryAfterSeconds, remaining: decision.remaining } };
+}
+
 /** 429 in the shape of spec 7.3 for the caller's kind of credential, always with Retry-After. */
 function rateLimited(res: Response, kind: 'oauth' | 'api_key', decision: RateDecision) {
   res.status(429).setHeader('retry-after', String(decision.retryAfterSeconds));
-  const hour = `at most ${decision.limit} MCP requests an hour`;
-  if (kind === 'oauth') {
-    return void res.json({
-      error: 'rate_limit_exceeded',
-      error_description: `Too many requests with this access token (${hour}). Retry in ${decision.retryAfterSeconds} seconds.`,
-      retry_after: decision.retryAfterSeconds,
-    });
-  }
-  res.json({
-    error: `Rate limit exceeded for this API key (${hour}). Retry in ${decision.retryAfterSeconds} seconds.`,
-    retryAfter: decision.retryAfterSeconds,
-    remaining: decision.remaining,
-  });
+  res.json(rateLimitedBody(kind, decision).body);
+}
+
+/**
+ * The JSON-RPC error of a batch's request past a limit: -32000 (implementation-defined server error;
+ * batches exist only in the handshake era, whose refusals use it), the 429 body's sentence, and that
+ * body (spec 7.3, of the credential's kind or of the per-IP limit) as `data`, so a client reads the
+ * same fields (retryAfter, retry_after, retryAfterSeconds) it reads on a 429.
+ */
+function refusedMessage(kind: 'oauth' | 'api_key' | 'ip', decision: CostDecision): NonNullable<Admission['error']> {
+  const perIp = kind === 'ip' ? perIpRateLimitedBody(decision) : undefined;
+  const { body, message } = perIp ? { body: perIp, message: perIp.msg } : rateLimitedBody(kind as 'oauth' | 'api_key', decision);
+  return { code: -32000, message: `Rate limit exceeded: this message of the batch was not run. ${message}`, data: body };
 }
 
 /** The id of a JSON-RPC request body, when it has a usable one. */
