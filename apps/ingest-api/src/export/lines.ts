@@ -11,8 +11,21 @@ type Queryable = Pick<pg.Pool, 'query'>;
 export const EXPORT_KINDS = ['source', 'signal', 'opportunity', 'shaping_note'] as const;
 export type ExportKind = (typeof EXPORT_KINDS)[number];
 
-/** Rows read per statement, by kind (a source brings its segments, an opportunity its signal ids). */
+/** Rows read per statement at most, by kind (a source brings its segments, an opportunity its signal ids). */
 const PAGE: Record<ExportKind, number> = { source: 100, signal: 1000, opportunity: 200, shaping_note: 100 };
+
+/**
+ * About how many bytes of sources one statement reads (issue 41, finding 10a): sources come with all
+ * their segments, and 100 long transcripts would be hundreds of MB in the process at once. A page of
+ * sources ends before the one that would take it past this (estimated from the stored sizes, without
+ * reading the text); a source larger than this alone is read on its own (a record is at most 5 MB).
+ */
+export const EXPORT_SOURCE_PAGE_BYTES = 8 * 1024 * 1024;
+
+export interface ExportOptions {
+  /** The byte budget of a page of sources; `EXPORT_SOURCE_PAGE_BYTES` unless given (tests). */
+  sourcePageBytes?: number;
+}
 
 export interface ExportPosition {
   kind: ExportKind;
@@ -42,9 +55,32 @@ export function decodeCursor(cursor: string): ExportPosition {
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-async function sourcesAfter(db: Queryable, workspaceId: string, after: string): Promise<Array<{ id: string; line: object }>> {
+/** What a reader returns: the rows in id order, and whether none is left after them. */
+interface Page {
+  rows: Array<{ id: string; line: object }>;
+  complete: boolean;
+}
+
+/** A page read by count: complete when it is short. */
+const pageOf = (rows: Page['rows'], size: number): Page => ({ rows, complete: rows.length < size });
+
+// The size of a source's line, estimated from what is stored: octet_length of a text reads its stored
+// length (no decompression, no detoasting); each segment adds its keys and numbers.
+const SOURCE_BYTES = `512 + coalesce(octet_length(s.title), 0) + coalesce(octet_length(s.participants::text), 0)
+  + (SELECT coalesce(sum(96 + octet_length(g.text) + coalesce(octet_length(g.speaker), 0) + coalesce(octet_length(g.heading), 0)), 0)
+       FROM source_segments g WHERE g.source_id = s.id)`;
+
+async function sourcesAfter(db: Queryable, workspaceId: string, after: string, options: ExportOptions): Promise<Page> {
+  // The next 100 sources by id with their estimated sizes; of those, the first ones within the budget
+  // (always at least one) are read whole, with their segments and attachments, in the same statement.
   const { rows } = await db.query(
-    `SELECT s.id, s.product_id, s.project_ids, s.record_id, s.type, s.nature, s.title, s.occurred_at, s.participants, s.tags,
+    `WITH candidates AS (
+       SELECT s.id, ${SOURCE_BYTES} AS bytes FROM sources s WHERE s.workspace_id = $1 AND s.id > $2 ORDER BY s.id LIMIT ${PAGE.source}
+     ), page AS (
+       SELECT id, sum(bytes) OVER (ORDER BY id) AS upto, count(*) OVER () AS candidates,
+              row_number() OVER (ORDER BY id) AS n FROM candidates
+     )
+     SELECT p.candidates::int AS candidates, s.id, s.product_id, s.project_ids, s.record_id, s.type, s.nature, s.title, s.occurred_at, s.participants, s.tags,
             s.thread_id, s.external_source, s.external_id, s.status, s.created_at,
             (SELECT coalesce(json_agg(json_build_object('position', g.position, 'kind', g.kind, 'speaker', g.speaker, 'heading', g.heading,
                                                         'text', g.text, 'start_ms', g.start_ms) ORDER BY g.position), '[]')
@@ -52,21 +88,27 @@ async function sourcesAfter(db: Queryable, workspaceId: string, after: string): 
             (SELECT coalesce(json_agg(json_build_object('id', a.id, 'type', a.type, 'filename', a.filename, 'mime_type', coalesce(a.stored_mime_type, a.mime_type),
                                                         'size', coalesce(a.stored_size, a.declared_size), 'status', a.status) ORDER BY a.position), '[]')
                FROM attachments a WHERE a.record_id = s.record_id AND a.workspace_id = s.workspace_id) AS attachments
-       FROM sources s WHERE s.workspace_id = $1 AND s.id > $2 ORDER BY s.id LIMIT ${PAGE.source}`,
-    [workspaceId, after],
+       FROM page p JOIN sources s ON s.id = p.id AND s.workspace_id = $1
+      WHERE p.n = 1 OR p.upto <= $3::bigint
+      ORDER BY s.id`,
+    [workspaceId, after, options.sourcePageBytes ?? EXPORT_SOURCE_PAGE_BYTES],
   );
-  return rows.map((r) => ({
-    id: r.id,
-    line: {
-      id: r.id, product_id: r.product_id, project_ids: r.project_ids ?? [], record_id: r.record_id, type: r.type, nature: r.nature, title: r.title,
-      occurred_at: iso(r.occurred_at), participants: r.participants ?? [], tags: r.tags ?? [], thread_id: r.thread_id,
-      external_source: r.external_source, external_id: r.external_id, status: r.status, created_at: iso(r.created_at),
-      segments: r.segments, attachments: r.attachments,
-    },
-  }));
+  const candidates = rows[0]?.candidates ?? 0;
+  return {
+    complete: candidates < PAGE.source && rows.length === candidates,
+    rows: rows.map((r) => ({
+      id: r.id,
+      line: {
+        id: r.id, product_id: r.product_id, project_ids: r.project_ids ?? [], record_id: r.record_id, type: r.type, nature: r.nature, title: r.title,
+        occurred_at: iso(r.occurred_at), participants: r.participants ?? [], tags: r.tags ?? [], thread_id: r.thread_id,
+        external_source: r.external_source, external_id: r.external_id, status: r.status, created_at: iso(r.created_at),
+        segments: r.segments, attachments: r.attachments,
+      },
+    })),
+  };
 }
 
-async function signalsAfter(db: Queryable, workspaceId: string, after: string): Promise<Array<{ id: string; line: object }>> {
+async function signalsAfter(db: Queryable, workspaceId: string, after: string): Promise<Page> {
   const { rows } = await db.query(
     `SELECT s.id, s.product_id, s.source_id, t.key AS type, s.title, s.content, s.who_said_it, s.participant_id, s.company, s.theme,
             s.pinned, s.created_at, s.updated_at, os.opportunity_id
@@ -75,33 +117,33 @@ async function signalsAfter(db: Queryable, workspaceId: string, after: string): 
       WHERE s.workspace_id = $1 AND s.id > $2 ORDER BY s.id LIMIT ${PAGE.signal}`,
     [workspaceId, after],
   );
-  return rows.map((r) => ({
+  return pageOf(rows.map((r) => ({
     id: r.id,
     line: {
       id: r.id, product_id: r.product_id, source_id: r.source_id, type: r.type, title: r.title, content: r.content, who_said_it: r.who_said_it,
       participant_id: r.participant_id, company: r.company, theme: r.theme, pinned: r.pinned, opportunity_id: r.opportunity_id,
       created_at: iso(r.created_at), updated_at: iso(r.updated_at),
     },
-  }));
+  })), PAGE.signal);
 }
 
-async function opportunitiesAfter(db: Queryable, workspaceId: string, after: string): Promise<Array<{ id: string; line: object }>> {
+async function opportunitiesAfter(db: Queryable, workspaceId: string, after: string): Promise<Page> {
   const { rows } = await db.query(
     `SELECT o.id, o.product_id, o.title, o.subtitle, o.type, o.evidence_count, o.unique_company_count, o.keywords, o.created_at, o.updated_at,
             (SELECT coalesce(array_agg(os.signal_id ORDER BY os.signal_id), '{}') FROM opportunity_signals os WHERE os.opportunity_id = o.id) AS signal_ids
        FROM opportunities o WHERE o.workspace_id = $1 AND o.id > $2 ORDER BY o.id LIMIT ${PAGE.opportunity}`,
     [workspaceId, after],
   );
-  return rows.map((r) => ({
+  return pageOf(rows.map((r) => ({
     id: r.id,
     line: {
       id: r.id, product_id: r.product_id, title: r.title, subtitle: r.subtitle, type: r.type, evidence_count: r.evidence_count,
       unique_company_count: r.unique_company_count, keywords: r.keywords ?? [], signal_ids: r.signal_ids, created_at: iso(r.created_at), updated_at: iso(r.updated_at),
     },
-  }));
+  })), PAGE.opportunity);
 }
 
-async function notesAfter(db: Queryable, workspaceId: string, after: string): Promise<Array<{ id: string; line: object }>> {
+async function notesAfter(db: Queryable, workspaceId: string, after: string): Promise<Page> {
   const { rows } = await db.query(
     `SELECT n.id, n.product_id, n.title, n.subtitle, n.content, n.status, n.tags, n.version, n.created_at, n.updated_at,
             (SELECT coalesce(json_agg(json_build_object('version', v.version, 'title', v.title, 'subtitle', v.subtitle, 'content', v.content,
@@ -110,16 +152,16 @@ async function notesAfter(db: Queryable, workspaceId: string, after: string): Pr
        FROM shaping_notes n WHERE n.workspace_id = $1 AND n.id > $2 ORDER BY n.id LIMIT ${PAGE.shaping_note}`,
     [workspaceId, after],
   );
-  return rows.map((r) => ({
+  return pageOf(rows.map((r) => ({
     id: r.id,
     line: {
       id: r.id, product_id: r.product_id, title: r.title, subtitle: r.subtitle, content: r.content, status: r.status, tags: r.tags ?? [],
       version: r.version, created_at: iso(r.created_at), updated_at: iso(r.updated_at), versions: r.versions,
     },
-  }));
+  })), PAGE.shaping_note);
 }
 
-const READERS: Record<ExportKind, typeof sourcesAfter> = {
+const READERS: Record<ExportKind, (db: Queryable, workspaceId: string, after: string, options: ExportOptions) => Promise<Page>> = {
   source: sourcesAfter, signal: signalsAfter, opportunity: opportunitiesAfter, shaping_note: notesAfter,
 };
 
@@ -127,20 +169,20 @@ const READERS: Record<ExportKind, typeof sourcesAfter> = {
  * The export's lines (each a JSON text without its newline), from the start or after `from`. Pages
  * are read one after the other as the consumer asks for lines, so a slow reader holds no more than a page.
  */
-export async function* exportLines(db: Queryable, workspaceId: string, from?: ExportPosition): AsyncGenerator<string> {
+export async function* exportLines(db: Queryable, workspaceId: string, from?: ExportPosition, options: ExportOptions = {}): AsyncGenerator<string> {
   const counts: Record<ExportKind, number> = { source: 0, signal: 0, opportunity: 0, shaping_note: 0 };
   const start = from ? EXPORT_KINDS.indexOf(from.kind) : 0;
   for (let k = start; k < EXPORT_KINDS.length; k++) {
     const kind = EXPORT_KINDS[k]!;
     let after = k === start && from ? from.after : '';
     for (;;) {
-      const page = await READERS[kind](db, workspaceId, after);
-      for (const row of page) {
+      const page = await READERS[kind](db, workspaceId, after, options);
+      for (const row of page.rows) {
         counts[kind]++;
         yield JSON.stringify({ kind, cursor: encodeCursor({ kind, after: row.id }), [kind]: row.line });
       }
-      if (page.length < PAGE[kind]) break;
-      after = page[page.length - 1]!.id;
+      if (page.complete || !page.rows.length) break;
+      after = page.rows[page.rows.length - 1]!.id;
     }
   }
   yield JSON.stringify({ kind: 'end', complete: true, resumed: Boolean(from), counts });
