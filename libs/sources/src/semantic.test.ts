@@ -215,4 +215,33 @@ describe('semantic search of sources', () => {
     const { quantize } = await import('@loupe/semantics');
     expect((await row()).vector).toEqual(Buffer.from(quantize(vectors.subarray(0, denseDims))));
   });
+
+  it('reads a change committed by a transaction that was still open when the index read past later ones (issue 41)', async () => {
+    const search = createSemanticSearch({ pool: t.pool, semantics });
+    const query = 'the mobile app logs everyone out after each update';
+    const held = await source(ws, 'Logged out', [['Gus', 'Since the last update the mobile app logs everyone out every morning']]);
+    await embedPendingSources({ pool: t.pool, semantics }, ws);
+    let found = await search.search(ws, query, {}, 3);
+    for (let i = 0; (found.indexing || found.hits[0]?.sourceId !== held) && i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      found = await search.search(ws, query, {}, 3);
+    }
+    expect(found.hits[0]!.sourceId).toBe(held);
+    // An erasure's slice takes its sequence value and its transaction stays open...
+    const client = await t.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query("UPDATE source_semantics SET pending = true, vector = NULL, version = NULL, seq = nextval('source_semantic_seq') WHERE source_id = $1", [held]);
+      // ...while another source is embedded, committed and read into the index.
+      const later = await source(ws, 'Seats', [['Hal', 'Please add three more seats to our subscription before Monday']]);
+      await embedPendingSources({ pool: t.pool, semantics }, ws);
+      await new Promise((r) => setTimeout(r, 1_100));
+      expect((await search.search(ws, 'add more seats to the subscription', {}, 3)).hits[0]!.sourceId).toBe(later);
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+    await new Promise((r) => setTimeout(r, 1_100));
+    expect((await search.search(ws, query, {}, 3)).hits.map((h) => h.sourceId)).not.toContain(held);
+  });
 });

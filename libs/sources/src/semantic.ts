@@ -9,9 +9,10 @@ import type { SearchFilters } from './search';
  *    quantised to 104 bytes) into `source_semantics.vector`, stamping `seq` from a sequence (a row of
  *    its own per source: writing into `sources` re-indexed the source's whole search_doc);
  *  - each MCP server instance keeps the vectors of the workspaces it serves in an in-memory index in
- *    its semantics thread, filled on first use and kept fresh by reading past the last seq it saw
- *    (at most REFRESH_MS old), so PostgreSQL stays the source of truth and every instance sees a
- *    write within about a second. README "Search (find_sources)" has the scaling path (pgvector).
+ *    its semantics thread, filled on first use and kept fresh by reading the rows changed since it
+ *    last read (at most REFRESH_MS old), in the order of the transactions that wrote them
+ *    (`change_xid`, see Collection.after), so PostgreSQL stays the source of truth and every instance
+ *    sees a write within about a second. README "Search (find_sources)" has the scaling path (pgvector).
  */
 
 type Queryable = Pick<pg.Pool, 'query'>;
@@ -81,9 +82,22 @@ const LOAD_PAGE = 2_000;
 /** A workspace's index is brought up to date before a search when it is older than this. */
 const REFRESH_MS = 1_000;
 
+/** Where an index's reading of changes stands: the rows after (transaction, source id), in that order. */
+interface ChangeCursor {
+  xid: string;
+  id: string;
+}
+
+const FROM_THE_START: ChangeCursor = { xid: '0', id: '' };
+
 interface Collection {
-  /** Last seq read into the index (source_semantics.seq, source_deletions.semantic_seq: one sequence). */
-  seq: string;
+  /**
+   * The changes read into the index: every row written by a transaction before `after.xid` (and, of
+   * that transaction, up to `after.id`). It moves only up to the oldest transaction still running when
+   * it was read (pg_snapshot_xmin), so a change committed later by a transaction open meanwhile is
+   * never passed over; the rows of newer transactions already read are read again, harmlessly.
+   */
+  after: ChangeCursor;
   /** Whether the index holds every source embedded at the time it was filled (false while filling). */
   complete: boolean;
   refreshedAt: number;
@@ -141,51 +155,66 @@ export function createSemanticSearch(deps: { pool: pg.Pool; semantics: Semantics
   const collections = new Map<string, Collection>();
   const pendingCounts = new Map<string, { at: number; count: Promise<number> }>();
 
-  async function readPage(workspaceId: string, after: string, version: string): Promise<{ items: IndexItem[]; removed: string[]; last: string }> {
-    const { rows } = await deps.pool.query<{ id: string; v: Buffer | null; version: string | null; product_id: string; type: string; nature: string; at: Date; projects: string[] | null; seq: string }>(
-      // Deleted sources are gone from `sources`: libs/lifecycle logs each in source_deletions, stamped
-      // from the same sequence, so a deletion is read in order with the writes and drops the id.
-      `SELECT * FROM (
-         (SELECT m.source_id AS id, m.vector AS v, m.version, s.product_id, s.type, s.nature, s.occurred_at AS at, s.project_ids AS projects, m.seq
-            FROM source_semantics m JOIN sources s ON s.id = m.source_id
-           WHERE m.workspace_id = $1 AND m.seq > $2::bigint ORDER BY m.seq LIMIT ${LOAD_PAGE})
-         UNION ALL
-         (SELECT source_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, semantic_seq
-            FROM source_deletions WHERE workspace_id = $1 AND semantic_seq > $2::bigint ORDER BY semantic_seq LIMIT ${LOAD_PAGE})
-       ) x ORDER BY seq LIMIT ${LOAD_PAGE}`,
-      [workspaceId, after],
+  async function readPage(workspaceId: string, after: ChangeCursor, version: string): Promise<{ items: IndexItem[]; removed: string[]; last: ChangeCursor; horizon: string }> {
+    const { rows } = await deps.pool.query<{ horizon: string; id: string | null; v: Buffer | null; version: string | null; product_id: string; type: string; nature: string; at: Date; projects: string[] | null; xid: string }>(
+      // Deleted sources are gone from `sources`: libs/lifecycle logs each in source_deletions in the
+      // deleting transaction, so a deletion is read in order with the writes and drops the id.
+      `WITH horizon AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xid)
+       SELECT h.xid::text AS horizon, x.id, x.v, x.version, x.product_id, x.type, x.nature, x.at, x.projects, x.xid::text AS xid
+         FROM horizon h LEFT JOIN (
+           (SELECT m.source_id AS id, m.vector AS v, m.version, s.product_id, s.type, s.nature, s.occurred_at AS at, s.project_ids AS projects, m.change_xid AS xid
+              FROM source_semantics m JOIN sources s ON s.id = m.source_id
+             WHERE m.workspace_id = $1 AND (m.change_xid, m.source_id) > ($2::xid8, $3::text) ORDER BY m.change_xid, m.source_id LIMIT ${LOAD_PAGE})
+           UNION ALL
+           (SELECT source_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, change_xid
+              FROM source_deletions WHERE workspace_id = $1 AND (change_xid, source_id) > ($2::xid8, $3::text) ORDER BY change_xid, source_id LIMIT ${LOAD_PAGE})
+           ORDER BY xid, id LIMIT ${LOAD_PAGE}
+         ) x ON true
+        ORDER BY x.xid, x.id`,
+      [workspaceId, after.xid, after.id],
     );
     const items: IndexItem[] = [];
     const removed: string[] = [];
     for (const r of rows) {
+      if (r.id === null) continue;
       if (r.v && r.version === version) {
         items.push({ id: r.id, vector: new Uint8Array(r.v.buffer, r.v.byteOffset, r.v.byteLength), product: r.product_id, type: r.type, nature: r.nature, at: r.at.getTime(), projects: r.projects ?? [] });
       } else {
         removed.push(r.id);
       }
     }
-    return { items, removed, last: rows.length ? String(rows[rows.length - 1]!.seq) : after };
+    const last = rows.at(-1)!;
+    return { items, removed, last: last.id === null ? after : { xid: last.xid, id: last.id }, horizon: rows[0]!.horizon };
   }
 
-  /** Reads every source written since the collection's seq into the thread's index, a page at a time. */
+  /**
+   * Reads every change since the collection's cursor into the thread's index, a page at a time, then
+   * sets the cursor to the oldest transaction running when the first page was read (or where it was,
+   * if that is further): what was read past it is read again next time.
+   */
   async function catchUp(workspaceId: string, c: Collection, version: string): Promise<void> {
+    let cursor = c.after;
+    let horizon: string | undefined;
     for (;;) {
-      const fill = c.seq === '0';
-      const page = await readPage(workspaceId, c.seq, version);
+      const fill = cursor === FROM_THE_START;
+      const page = await readPage(workspaceId, cursor, version);
+      horizon ??= page.horizon;
       if (fill || page.items.length || page.removed.length) {
         const out = await deps.semantics.run('index-upsert', { collection: workspaceId, items: page.items, removed: page.removed, fill });
         if (out.missing) {
           // The thread was started again and lost this index: fill it from the start.
-          c.seq = '0';
+          c.after = cursor = FROM_THE_START;
           c.complete = false;
+          horizon = undefined;
           continue;
         }
       }
-      c.seq = page.last;
+      cursor = page.last;
       if (page.items.length + page.removed.length < LOAD_PAGE) break;
       // Let requests run between pages of a large fill.
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
+    c.after = BigInt(horizon!) > BigInt(c.after.xid) ? { xid: horizon!, id: '' } : c.after;
     c.complete = true;
     c.refreshedAt = Date.now();
   }
@@ -211,10 +240,10 @@ export function createSemanticSearch(deps: { pool: pg.Pool; semantics: Semantics
       const info = await deps.semantics.describe();
       let c = collections.get(workspaceId);
       if (!c) {
-        c = { seq: '0', complete: false, refreshedAt: 0 };
+        c = { after: FROM_THE_START, complete: false, refreshedAt: 0 };
         collections.set(workspaceId, c);
       } else if (c.complete && !c.running && Date.now() - c.refreshedAt > refillAfterMs) {
-        c.seq = '0';
+        c.after = FROM_THE_START;
         c.complete = false;
       }
       if (c.complete && Date.now() - c.refreshedAt > REFRESH_MS) await refresh(workspaceId, c, info.version);
