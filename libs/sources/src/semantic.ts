@@ -23,6 +23,14 @@ const EMBED_SLICE = 200;
 const EMBED_CHARS = 20_000;
 
 /**
+ * The worker's write of a slice of vectors ($1 workspace, $2 the embedding's version, $3 ids, $4 vectors,
+ * $5 the seq each row had when its text was read): a row whose seq moved since is left waiting.
+ */
+export const WRITE_SOURCE_VECTORS = `UPDATE source_semantics m SET vector = x.v, version = $2, pending = false, seq = nextval('source_semantic_seq')
+  FROM unnest($3::text[], $4::bytea[], $5::bigint[]) AS x(id, v, seq)
+ WHERE m.workspace_id = $1 AND m.source_id = x.id AND m.seq IS NOT DISTINCT FROM x.seq`;
+
+/**
  * Embeds a workspace's sources that are waiting (new, or embedded with another version). Returns how many.
  * `yieldWhen`, asked after each slice, stops early when it answers true (the caller queues the rest).
  */
@@ -51,12 +59,7 @@ export async function embedPendingSources(
     const vectors = rows.map((_, i) => Buffer.from(quantize(out.vectors.subarray(i * out.dims, i * out.dims + out.denseDims))));
     // Only rows still at the seq read with their text: a source redacted or re-processed meanwhile (an
     // erasure takes a new seq) keeps waiting, and is embedded from its new text, never the old one's vector.
-    await deps.pool.query(
-      `UPDATE source_semantics m SET vector = x.v, version = $2, pending = false, seq = nextval('source_semantic_seq')
-         FROM unnest($3::text[], $4::bytea[], $5::bigint[]) AS x(id, v, seq)
-        WHERE m.workspace_id = $1 AND m.source_id = x.id AND m.seq IS NOT DISTINCT FROM x.seq`,
-      [workspaceId, info.version, rows.map((r) => r.id), vectors, rows.map((r) => r.seq)],
-    );
+    await deps.pool.query(WRITE_SOURCE_VECTORS, [workspaceId, info.version, rows.map((r) => r.id), vectors, rows.map((r) => r.seq)]);
     embedded += rows.length;
     if (await options.yieldWhen?.()) return embedded;
   }
