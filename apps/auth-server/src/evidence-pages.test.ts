@@ -1,4 +1,5 @@
 import { newId } from '@loupe/db';
+import { statementsOf } from '@loupe/db/testing';
 import { addSignals, updateOpportunities } from '@loupe/evidence';
 import { grantCredits } from '@loupe/credits';
 import { startSemanticsThread, type SemanticsThread } from '@loupe/semantics';
@@ -328,6 +329,34 @@ describe('evidence pages', () => {
     const own = await workspaceWith([[stranger, 'owner']]);
     expect((await stranger.get(`/account/w/${own.ws}/sources/${src}`)).status).toBe(404);
     expect(await (await stranger.get(`/account/w/${own.ws}/sources?q=export`)).text()).not.toContain('Weekly call with Globex');
+  });
+
+  it('sources: a page past the last counted one (the first 10,000 sources) says so at once, without searching; the pages up to it are answered (issue 41)', async () => {
+    const { ws, prod } = await workspaceWith([[owner, 'owner']]);
+    const src = newId('src');
+    await h.pool.query(
+      `INSERT INTO sources (id, workspace_id, product_id, project_ids, type, nature, title, occurred_at, status, segment_count)
+       VALUES ($1, $2, $3, '{}', 'call', 'evidence', 'Call about exports', now(), 'ready', 1)`,
+      [src, ws, prod],
+    );
+    await h.pool.query(`INSERT INTO source_segments (source_id, position, kind, speaker, text) VALUES ($1, 0, 'turn', 'Ann', 'The export is slow every Monday')`, [src]);
+    await refreshSearchDocuments(h.pool, [src]);
+    for (const [query, page] of [['export slow', '1000000000'], ['', '1000000000'], ['export', '501']] as const) {
+      let res: Response | undefined;
+      const sent = await statementsOf(async () => {
+        res = await owner.get(`/account/w/${ws}/sources?${new URLSearchParams({ q: query, page })}`);
+      });
+      const html = await res!.text();
+      expect(res!.status, page).toBe(400);
+      expect(html).toContain(`Page ${Number(page).toLocaleString('en-US')} is past the last page of sources Loupe shows: page 500, the first 10,000 sources. To reach further, narrow the search with words, a product, a type or dates.`);
+      expect(html).toMatch(/<a href="\/account\/w\/[^"]+\/sources\?[^"]*page=500">Go to page 500<\/a>/);
+      // Nothing was searched.
+      expect(sent.filter((s) => /source_segments|FROM sources s|sources-search-parse/.test(s))).toEqual([]);
+    }
+    const last = await owner.get(`/account/w/${ws}/sources?q=export+slow&page=500`);
+    expect(last.status).toBe(200);
+    expect(await last.text()).toContain('No source matches on this page.');
+    expect(await (await owner.get(`/account/w/${ws}/sources?q=export+slow`)).text()).toContain('Call about exports');
   });
 
   it('shaping notes: listed by status, rendered from sanitised markdown, versions compared, one restored, the status changed', async () => {

@@ -112,6 +112,7 @@ describe('tools/list (items 2, 3, 5)', () => {
     expect(props.nature!.description).toMatch(/evidence.*guidance.*context/);
     expect(props.source_type!.enum).toEqual([...RECORD_TYPES]);
     expect(props.limit).toMatchObject({ minimum: 1, maximum: 100 });
+    expect(props.offset).toMatchObject({ minimum: 0, maximum: 10_000 }); // where the count stops (issue 41)
     const names = tools.map((t) => t.name);
     for (const tool of tools) {
       const others = names.filter((n) => n !== tool.name && tool.description!.includes(n));

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import pg from 'pg';
+import { statementsOf } from '@loupe/db/testing';
 import { call, connectClient, seedSource, seedWorkspace, startMcpServer, type McpHarness, type Workspace } from './test/harness';
 
 let h: McpHarness;
@@ -16,6 +18,23 @@ afterAll(async () => {
   await client?.close();
   await h.close();
 });
+
+/** How many sources each lookup of matching segments (the per-segment ranking of libs/sources) was given while `fn` ran. */
+async function segmentLookups<T>(fn: () => Promise<T>): Promise<{ result: T; lookups: number[] }> {
+  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const query = proto.query;
+  const lookups: number[] = [];
+  proto.query = function counted(this: unknown, ...args: unknown[]) {
+    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text ?? '';
+    if (/FROM source_segments g\s+CROSS JOIN LATERAL/.test(text)) lookups.push(((args[1] as unknown[])[0] as string[]).length);
+    return query.apply(this, args);
+  };
+  try {
+    return { result: await fn(), lookups };
+  } finally {
+    proto.query = query;
+  }
+}
 
 describe('tools/list', () => {
   it('lists every tool with a description, an input schema and truthful annotations; output schemas stay out of the list (issue 24 item 3)', async () => {
@@ -151,6 +170,40 @@ describe('find_sources', () => {
     const a = await call(c, 'find_sources', { query: 'a' });
     expect(a.isError).toBe(true);
     expect(a.text).toMatch(/no word to search for/);
+    await c.close();
+  });
+
+  it('an offset beyond where the count stops (10,000) is refused at once, naming the argument and the maximum; up to it, pages are answered (issue 41)', async () => {
+    const ws = await seedWorkspace(h, 'Deep pagers');
+    const c = await connectClient(h, { key: ws.key });
+    for (let i = 0; i < 3; i++) await seedSource(h, ws, { title: `Call ${i}`, segments: ['Exports are slow every Monday'] });
+    for (const args of [{ query: 'slow exports', offset: 1e9 }, { offset: 1e9 }, { query: 'slow exports', offset: 10_001 }]) {
+      let r: Awaited<ReturnType<typeof call>> | undefined;
+      const sent = await statementsOf(async () => {
+        r = await call(c, 'find_sources', args);
+      });
+      expect(r!.isError, JSON.stringify(args)).toBe(true);
+      expect(r!.text).toMatch(/^Invalid arguments for find_sources: offset: must be at most 10,000: results are counted and paged up to there\. To reach further, narrow the search/);
+      // Refused before any search ran.
+      expect(sent.filter((s) => /source_segments|FROM sources s|sources-search-parse/.test(s))).toEqual([]);
+    }
+    const last = await call(c, 'find_sources', { query: 'slow exports', offset: 10_000 });
+    expect(last.isError).toBe(false);
+    expect(last.data!.returned).toBe(0);
+    expect((await call(c, 'find_sources', { query: 'slow exports', limit: 2 })).data!.next_offset).toBe(2);
+    await c.close();
+  });
+
+  it('the matching segments are looked up for the page returned alone, not for every source before the offset (issue 41)', async () => {
+    const ws = await seedWorkspace(h, 'Segment counters');
+    const c = await connectClient(h, { key: ws.key });
+    for (let i = 0; i < 60; i++) await seedSource(h, ws, { title: `Call ${i}`, segments: ['Hello', `Exports are slow for customer ${i}`, 'Bye'] });
+    // Two words, a page deep into the results.
+    const { result, lookups } = await segmentLookups(() => call(c, 'find_sources', { query: 'slow exports', offset: 40, limit: 5 }));
+    expect(result.isError).toBe(false);
+    expect(result.data!.items).toHaveLength(5);
+    expect(result.data!.items.every((s: { excerpts: Array<{ position: number }> }) => s.excerpts[0]!.position === 1)).toBe(true);
+    expect(lookups).toEqual([5]);
     await c.close();
   });
 

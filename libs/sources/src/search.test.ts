@@ -1,7 +1,7 @@
 import { newId } from '@loupe/db';
 import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fuseRankings, lexicalSearch, queryShape, readSource, refreshSearchDocuments, searchSources, SearchQueryError } from './index';
+import { fuseRankings, lexicalSearch, queryShape, readSource, refreshSearchDocuments, SEARCH_LIMITS, searchSources, SearchQueryError } from './index';
 
 describe('lexical search of sources', () => {
   let t: TestDatabase;
@@ -95,6 +95,14 @@ describe('lexical search of sources', () => {
     // Another ranking (the semantic side) naming a foreign source cannot bring it in.
     const fused = await searchSources(t.pool, ws, { query: 'onboarding', extraRankings: [[{ sourceId: ids.secret, position: 0 }]] });
     expect(fused.items.map((i) => i.id)).not.toContain(ids.secret);
+  });
+
+  it('an offset beyond where the count stops (SEARCH_LIMITS.maxOffset) is refused; up to it, a page (empty past the end) comes back (issue 41)', async () => {
+    for (const query of ['customers struggling with onboarding', undefined]) {
+      await expect(searchSources(t.pool, ws, { query, offset: 1e9 })).rejects.toThrow(/^offset must be at most 10,000: results are counted and paged up to there/);
+      await expect(searchSources(t.pool, ws, { query, offset: SEARCH_LIMITS.maxOffset + 1 })).rejects.toThrow(SearchQueryError);
+      expect((await searchSources(t.pool, ws, { query, offset: SEARCH_LIMITS.maxOffset })).items).toEqual([]);
+    }
   });
 
   it('"a" is no substring match: a query of stop words or exclusions only is refused', async () => {

@@ -86,6 +86,12 @@ export const SEARCH_LIMITS = {
   positionsFor: 20,
   /** Sources counted exactly when listing without a query; beyond, the total is a lower bound. */
   listCount: 10_000,
+  /**
+   * The largest offset a search or a listing takes: where the count stops (listCount). A larger one is
+   * refused (SearchQueryError) before anything runs: no page lies beyond the counted results, and an
+   * offset of 1e9 made every candidate's segments be ranked until the statement timeout (issue 41).
+   */
+  maxOffset: 10_000,
   statementTimeoutMs: 5_000,
   maxLimit: 50,
   defaultLimit: 10,
@@ -104,6 +110,9 @@ export const SEARCH_DOCUMENT_SQL = (title: string, body: string) => `${TITLE_VEC
 export class SearchQueryError extends Error {
   override name = 'SearchQueryError';
 }
+
+const OFFSET_TOO_LARGE = `offset must be at most ${SEARCH_LIMITS.maxOffset.toLocaleString('en-US')}: results are counted and paged up to there. `
+  + 'To reach further, narrow the search with words or filters (a product, a type, dates)';
 
 interface Filter {
   clause: string;
@@ -268,7 +277,8 @@ async function sourcePass(db: Queryable, workspaceId: string, filters: SearchFil
 /**
  * The matching segments of the given sources, best first within each source: where the excerpts come
  * from, and the positions a fused ranking carries. Read through the segments' primary key, their
- * vectors computed here (a page's few hundred segments) rather than stored for every segment.
+ * vectors computed here (a page's few hundred segments) rather than stored for every segment: the
+ * cost grows with every segment of every source given, so a search asks for its page's sources alone.
  */
 async function matchingSegments(db: Queryable, sourceIds: string[], query: string): Promise<Map<string, number[]>> {
   const bySource = new Map<string, number[]>();
@@ -324,6 +334,11 @@ export interface LexicalOptions {
   wanted?: number;
   /** The candidate plan, normally chosen from the word statistics (tests force each). */
   plan?: 'auto' | 'walk' | 'index';
+  /**
+   * How many of the best sources get their matching segments looked up with the ranking (default:
+   * `wanted`, at least SEARCH_LIMITS.positionsFor). searchSources passes 0 and looks up its page's alone.
+   */
+  positionsFor?: number;
 }
 
 export async function lexicalSearch(db: Database, workspaceId: string, query: string, filters: SearchFilters = {}, options: LexicalOptions = {}): Promise<LexicalResult> {
@@ -398,7 +413,7 @@ async function lexicalIn(db: Queryable, workspaceId: string, query: string, filt
   }));
   scored.sort((a, b) => Number(b.strict) - Number(a.strict) || b.score - a.score || compareNewest(occurredAt, a.source_id, b.source_id));
   // Segment positions for the sources a page can reach (the rest keep a source-level hit).
-  const reach = Math.max(wanted, SEARCH_LIMITS.positionsFor);
+  const reach = options.positionsFor ?? Math.max(wanted, SEARCH_LIMITS.positionsFor);
   const positions = await matchingSegments(db, scored.slice(0, reach).map((r) => r.source_id), highlightQuery);
   const hits: LexicalHit[] = scored.flatMap((r): LexicalHit[] => {
     const at = positions.get(r.source_id);
@@ -548,10 +563,12 @@ async function searchIn(db: Queryable, workspaceId: string, request: SearchReque
   const filters = request.filters ?? {};
   if (!Number.isInteger(limit) || limit < 1 || limit > SEARCH_LIMITS.maxLimit) throw new SearchQueryError(`limit must be a whole number from 1 to ${SEARCH_LIMITS.maxLimit}`);
   if (!Number.isInteger(offset) || offset < 0) throw new SearchQueryError('offset must be a whole number from 0');
+  if (offset > SEARCH_LIMITS.maxOffset) throw new SearchQueryError(OFFSET_TOO_LARGE);
   const query = request.query?.trim();
   if (!query) return listSources(db, workspaceId, filters, limit, offset);
 
-  const lexicalOrError = lexicalIn(db, workspaceId, query, filters, { wanted: offset + limit }).catch((error: unknown) => error as Error);
+  // The segments are looked up below for the page's sources alone, not for every source before the offset.
+  const lexicalOrError = lexicalIn(db, workspaceId, query, filters, { wanted: offset + limit, positionsFor: 0 }).catch((error: unknown) => error as Error);
   const extra = (await request.extraRankings)?.filter((list) => list.length) ?? [];
   const lexicalOrFailure = await lexicalOrError;
   let lexical: LexicalResult;
@@ -579,23 +596,25 @@ async function searchIn(db: Queryable, workspaceId: string, request: SearchReque
     ranked = [...ranked].sort((a, b) => compareNewest(lexical.occurredAt, a.sourceId, b.sourceId));
   }
   const page = ranked.slice(offset, offset + limit);
-  // Sources whose segments were not looked up yet (beyond the first ones by relevance, or brought by another ranking).
-  const unplaced = page.filter((r) => r.positions.length === 0).map((r) => r.sourceId);
-  if (unplaced.length) {
-    // Lexically 'none' is exhaustive (the passes fall back to the index when a walk finds too few):
-    // no source within the filters holds the words, so no segment is looked for.
-    const found = lexical.matched === 'none' ? new Map<string, number[]>() : await matchingSegments(db, unplaced, lexical.highlightQuery);
-    for (const r of page) if (r.positions.length === 0) r.positions = found.get(r.sourceId) ?? [];
-    // Found for their meaning alone (no word matches): their opening is the excerpt.
-    const opening = page.filter((r) => r.positions.length === 0).map((r) => r.sourceId);
-    if (opening.length) {
-      const { rows } = await db.query<{ source_id: string; position: number }>(
-        'SELECT DISTINCT ON (source_id) source_id, position FROM source_segments WHERE source_id = ANY($1::text[]) ORDER BY source_id, position',
-        [opening],
-      );
-      const first = new Map(rows.map((r) => [r.source_id, r.position]));
-      for (const r of page) if (r.positions.length === 0 && first.has(r.sourceId)) r.positions = [first.get(r.sourceId)!];
+  // The segments holding the words, of this page's sources alone, best first; then those another ranking
+  // (meaning) brought. Lexically 'none' is exhaustive (the passes fall back to the index when a walk
+  // finds too few): no source within the filters holds the words, so no segment is looked for.
+  if (page.length && lexical.matched !== 'none') {
+    const found = await matchingSegments(db, page.map((r) => r.sourceId), lexical.highlightQuery);
+    for (const r of page) {
+      const words = found.get(r.sourceId) ?? [];
+      if (words.length) r.positions = [...words, ...r.positions.filter((p) => !words.includes(p))];
     }
+  }
+  // Found for their meaning alone (no word matches): their opening is the excerpt.
+  const opening = page.filter((r) => r.positions.length === 0).map((r) => r.sourceId);
+  if (opening.length) {
+    const { rows } = await db.query<{ source_id: string; position: number }>(
+      'SELECT DISTINCT ON (source_id) source_id, position FROM source_segments WHERE source_id = ANY($1::text[]) ORDER BY source_id, position',
+      [opening],
+    );
+    const first = new Map(rows.map((r) => [r.source_id, r.position]));
+    for (const r of page) if (r.positions.length === 0 && first.has(r.sourceId)) r.positions = [first.get(r.sourceId)!];
   }
   const ids = page.map((r) => r.sourceId);
   const wanted = page.flatMap((r) => r.positions.slice(0, SEARCH_LIMITS.excerptsPerSource).map((p) => ({ source_id: r.sourceId, position: p })));

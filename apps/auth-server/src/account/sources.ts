@@ -2,12 +2,17 @@ import { canManage } from '@loupe/accounts';
 import { deleteEvidence } from '@loupe/lifecycle';
 import { Router, type Response } from 'express';
 import { NATURES, RECORD_TYPES } from '@loupe/records';
-import { attachmentsOfSource, HIGHLIGHT, readSource, SearchQueryError, searchSources, startSemanticRankings, type SearchFilters, type SearchPage } from '@loupe/sources';
+import {
+  attachmentsOfSource, HIGHLIGHT, readSource, SEARCH_LIMITS, SearchQueryError, searchSources, startSemanticRankings, type SearchFilters, type SearchPage,
+} from '@loupe/sources';
 import { listProducts } from '@loupe/workspaces';
+import { fmt } from './format';
 import { pageOf } from './opportunities';
 import { form, pages, renderAccount, str, type AccountDeps, type InWorkspace, type Runtime } from './context';
 
 export const SOURCES_PAGE = 20;
+/** The last page of a search or a listing: where the count stops (SEARCH_LIMITS.maxOffset, 10,000 sources). */
+export const SOURCES_LAST_PAGE = Math.ceil(SEARCH_LIMITS.maxOffset / SOURCES_PAGE);
 /** Segments per page of a source read in full. */
 export const SEGMENTS_PAGE = 100;
 
@@ -64,24 +69,31 @@ export function sourcePages(runtime: Runtime, deps: AccountDeps): Router {
       until: dayOf(str(req.query.until)) ? str(req.query.until) : '',
       sort: str(req.query.sort) === 'newest' ? 'newest' : 'relevance',
     };
-    const page = pageOf(req.query.page, 500);
+    const page = pageOf(req.query.page, Number.MAX_SAFE_INTEGER);
     const filters: SearchFilters = {
       ...(q.product ? { productId: q.product } : {}), ...(q.project ? { projectId: q.project } : {}), ...(q.type ? { sourceType: q.type } : {}),
       ...(q.nature ? { nature: q.nature } : {}), ...(q.since ? { since: dayOf(q.since)! } : {}), ...(q.until ? { until: dayOf(q.until, true)! } : {}),
     };
     let found: SearchPage | undefined;
     let error: string | undefined;
-    try {
-      const offset = (page - 1) * SOURCES_PAGE;
-      // Both halves, as find_sources ranks them, when this process holds the index of meaning.
-      const semantic = q.query && deps.semanticSearch ? startSemanticRankings(deps.semanticSearch, ctx.workspace.id, q.query, filters, offset + SOURCES_PAGE) : undefined;
-      found = await searchSources(ctx.rt.pool, ctx.workspace.id, {
-        query: q.query || undefined, sort: q.query ? (q.sort as 'relevance' | 'newest') : 'newest', filters, limit: SOURCES_PAGE, offset,
-        ...(semantic ? { extraRankings: semantic.rankings } : {}),
-      });
-    } catch (err) {
-      if (!(err instanceof SearchQueryError)) throw err;
-      error = `${err.message.charAt(0).toUpperCase()}${err.message.slice(1)}`;
+    // Beyond the last counted page nothing is searched (issue 41: a deep page ranked every candidate's
+    // segments until the statement timeout); the page says where the results end and how to reach further.
+    if (page > SOURCES_LAST_PAGE) {
+      error = `Page ${fmt.num(page)} is past the last page of sources Loupe shows: page ${fmt.num(SOURCES_LAST_PAGE)}, the first ${fmt.num(SEARCH_LIMITS.maxOffset)} sources. `
+        + 'To reach further, narrow the search with words, a product, a type or dates.';
+    } else {
+      try {
+        const offset = (page - 1) * SOURCES_PAGE;
+        // Both halves, as find_sources ranks them, when this process holds the index of meaning.
+        const semantic = q.query && deps.semanticSearch ? startSemanticRankings(deps.semanticSearch, ctx.workspace.id, q.query, filters, offset + SOURCES_PAGE) : undefined;
+        found = await searchSources(ctx.rt.pool, ctx.workspace.id, {
+          query: q.query || undefined, sort: q.query ? (q.sort as 'relevance' | 'newest') : 'newest', filters, limit: SOURCES_PAGE, offset,
+          ...(semantic ? { extraRankings: semantic.rankings } : {}),
+        });
+      } catch (err) {
+        if (!(err instanceof SearchQueryError)) throw err;
+        error = `${err.message.charAt(0).toUpperCase()}${err.message.slice(1)}`;
+      }
     }
     const keep = new URLSearchParams(Object.entries(q).filter(([k, v]) => v && !(k === 'sort' && v === 'relevance')));
     const link = (n: number) => `/account/w/${ctx.workspace.id}/sources?${new URLSearchParams([...keep, ['page', String(n)]])}`;
@@ -93,10 +105,11 @@ export function sourcePages(runtime: Runtime, deps: AccountDeps): Router {
       items: (found?.items ?? []).map((s) => ({ ...s, occurredAt: new Date(s.occurred_at), excerpts: (s.excerpts ?? []).map((e) => ({ ...e, pieces: markedPieces(e.snippet) })) })),
       filtered: Object.entries(q).some(([k, v]) => v && k !== 'sort'),
       prevLink: page > 1 ? link(page - 1) : undefined, nextLink: page < last ? link(page + 1) : undefined,
+      lastPageLink: page > SOURCES_LAST_PAGE ? link(SOURCES_LAST_PAGE) : undefined, lastPage: SOURCES_LAST_PAGE,
       productName: new Map(products.map((p) => [p.id, p.name])),
       /** The page of the source holding a segment, scrolled to it. */
       at: (position: number) => `${position >= SEGMENTS_PAGE ? `?from=${Math.floor(position / SEGMENTS_PAGE) * SEGMENTS_PAGE}` : ''}#seg-${position}`,
-    });
+    }, page > SOURCES_LAST_PAGE ? 400 : 200);
   }));
 
   router.get('/account/w/:ws/sources/:id', inWorkspace((ctx: InWorkspace, req, res) => showSource(ctx, String(req.params.id), str(req.query.from), res)));

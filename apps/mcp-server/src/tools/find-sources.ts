@@ -70,7 +70,11 @@ export const findSources = defineTool({
     nature: z.enum(NATURES).optional().describe('evidence: customers; guidance: your team; context: background.'),
     since: z.iso.datetime({ offset: true }).optional().describe('From this time (ISO 8601).'),
     until: z.iso.datetime({ offset: true }).optional().describe('Before this time (ISO 8601).'),
-    offset: z.number().int().min(0).optional().describe('next_offset of the previous page.'),
+    // Refused beyond where the count stops, as search engines refuse deep pages (Elasticsearch's
+    // max_result_window): nothing lies there, and an offset of 1e9 cost seconds of ranking (issue 41).
+    offset: z.number().int().min(0).max(SEARCH_LIMITS.maxOffset, {
+      error: `must be at most ${SEARCH_LIMITS.maxOffset.toLocaleString('en-US')}: results are counted and paged up to there. To reach further, narrow the search with query words or filters (product_id, source_type, nature, since, until)`,
+    }).optional().describe('next_offset of the previous page.'),
   },
   outputSchema: {
     query: z.string().optional(),
@@ -118,7 +122,7 @@ export const findSources = defineTool({
     void pendingP.catch(() => undefined);
     try {
       // The search answers at most SEARCH_LIMITS.maxLimit sources a call: a larger page is read in parts.
-      for (let at = offset; found.length < limit;) {
+      for (let at = offset; found.length < limit && at <= SEARCH_LIMITS.maxOffset;) {
         const part: SearchPage = await searchSources(ctx.pool, ws, {
           query,
           sort: query ? args.sort : 'newest',
