@@ -90,4 +90,59 @@ describe('issue 41: hostile values beside other tenants', () => {
     }
     expect(attacks.find((a) => a.status === 429)!.error).toBe('rate_limit_exceeded');
   });
+
+  it('NUL, overlong and malformed values in every field that reaches a shared statement fail only their own request, while another tenant\'s requests run', async () => {
+    const db = createPrismaClient(pg.pool);
+    const victimKey = (await createApiKey(db, { workspaceId: demo.workspaceId, name: 'victim', permissions: ['api:read', 'mcp:read'], defaultProductId: demo.productId, servicePrefix: 'loupe_' })).key;
+    const attackerKeys = await Promise.all(Array.from({ length: 3 }, async (_, i) =>
+      (await createApiKey(db, { workspaceId: demo.workspaceId, name: `attacker ${i}`, permissions: ['mcp:read'], defaultProductId: demo.productId, servicePrefix: 'loupe_' })).key));
+    const mcp = (key: string, ip: string, name: string, args: Record<string, unknown>) => fetch(`${service.url}/api/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': key, 'x-forwarded-for': ip },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+    }).then(async (r) => ({ status: r.status, body: (await r.json()) as { result?: { isError?: boolean; structuredContent?: any; content: Array<{ text: string }> } } }));
+    const sources = (await mcp(victimKey, '198.51.100.70', 'find_sources', {})).body.result!.structuredContent.items as Array<{ id: string }>;
+    expect(sources.length).toBeGreaterThan(0);
+    const token = (ip: string, body: string) => fetch(`${service.url}/oauth/token`, {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': ip }, body,
+    }).then(async (r) => ({ status: r.status, body: (await r.json()) as { error?: string } }));
+    const hostile: Array<[string, (i: number) => Promise<{ status: number; refused: boolean }>]> = [
+      ...['%00', `cli_${'x'.repeat(3000)}`, 'cli_%C3%A9', 'a%0Ab', `https%3A%2F%2Fevil.test%2F${'%00'.repeat(4)}`].flatMap((clientId) => ['authorization_code', 'refresh_token'].map((grant) =>
+        [`${grant} client_id=${clientId.slice(0, 20)}`, (i: number) => token(`203.0.113.${20 + (i % 3)}`, `grant_type=${grant}&code=x&refresh_token=loupe_rt_x&client_id=${clientId}`)
+          .then((r) => ({ status: r.status, refused: r.status === 400 && r.body.error === 'invalid_request' }))] as [string, (i: number) => Promise<{ status: number; refused: boolean }>])),
+      ...['src_\u0000', '\u0000', `src_${'\u0000'.repeat(100)}`, 'src_ sp ace', 'src_é', 'x'.repeat(5000)].map((id) =>
+        [`read_source ${JSON.stringify(id.slice(0, 12))}`, (i: number) => mcp(attackerKeys[i % 3]!, `203.0.113.${30 + (i % 3)}`, 'read_source', { source_id: id })
+          .then((r) => ({ status: r.status, refused: r.status === 200 && r.body.result?.isError === true }))] as [string, (i: number) => Promise<{ status: number; refused: boolean }>]),
+    ];
+    const started = Date.now();
+    const done = () => Date.now() - started > 6_000;
+    let n = 0;
+    const attacks = loops(12, done, async () => {
+      const i = n++;
+      const [what, send] = hostile[i % hostile.length]!;
+      return { what, ...(await send(i)) };
+    });
+    const victims = loops(3, done, async (i) => {
+      const at = Date.now();
+      const ip = `198.51.100.${80 + i}`;
+      const answer = i === 0
+        ? await fetch(`${service.url}/api/v1/ingest/batches`, { headers: { 'x-api-key': victimKey, 'x-forwarded-for': ip } }).then(async (r) => ({ status: r.status, ok: r.status === 200, text: await r.text() }))
+        : await mcp(victimKey, ip, i === 1 ? 'read_source' : 'get_products', i === 1 ? { source_id: sources[0]!.id } : {})
+          .then((r) => ({ status: r.status, ok: r.status === 200 && r.body.result !== undefined && r.body.result.isError !== true, text: JSON.stringify(r.body).slice(0, 300) }));
+      await new Promise((r) => setTimeout(r, Math.max(0, 150 - (Date.now() - at))));
+      return answer;
+    });
+    const [attacked, served] = await Promise.all([attacks, victims]);
+    const byWhat = new Map<string, Record<string, number>>();
+    for (const a of attacked) {
+      const row = byWhat.get(a.what) ?? {};
+      row[a.refused ? 'refused' : String(a.status)] = (row[a.refused ? 'refused' : String(a.status)] ?? 0) + 1;
+      byWhat.set(a.what, row);
+    }
+    console.log(`hostile values beside another tenant, ${attacked.length} hostile requests in 6 s:\n${[...byWhat].map(([w, c]) => `  ${w.padEnd(44)} ${JSON.stringify(c)}`).join('\n')}\n` +
+      `  victims: ${served.length} requests, ${served.filter((v) => v.ok).length} answered`);
+    expect(served.filter((v) => !v.ok)).toEqual([]);
+    // Each hostile request is refused for what it carries (or limited: a key's hour, an address's minute), never a 500.
+    expect(attacked.filter((a) => !a.refused && a.status !== 429)).toEqual([]);
+  });
 });
