@@ -23,6 +23,7 @@ export {
   type RestoreVersionInput,
   type ShapingNote,
   type ShapingNoteVersion,
+  type ShapingNoteVersionSummary,
   type ShapingNoteWrite,
   type UpdateShapingNoteInput,
 } from './notes';

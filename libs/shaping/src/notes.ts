@@ -48,6 +48,9 @@ export interface ShapingNoteVersion {
   createdAt: Date;
 }
 
+/** A version as lists show it: everything but its text. */
+export type ShapingNoteVersionSummary = Omit<ShapingNoteVersion, 'content'>;
+
 export interface CreateShapingNoteInput {
   workspaceId: string;
   productId: string;
@@ -362,11 +365,14 @@ export async function getVersion(pool: pg.Pool, workspaceId: string, noteId: str
   return toVersion(rows[0]);
 }
 
-/** Every version of a note, oldest first. */
-export async function listVersions(pool: pg.Pool, workspaceId: string, noteId: string): Promise<ShapingNoteVersion[]> {
+/**
+ * Every version of a note, oldest first, without their text: a note may hold 1 MB in each of many
+ * versions, and lists (the version picker, view_item) need only who wrote which and when (getVersion reads one).
+ */
+export async function listVersions(pool: pg.Pool, workspaceId: string, noteId: string): Promise<ShapingNoteVersionSummary[]> {
   assertWorkspaceId(workspaceId);
   const { rows } = await pool.query<VersionRow>(
-    `SELECT v.note_id, v.version, v.title, v.subtitle, v.content, v.status, v.tags, v.created_by_user_id, v.created_at
+    `SELECT v.note_id, v.version, v.title, v.subtitle, NULL AS content, v.status, v.tags, v.created_by_user_id, v.created_at
        FROM shaping_notes n
        JOIN shaping_note_versions v ON v.note_id = n.id
       WHERE n.id = $1 AND n.workspace_id = $2
@@ -375,7 +381,10 @@ export async function listVersions(pool: pg.Pool, workspaceId: string, noteId: s
   );
   // Every note has at least version 1, so no rows means no such note in this workspace.
   if (rows.length === 0) throw new ShapingNoteNotFoundError(noteId);
-  return rows.map(toVersion);
+  return rows.map((row) => {
+    const { content: _none, ...summary } = toVersion(row);
+    return summary;
+  });
 }
 
 /**
