@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import type { Request } from 'express';
 import type pg from 'pg';
+import { keyMay } from '@loupe/accounts';
 import { apiKeyPrincipal, hashApiKey, looksLikeApiKey, type ApiKeyRow } from '@loupe/api-keys';
 import { isPaused, type WorkspaceStanding } from '@loupe/credits';
 import { takeTogetherWith, type CountedLookup, type RateDecision, type RateLimiter } from '@loupe/http';
@@ -152,8 +153,8 @@ export async function authenticate(req: Request, deps: AuthDeps, checks: { limit
   }
   const scopes = new Set(principal.permissions.filter((p) => p.startsWith('mcp:')));
   // Third-party tools run with the credentials the workspace's owners connected: only a key whose
-  // creator is an owner now (or a key of the admin CLI) may use them (issue 23 item 8).
-  if (principal.createdByUserId !== null && principal.creatorRole !== 'owner') scopes.delete('mcp:thirdparty');
+  // creator is an owner now (or a key of the admin CLI) may use them (issue 23 item 8; ROLE_RULES).
+  if (!keyMay(principal, 'useThirdPartyTools')) scopes.delete('mcp:thirdparty');
   return {
     decisions,
     standing: standingOf(row),

@@ -10,7 +10,8 @@ import { createIdentityLinks } from './identity-links';
 export { normaliseEmail, signInCodeMail, SIGN_IN_CODE_TTL_MS, SIGN_IN_CODE_MAX_ATTEMPTS, type Mailer, type RequestCodeResult, type VerifyCodeResult } from './sign-in-codes';
 export { HashedSessionStore, sessionKey, WEB_SESSION_TTL_MS } from './web-sessions';
 export type { IdentitySignIn, IdentitySignInResult } from './identity-links';
-export { canManage, INVITATION_LIMITS, INVITATION_TTL_MS, InvitationLimitError, MembershipError, ROLES, type AcceptResult, type Member, type PendingInvitation } from './members';
+export { INVITATION_LIMITS, INVITATION_TTL_MS, InvitationLimitError, MembershipError, ROLES, type AcceptResult, type Member, type PendingInvitation } from './members';
+export { canManage, keyMay, keyRefusal, roleMay, rolesAllowed, ROLE_RULES, type KeyCreator, type RoleRule } from './roles';
 export { InvalidWorkspaceNameError, UnknownUserError, WORKSPACE_CREATION_LIMITS, WORKSPACE_NAME_MAX_LENGTH, WorkspaceLimitError, type Role } from './workspaces';
 
 const HOUR = 3600_000;

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { newId, withTransaction } from '@loupe/db';
 import type { Clock, RateLimiter } from '@loupe/http';
+import { canManage } from './roles';
 import { normaliseEmail } from './sign-in-codes';
 import type { Role } from './workspaces';
 
@@ -48,11 +49,6 @@ export type AcceptResult =
   | { ok: false; reason: 'unknown' | 'expired' | 'used' | 'other_email'; email?: string };
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
-
-/** Owners and admins manage keys, members and applications; members manage only their own. */
-export function canManage(role: Role | undefined): boolean {
-  return role === 'owner' || role === 'admin';
-}
 
 /**
  * Who belongs to a workspace and how they join or leave it. A workspace always keeps an owner;

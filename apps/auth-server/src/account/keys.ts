@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { API_KEY_PERMISSIONS, ApiKeyError, createApiKey, revokeApiKey } from '@loupe/api-keys';
-import { canManage } from '@loupe/accounts';
+import { canManage, roleMay } from '@loupe/accounts';
 import { listProducts } from '@loupe/workspaces';
 import { form, pages, renderAccount, str, type AccountDeps, type InWorkspace, type Runtime } from './context';
 
@@ -53,7 +53,7 @@ export function keyPages(runtime: Runtime, deps: AccountDeps): Router {
       title: 'API keys', section: 'keys', manager, keys, active, max: MAX_ACTIVE_KEYS,
       products: await listProducts(deps.db, ctx.workspace.id),
       // mcp:thirdparty is offered to owners only (it uses the credentials they connected).
-      permissions: API_KEY_PERMISSIONS.filter((p) => p !== 'mcp:thirdparty' || ctx.workspace.role === 'owner').map((p) => ({ id: p, label: PERMISSION_LABELS[p] ?? p })),
+      permissions: API_KEY_PERMISSIONS.filter((p) => p !== 'mcp:thirdparty' || roleMay(ctx.workspace.role, 'useThirdPartyTools')).map((p) => ({ id: p, label: PERMISSION_LABELS[p] ?? p })),
       labels: PERMISSION_LABELS,
       ...extra,
     }, status);
@@ -72,7 +72,7 @@ export function keyPages(runtime: Runtime, deps: AccountDeps): Router {
     if (!permissions.length) return fail('Choose at least one permission.');
     if (permissions.some((p) => !(API_KEY_PERMISSIONS as readonly string[]).includes(p))) return fail('Choose the permissions from the list on this page.');
     if (permissions.some((p) => p.startsWith('mcp:')) && !productId) return fail('MCP permissions need a default product: choose one.');
-    if (permissions.includes('mcp:thirdparty') && ctx.workspace.role !== 'owner') {
+    if (permissions.includes('mcp:thirdparty') && !roleMay(ctx.workspace.role, 'useThirdPartyTools')) {
       return fail("Only owners can create keys with the third-party permission: those tools use the credentials the workspace's owners connected. Ask an owner.");
     }
     if ((await activeKeys(ctx)) >= MAX_ACTIVE_KEYS) {

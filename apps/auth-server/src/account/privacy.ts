@@ -1,4 +1,5 @@
 import { Router, type Response } from 'express';
+import { roleMay } from '@loupe/accounts';
 import {
   ErasureInputError, listErasures, listSuppressions, liftSuppression, parseErasureInput, requestErasure, type ErasureView,
 } from '@loupe/erasure';
@@ -36,7 +37,7 @@ export function privacyPages(runtime: Runtime, deps: AccountDeps): Router {
     const erasures = await listErasures(ctx.rt.pool, ctx.workspace.id, 50);
     const suppressions = await listSuppressions(ctx.rt.pool, ctx.workspace.id, { includeLifted: true, limit: 200 });
     renderAccount(res, 'account-privacy', ctx, {
-      title: 'Privacy', section: 'privacy', owner: ctx.workspace.role === 'owner', canErase: Boolean(deps.boss),
+      title: 'Privacy', section: 'privacy', owner: roleMay(ctx.workspace.role, 'erasePerson') && roleMay(ctx.workspace.role, 'liftSuppression'), canErase: Boolean(deps.boss),
       erasures: erasures.map((e) => ({ ...e, phaseLabel: PHASE_LABELS[e.phase] ?? e.phase, summary: summary(e) })),
       running: erasures.some((e) => e.status === 'queued' || e.status === 'running'),
       active: suppressions.filter((s) => !s.liftedAt), lifted: suppressions.filter((s) => s.liftedAt), ...extra,
@@ -47,7 +48,7 @@ export function privacyPages(runtime: Runtime, deps: AccountDeps): Router {
 
   router.post('/account/w/:ws/privacy/erasures', form, inWorkspace(async (ctx, req, res) => {
     const values = { email: str(req.body.email).trim(), participant_id: str(req.body.participant_id).trim() };
-    if (ctx.workspace.role !== 'owner') return show(ctx, res, { error: 'Only owners can erase a person: it cannot be undone.' }, 403);
+    if (!roleMay(ctx.workspace.role, 'erasePerson')) return show(ctx, res, { error: 'Only owners can erase a person: it cannot be undone.' }, 403);
     if (!deps.boss) return show(ctx, res, { error: 'Erasures are not available here: this server has no job queue.', values }, 503);
     if (str(req.body.confirm) !== 'yes') return show(ctx, res, { error: 'Tick the box to confirm: an erasure cannot be undone.', values }, 400);
     let input;
@@ -64,7 +65,7 @@ export function privacyPages(runtime: Runtime, deps: AccountDeps): Router {
   }));
 
   router.post('/account/w/:ws/privacy/suppressions/:id/lift', form, inWorkspace(async (ctx, req, res) => {
-    if (ctx.workspace.role !== 'owner') return show(ctx, res, { error: 'Only owners can lift a suppression.' }, 403);
+    if (!roleMay(ctx.workspace.role, 'liftSuppression')) return show(ctx, res, { error: 'Only owners can lift a suppression.' }, 403);
     const lifted = await liftSuppression(ctx.rt.pool, ctx.workspace.id, String(req.params.id), ctx.user.email, new Date());
     if (!lifted) return show(ctx, res, { error: 'That suppression does not exist here or was already lifted.' }, 404);
     res.redirect(303, `/account/w/${ctx.workspace.id}/privacy?done=lifted`);
