@@ -6,7 +6,7 @@ import { openApiDocument, recordJsonSchema } from '@loupe/records';
 import express, { Router } from 'express';
 import type { Storage } from '@loupe/storage';
 import type pg from 'pg';
-import { apiKeyAuth, requirePermission } from './auth';
+import { apiKeyAuth, requireCreatorRole, requirePermission } from './auth';
 import { getHandler, listHandler } from './batches';
 import { deleteHandler } from './deletion/route';
 import {
@@ -56,14 +56,15 @@ export function createIngestApp(deps: IngestAppDeps): Router {
   router.get('/api/v1/ingest/batches/:batchId', auth, requirePermission('api:read', 'api:write'), getHandler(deps.pool));
   // Everything the workspace holds: a key that can only send records cannot take it away.
   router.get('/api/v1/export', auth, requirePermission('api:read'), exportHandler(deps.pool));
-  // Erasing a person (libs/erasure): asking needs api:write, following it either; suppressions are lifted with api:write.
-  router.post('/api/v1/erasures', auth, requirePermission('api:write'), createErasureHandler(deps));
+  // Erasing a person (libs/erasure): asking needs api:write and a key made by an owner, following it either;
+  // suppressions are lifted with api:write by an owner's key. The roles are the account pages' (ROLE_RULES).
+  router.post('/api/v1/erasures', auth, requirePermission('api:write'), requireCreatorRole('erasePerson'), createErasureHandler(deps));
   router.get('/api/v1/erasures', auth, requirePermission('api:read', 'api:write'), listErasuresHandler(deps.pool));
   router.get('/api/v1/erasures/:erasureId', auth, requirePermission('api:read', 'api:write'), getErasureHandler(deps.pool));
   router.get('/api/v1/suppressions', auth, requirePermission('api:read', 'api:write'), listSuppressionsHandler(deps.pool));
-  router.delete('/api/v1/suppressions/:suppressionId', auth, requirePermission('api:write'), liftSuppressionHandler(deps));
-  // Deleting evidence (libs/lifecycle): a source and its record go together.
-  router.delete('/api/v1/sources/:sourceId', auth, requirePermission('api:write'), deleteHandler(deps, 'source'));
-  router.delete('/api/v1/records/:recordId', auth, requirePermission('api:write'), deleteHandler(deps, 'record'));
+  router.delete('/api/v1/suppressions/:suppressionId', auth, requirePermission('api:write'), requireCreatorRole('liftSuppression'), liftSuppressionHandler(deps));
+  // Deleting evidence (libs/lifecycle): a source and its record go together, so both need an owner's or an admin's key.
+  router.delete('/api/v1/sources/:sourceId', auth, requirePermission('api:write'), requireCreatorRole('deleteSource'), deleteHandler(deps, 'source'));
+  router.delete('/api/v1/records/:recordId', auth, requirePermission('api:write'), requireCreatorRole('deleteSource'), deleteHandler(deps, 'record'));
   return router;
 }

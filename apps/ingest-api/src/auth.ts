@@ -1,3 +1,4 @@
+import { keyRefusal, ROLE_RULES, type RoleRule } from '@loupe/accounts';
 import { authenticateApiKey, type ApiKeyPermission, type ApiKeyPrincipal } from '@loupe/api-keys';
 import { ApiError, type RateLimiter } from '@loupe/http';
 import type { RequestHandler } from 'express';
@@ -40,5 +41,19 @@ export function requirePermission(...anyOf: ApiKeyPermission[]): RequestHandler 
     const held = req.principal?.permissions ?? [];
     if (anyOf.some((p) => held.includes(p))) return next();
     next(ApiError.forbidden(`This API key lacks the ${anyOf.map((p) => `"${p}"`).join(' or ')} permission`));
+  };
+}
+
+/**
+ * 403 unless the key's creator may do what `rule` guards, by their role in the workspace now (read
+ * with the key on every request): a key acts as its creator, so it can do no more than the account
+ * pages let that person do (issue 41 finding 6; the rule is libs/accounts' ROLE_RULES, the pages').
+ * A key made by the admin CLI without a creator acts as the workspace and may.
+ */
+export function requireCreatorRole(rule: RoleRule): RequestHandler {
+  return (req, _res, next) => {
+    const refusal = keyRefusal(req.principal!, rule);
+    if (!refusal) return next();
+    next(new ApiError(403, 'FORBIDDEN', refusal, { details: { requiredRoles: [...ROLE_RULES[rule].roles], creatorRole: req.principal!.creatorRole } }));
   };
 }

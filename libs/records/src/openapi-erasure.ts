@@ -40,6 +40,7 @@ type Helpers = {
   error: (description: string, examples: Record<string, { summary: string; value: unknown }>) => unknown;
   one: (summary: string, value: Record<string, unknown>) => Record<string, { summary: string; value: unknown }>;
   common: Record<string, unknown>;
+  forbiddenWithRole: (roles: 'owners' | 'owners and admins', what: string) => unknown;
 };
 
 const json = (schema: z.ZodType) => z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'output', reused: 'inline' }) as Record<string, unknown>;
@@ -55,7 +56,7 @@ const ERASURE_EXAMPLE = {
 const SUPPRESSION_EXAMPLE = { id: 'sup_01m8a…', kind: 'email', erasureId: 'era_01m8a…', createdBy: 'API key key_01m7…', createdAt: 1772600767000 };
 
 /** The erasure and suppression paths of the OpenAPI document. */
-export function erasurePaths({ error, one, common }: Helpers): Record<string, unknown> {
+export function erasurePaths({ error, one, common, forbiddenWithRole }: Helpers): Record<string, unknown> {
   const erasure = strip(json(erasureSchema));
   const suppression = strip(json(suppressionSchema));
   const notFound = (what: string, id: string) => error(`No such ${what} in this workspace`, one('Unknown or another workspace\'s', { error: 'NOT_FOUND', message: `${id} not found` }));
@@ -64,7 +65,7 @@ export function erasurePaths({ error, one, common }: Helpers): Record<string, un
     '/api/v1/erasures': {
       post: {
         operationId: 'requestErasure',
-        summary: 'Erase a person from the workspace, in the background (needs api:write)',
+        summary: 'Erase a person from the workspace, in the background (needs api:write, and a key created by an owner)',
         description:
           'Every record, source, segment, participant entry, signal, shaping note and attachment naming the person (by this email or participant id, and the names ' +
           'recorded with them) is redacted in place ("[erased]") or deleted: their own turns and quotes are erased whole, signals they said are deleted, files of ' +
@@ -78,6 +79,7 @@ export function erasurePaths({ error, one, common }: Helpers): Record<string, un
           '413': error('Body over 4096 bytes', one('Too large', { error: 'PAYLOAD_TOO_LARGE', message: 'The body exceeds 4096 bytes' })),
           '415': error('Not JSON', one('Wrong content type', { error: 'UNSUPPORTED_MEDIA_TYPE', message: 'Content-Type must be application/json' })),
           ...common,
+          '403': forbiddenWithRole('owners', 'erase a person'),
         },
       },
       get: {
@@ -117,13 +119,14 @@ export function erasurePaths({ error, one, common }: Helpers): Record<string, un
     '/api/v1/suppressions/{suppressionId}': {
       delete: {
         operationId: 'liftSuppression',
-        summary: 'Lift a suppression: records naming the person are accepted again (needs api:write)',
+        summary: 'Lift a suppression: records naming the person are accepted again (needs api:write, and a key created by an owner)',
         parameters: [{ name: 'suppressionId', in: 'path', required: true, schema: { type: 'string', maxLength: 128 } }],
         responses: {
           '200': { description: 'Lifted (kept, with who lifted it)', content: { 'application/json': { schema: suppression, example: { ...SUPPRESSION_EXAMPLE, liftedAt: 1772600800000, liftedBy: 'API key key_01m7…' } } } },
           '400': tooLong('suppressionId'),
           '404': notFound('active suppression', 'Suppression "sup_x" not found or already lifted'),
           ...common,
+          '403': forbiddenWithRole('owners', 'lift a suppression'),
         },
       },
     },

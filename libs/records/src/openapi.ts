@@ -60,6 +60,26 @@ const common = {
     one('Database restarting', { error: 'SERVICE_UNAVAILABLE', message: 'The service is temporarily unavailable; retry shortly', retryAfter: 1 })),
 };
 
+/**
+ * 403 of an endpoint that also needs a role (issue 41 finding 6): a key acts as its creator, so it can do
+ * no more than the account pages let that person do, by their role now (libs/accounts ROLE_RULES).
+ */
+function forbiddenWithRole(roles: 'owners' | 'owners and admins', what: string): unknown {
+  const requiredRoles = roles === 'owners' ? ['owner'] : ['owner', 'admin'];
+  const member = roles === 'owners' ? 'an admin' : 'a member';
+  return error(`The key lacks api:write, or the person who created it is not one of the workspace's ${roles} now (a key acts as its creator; checked on every request)`, {
+    permission: { summary: 'A read-only key', value: { error: 'FORBIDDEN', message: 'This API key lacks the "api:write" permission' } },
+    role: {
+      summary: `A key whose creator is ${member}`,
+      value: {
+        error: 'FORBIDDEN',
+        message: `Only ${roles} can ${what}: this API key acts as the person who created it, who is ${member} of this workspace. Ask one of the workspace's ${roles} to do it, or to create a key for it.`,
+        details: { requiredRoles, creatorRole: roles === 'owners' ? 'admin' : 'member' },
+      },
+    },
+  });
+}
+
 const RECORD_EXAMPLE = {
   _type: 'call_transcription', _schema_version: '1.0.0', _event_at: '2026-03-04T05:06:07Z', _vendor_ids: { gong: 'call-8812' },
   _product_id: 'prod_01h…', _project_ids: ['proj_01h…'], _nature: 'evidence',
@@ -78,7 +98,7 @@ function deletion(object: 'source' | 'record') {
   const id = object === 'source' ? 'src_01m84…' : 'rec_01m83…';
   return {
     operationId: object === 'source' ? 'deleteSource' : 'deleteRecord',
-    summary: `Delete a ${object} and everything that hangs off it (needs api:write)`,
+    summary: `Delete a ${object} and everything that hangs off it (needs api:write, and a key created by an owner or an admin)`,
     description:
       `Deletes the ${object} and the ${object === 'source' ? 'record it was built from' : 'source built from it'}: segments, search text, vector, attachments and their stored files, ` +
       'the signals taken from it (with their history) and its share of opportunities (counts change at once; an opportunity left without signals goes). ' +
@@ -91,6 +111,7 @@ function deletion(object: 'source' | 'record') {
       '404': error(`No such ${object} in this workspace (never there, another workspace's, or already deleted)`,
         one('Unknown, another workspace\'s or already deleted', { error: 'NOT_FOUND', message: `${noun} "${object === 'source' ? 'src_x' : 'rec_x'}" not found` })),
       ...common,
+      '403': forbiddenWithRole('owners and admins', 'delete sources (or the records they were built from)'),
     },
   };
 }
@@ -210,7 +231,7 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
       },
       '/api/v1/sources/{sourceId}': { delete: deletion('source') },
       '/api/v1/records/{recordId}': { delete: deletion('record') },
-      ...erasurePaths({ error, one, common }),
+      ...erasurePaths({ error, one, common, forbiddenWithRole }),
     },
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },

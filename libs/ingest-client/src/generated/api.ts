@@ -82,7 +82,7 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Delete a source and everything that hangs off it (needs api:write)
+         * Delete a source and everything that hangs off it (needs api:write, and a key created by an owner or an admin)
          * @description Deletes the source and the record it was built from: segments, search text, vector, attachments and their stored files, the signals taken from it (with their history) and its share of opportunities (counts change at once; an opportunity left without signals goes). Credits already charged stay charged; the batch keeps its counts and adds the record to `deletedCount`. Deleting again answers 404, as does an id of another workspace.
          */
         delete: operations["deleteSource"];
@@ -102,7 +102,7 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Delete a record and everything that hangs off it (needs api:write)
+         * Delete a record and everything that hangs off it (needs api:write, and a key created by an owner or an admin)
          * @description Deletes the record and the source built from it: segments, search text, vector, attachments and their stored files, the signals taken from it (with their history) and its share of opportunities (counts change at once; an opportunity left without signals goes). Credits already charged stay charged; the batch keeps its counts and adds the record to `deletedCount`. Deleting again answers 404, as does an id of another workspace.
          */
         delete: operations["deleteRecord"];
@@ -122,7 +122,7 @@ export interface paths {
         get: operations["listErasures"];
         put?: never;
         /**
-         * Erase a person from the workspace, in the background (needs api:write)
+         * Erase a person from the workspace, in the background (needs api:write, and a key created by an owner)
          * @description Every record, source, segment, participant entry, signal, shaping note and attachment naming the person (by this email or participant id, and the names recorded with them) is redacted in place ("[erased]") or deleted: their own turns and quotes are erased whole, signals they said are deleted, files of records naming them are deleted from storage. A suppression of each identifier is added at once: records naming the person are refused (record error PERSON_SUPPRESSED) until it is lifted. Follow the progress with GET /api/v1/erasures/{erasureId}. Credits already charged stay charged.
          */
         post: operations["requestErasure"];
@@ -176,7 +176,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Lift a suppression: records naming the person are accepted again (needs api:write) */
+        /** Lift a suppression: records naming the person are accepted again (needs api:write, and a key created by an owner) */
         delete: operations["liftSuppression"];
         options?: never;
         head?: never;
@@ -816,7 +816,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key lacks the permission this endpoint needs */
+            /** @description The key lacks api:write, or the person who created it is not one of the workspace's owners and admins now (a key acts as its creator; checked on every request) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -909,7 +909,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key lacks the permission this endpoint needs */
+            /** @description The key lacks api:write, or the person who created it is not one of the workspace's owners and admins now (a key acts as its creator; checked on every request) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1155,7 +1155,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key lacks the permission this endpoint needs */
+            /** @description The key lacks api:write, or the person who created it is not one of the workspace's owners now (a key acts as its creator; checked on every request) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1497,7 +1497,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key lacks the permission this endpoint needs */
+            /** @description The key lacks api:write, or the person who created it is not one of the workspace's owners now (a key acts as its creator; checked on every request) */
             403: {
                 headers: {
                     [name: string]: unknown;
