@@ -1,4 +1,4 @@
-import { canManage } from '@loupe/accounts';
+import { roleMay } from '@loupe/accounts';
 import { deleteEvidence } from '@loupe/lifecycle';
 import { Router, type Response } from 'express';
 import { NATURES, RECORD_TYPES } from '@loupe/records';
@@ -121,7 +121,7 @@ export function sourcePages(runtime: Runtime, deps: AccountDeps): Router {
    */
   router.post('/account/w/:ws/sources/:id/delete', form, inWorkspace(async (ctx, req, res) => {
     const id = String(req.params.id);
-    if (!canManage(ctx.workspace.role)) return showSource(ctx, id, '', res, { error: 'Only owners and admins can delete sources. Ask one of them.' }, 403);
+    if (!roleMay(ctx.workspace.role, 'deleteSource')) return showSource(ctx, id, '', res, { error: 'Only owners and admins can delete sources. Ask one of them.' }, 403);
     if (str(req.body.confirm) !== 'yes') return showSource(ctx, id, '', res, { error: 'Tick the box to confirm: a deleted source cannot be brought back.' }, 400);
     const out = await deleteEvidence({ pool: ctx.rt.pool, storage: deps.storage, clock: ctx.rt.clock, log: deps.log }, ctx.workspace.id, { sourceIds: [id] });
     if (!out.sources.length) return showSource(ctx, id, '', res, {}, 404);
@@ -149,7 +149,7 @@ export function sourcePages(runtime: Runtime, deps: AccountDeps): Router {
     const attachments = (await attachmentsOfSource(ctx.rt.pool, ctx.workspace.id, id)).map((a) => ({ ...a, statusLabel: ATTACHMENT_STATUS[a.status] ?? a.status }));
     const here = `/account/w/${ctx.workspace.id}/sources/${id}`;
     renderAccount(res, 'account-source', ctx, {
-      ...extra, manager: canManage(ctx.workspace.role),
+      ...extra, manager: roleMay(ctx.workspace.role, 'deleteSource'),
       title: read.source.title, section: 'sources', read, source: { ...read.source, occurredAt: new Date(read.source.occurred_at) }, product,
       projects: product?.projects.filter((j) => read.source.project_ids.includes(j.id)) ?? [], participants, attachments,
       typeLabel: TYPE_LABELS[read.source.source_type] ?? read.source.source_type,
