@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { newId } from '@loupe/db';
-import { requestErasure, runErasure } from '@loupe/erasure';
+import { confirmErasure, getErasure, requestErasure, runErasure } from '@loupe/erasure';
 import { createBoss, ensureQueues, type Boss } from '@loupe/jobs';
 import { systemClock } from '@loupe/http';
 import { createSourceFromRecord } from '@loupe/sources';
@@ -99,8 +99,14 @@ describe('a person erased is gone from every MCP tool', () => {
     const before = seen(await call(client, 'find_sources', { query: 'zebra' }));
     expect(before.toLowerCase()).toContain('zebra');
 
-    const erasure = await requestErasure(h.pool, boss, { workspaceId: w.workspaceId, participantId: 'p-ana-7', by: { userId: w.userId, label: 'owner' }, now: new Date() });
-    expect((await runErasure({ pool: h.pool, boss, storage, clock: systemClock }, w.workspaceId, erasure.id)).status).toBe('complete');
+    // a dry run offers her name; the owner confirms it, so mentions of "Ana Planted" go too
+    const erasure = await requestErasure(h.pool, boss, { workspaceId: w.workspaceId, participantId: 'p-ana-7', dryRun: true, by: { userId: w.userId, label: 'owner' }, now: new Date() });
+    const eraseDeps = { pool: h.pool, boss, storage, clock: systemClock };
+    expect((await runErasure(eraseDeps, w.workspaceId, erasure.id)).status).toBe('previewed');
+    const offered = (await getErasure(h.pool, w.workspaceId, erasure.id))!.preview!.names;
+    expect(offered).toEqual([expect.objectContaining({ name: 'Ana Planted', shared: false })]);
+    await confirmErasure(h.pool, boss, { workspaceId: w.workspaceId, erasureId: erasure.id, names: ['Ana Planted'], by: { userId: w.userId, label: 'owner' }, now: new Date() });
+    expect((await runErasure(eraseDeps, w.workspaceId, erasure.id)).status).toBe('complete');
 
     for (const query of ['zebra', 'Ana Planted', 'Planted', 'ana.planted@globex.test', 'quokka']) {
       const r = await call(client, 'find_sources', { query });

@@ -143,14 +143,15 @@ export function createWorker(deps: WorkerDeps): Worker {
         return { embedded, yielded };
       },
     );
-    // Erasing a person (libs/erasure): slice after slice to the end, resuming where a retry left off.
+    // Erasing a person (libs/erasure): slice after slice to the end, resuming where a retry left off; a dry
+    // run ends previewed, and its job queued 24 hours later expires the preview unless it was confirmed.
     await deps.boss.work<unknown, unknown, typeof polling>(
       QUEUES.erasePerson,
       polling,
       async ([job]) => {
         if (!job) return undefined;
         const { workspaceId, erasureId } = payloadSchemas[QUEUES.erasePerson].parse(job.data);
-        return runErasure({ pool: ctx.pool, boss: deps.boss, storage: ctx.storage, clock: ctx.clock }, workspaceId, erasureId, { signal: job.signal });
+        return runErasure({ pool: ctx.pool, boss: deps.boss, storage: ctx.storage, clock: ctx.clock, log: deps.log }, workspaceId, erasureId, { signal: job.signal });
       },
     );
     await deps.boss.work<unknown, unknown, typeof polling>(

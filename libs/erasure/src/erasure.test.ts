@@ -11,7 +11,8 @@ import { createShapingNote, updateShapingNote } from '@loupe/shaping';
 import { createSourceFromRecord, searchSources } from '@loupe/sources';
 import { createLocalStorage } from '@loupe/storage';
 import {
-  attachmentWasErased, ERASED, findSuppressed, getErasure, liftSuppression, listErasures, listSuppressions, Matcher, requestErasure, runErasure, subjectHash,
+  attachmentWasErased, confirmErasure, ERASED, findSuppressed, getErasure, liftSuppression, listErasures, listSuppressions, Matcher, requestErasure, runErasure,
+  subjectHash, type Requester,
 } from './index';
 
 let t: TestDatabase;
@@ -37,6 +38,14 @@ afterAll(async () => {
 });
 
 const deps = () => ({ pool: t.pool, boss, storage, clock });
+
+/** A dry run, then its confirmation with every name it offers that is not shared (as an owner ticking them all). */
+async function eraseConfirmingNames(ws: string, who: { email?: string; participantId?: string }, by: Requester = { label: 'x' }) {
+  const preview = await requestErasure(t.pool, boss, { workspaceId: ws, ...who, dryRun: true, by, now: new Date(clock.now()) });
+  expect((await runErasure(deps(), ws, preview.id)).status).toBe('previewed');
+  const names = (await getErasure(t.pool, ws, preview.id))!.preview!.names.filter((n) => !n.shared).map((n) => n.name);
+  return (await confirmErasure(t.pool, boss, { workspaceId: ws, erasureId: preview.id, names, by, now: new Date(clock.now()) }))!;
+}
 
 /** Every row of every table of the database, pg-boss's included: what a dump would hold. */
 async function dump(): Promise<string> {
@@ -84,7 +93,7 @@ async function plant() {
     await t.pool.query(
       `INSERT INTO records (id, workspace_id, batch_id, position, dedup_key, type, nature, product_id, project_ids, event_at, vendor_ids, participants, tags, data)
        VALUES ($1, $2, $3, $4, $5, $6, 'evidence', $7, '{}', now(), $8, $9, '{}', $10::json)`,
-      [r.id, ws, batch, i, `k${i}-${r.id}`, r.type, prod, JSON.stringify({ gong: i === 0 ? 'call-ana.planted@globex.test' : `v${i}` }),
+      [r.id, ws, batch, i, `k${i}-${r.id}`, r.type, prod, JSON.stringify({ gong: i === 0 ? 'call/ana.planted@globex.test' : `v${i}` }),
         r.participants === null ? null : JSON.stringify(r.participants), JSON.stringify(r.data)],
     );
     const created = await createSourceFromRecord(t.pool, {
@@ -154,8 +163,9 @@ const HER_WORDS = ['zebra', 'quokka', 'pelican', 'narwhal', 'heron'];
 
 describe('matching', () => {
   it('finds whole words only, redacts JSON objects that are the person, and quotations naming them', () => {
-    const m = new Matcher({ emails: ['ana@x.test'], ids: ['p-1'], names: ['Ana Planted', 'Al'] });
-    expect(m.redact('Banana Planted, Ana Planted and ana@x.test; p-10 p-1')).toBe(`Banana Planted, ${ERASED} and ${ERASED}; p-10 ${ERASED}`);
+    const m = new Matcher({ emails: ['ana@x.test'], ids: ['p-1', 'p-ana-7'], names: ['Ana Planted', 'Al'] });
+    // an id shorter than 6 characters (p-1) is matched only where an id is expected, not in text
+    expect(m.redact('Banana Planted, Ana Planted and ana@x.test; p-10 p-1 p-ana-7 p-ana-70')).toBe(`Banana Planted, ${ERASED} and ${ERASED}; p-10 p-1 ${ERASED} p-ana-70`);
     expect(m.mentions('Al said')).toBe(false);
     expect(m.redactJson({ transcript: [{ speaker: 'Ana Planted', text: 'secret words' }, { speaker: 'Bob', text: 'hi Ana Planted' }] }, true)).toEqual({
       transcript: [{ speaker: ERASED, text: ERASED }, { speaker: 'Bob', text: `hi ${ERASED}` }],
@@ -172,7 +182,7 @@ describe('erasing a person', () => {
     for (const word of ['ana planted', 'ana.planted@globex.test', 'p-ana-7', 'walrus', ...HER_WORDS]) expect(before).toContain(word);
     expect((await searchSources(t.pool, p.ws, { query: 'zebra' })).items.length).toBe(1);
 
-    const erasure = await requestErasure(t.pool, boss, { workspaceId: p.ws, email: 'Ana.Planted@globex.test', by: { userId: 'usr_1', label: 'owner@loupe.test' }, now: new Date(clock.now()) });
+    const erasure = await eraseConfirmingNames(p.ws, { email: 'Ana.Planted@globex.test' }, { userId: 'usr_1', label: 'owner@loupe.test' });
     expect(erasure).toMatchObject({ status: 'queued', subjectKind: 'email', requestedBy: 'owner@loupe.test' });
     // bounded slices: one slice at a time, progress saved between them
     const first = await runErasure(deps(), p.ws, erasure.id, { maxSlices: 2 });
@@ -210,9 +220,9 @@ describe('erasing a person', () => {
   it('two erasures of the same person at once both complete and leave the same result', async () => {
     const p = await plant();
     const by = { keyId: 'key_1', label: 'API key "ops"' };
-    const a = await requestErasure(t.pool, boss, { workspaceId: p.ws, email: 'ana.planted@globex.test', by, now: new Date(clock.now()) });
-    const b = await requestErasure(t.pool, boss, { workspaceId: p.ws, participantId: 'p-ana-7', by, now: new Date(clock.now()) });
-    const c = await requestErasure(t.pool, boss, { workspaceId: p.ws, email: 'ana.planted@globex.test', by, now: new Date(clock.now()) });
+    const a = await eraseConfirmingNames(p.ws, { email: 'ana.planted@globex.test' }, by);
+    const b = await eraseConfirmingNames(p.ws, { participantId: 'p-ana-7' }, by);
+    const c = await eraseConfirmingNames(p.ws, { email: 'ana.planted@globex.test' }, by);
     const results = await Promise.all([runErasure(deps(), p.ws, a.id), runErasure(deps(), p.ws, b.id), runErasure(deps(), p.ws, c.id), runErasure(deps(), p.ws, a.id)]);
     expect(results.map((r) => r.status)).toEqual(['complete', 'complete', 'complete', 'complete']);
     const after = await dump();
@@ -255,7 +265,7 @@ describe('signals that become one once redacted', () => {
       { type: 'need', title: 'Call back', content: 'Call Ana Planted back about exports.', whoSaidIt: 'Bob Keeper' },
       { type: 'need', title: 'Call back', content: 'Call ana.planted@globex.test back about exports.', whoSaidIt: 'Bob Keeper' },
     ] }, clock);
-    const erasure = await requestErasure(t.pool, boss, { workspaceId: p.ws, email: 'ana.planted@globex.test', by: { label: 'x' }, now: new Date(clock.now()) });
+    const erasure = await eraseConfirmingNames(p.ws, { email: 'ana.planted@globex.test' });
     expect((await runErasure(deps(), p.ws, erasure.id)).status).toBe('complete');
     const { rows } = await t.pool.query('SELECT id, content FROM signals WHERE id = ANY($1)', [twins.results.map((r) => r.id)]);
     expect(rows).toEqual([{ id: twins.results[0]!.id, content: `Call ${ERASED} back about exports.` }]);

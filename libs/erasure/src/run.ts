@@ -4,31 +4,40 @@ import { withTransaction } from '@loupe/db';
 import { deleteSignals, SignalNotFoundError, subtitleOf } from '@loupe/evidence';
 import type { Clock } from '@loupe/http';
 import { enqueue, QUEUES, type Boss } from '@loupe/jobs';
+import { deleteFiles } from '@loupe/lifecycle';
 import { refreshSearchDocuments } from '@loupe/sources';
 import type { Storage } from '@loupe/storage';
 import type pg from 'pg';
-import { ERASED, Matcher, type Subject } from './match';
+import {
+  chunkIds, discoverRecords, discoverSignals, discoverSources, ERASURE_SLICE, sharedInRecords, sharedInSignals, sharedInSources, type DiscoveryStep,
+} from './discover';
+import { ERASED, localNames, Matcher } from './match';
 import type { ErasureCounts } from './requests';
+import {
+  activeSubject, addSample, firstDifference, offeredNames, PREVIEW_TTL_MS, readState, type SampleKind, type SubjectState,
+} from './subject';
 import { addSuppression } from './suppressions';
+
+export { ERASURE_SLICE } from './discover';
 
 export interface ErasureDeps {
   pool: pg.Pool;
   boss: Boss;
   storage: Storage;
   clock: Clock;
+  log?: { warn(obj: object, msg: string): void };
 }
 
-/** Rows looked at per slice of a table (each slice is one transaction, its progress saved with it). */
-export const ERASURE_SLICE = 200;
-
 /**
- * The order of the work. Discovery comes first: it reads the names recorded with the person's email or
- * participant id (participant entries, senders, signals' speakers) before anything is redacted, so the
- * redaction finds them by name too. Sources come after records, signal history after signals.
+ * The order of the work. Discovery comes first: it reads what the participant entries carrying the
+ * given address or id also say (their other address and id, their names), then checks which of those
+ * another participant carries too (shared: never used). Nothing is changed before `records`. Signals
+ * come before sources, since a signal's speaker is read against its source's participant list, which
+ * the `sources` phase takes the person out of; signal history after signals.
  */
 export const PHASES = [
-  'discover_records', 'discover_sources', 'discover_signals',
-  'records', 'sources', 'signals', 'signal_changes', 'opportunities', 'shaping_notes', 'other', 'done',
+  'discover_records', 'discover_sources', 'discover_signals', 'shared_records', 'shared_sources', 'shared_signals',
+  'records', 'signals', 'signal_changes', 'sources', 'opportunities', 'shaping_notes', 'other', 'done',
 ] as const;
 export type Phase = (typeof PHASES)[number];
 
@@ -37,133 +46,106 @@ interface Step {
   /** The last id looked at, or undefined when the table is done. */
   cursor: string | undefined;
   counts?: ErasureCounts;
-  subject?: Subject;
   /** Products whose opportunities must be placed again. */
   products?: string[];
   /** Whether sources must be embedded again. */
   embed?: boolean;
+  /** Storage keys written down in storage_deletions by this slice: deleted once it commits. */
+  files?: string[];
 }
 
-type Ctx = { deps: ErasureDeps; workspaceId: string; erasureId: string; by: { userId: string | null; keyId: string | null }; subject: Subject; m: Matcher; cursor: string };
+/**
+ * One slice's context. `m` finds the person (addresses, ids, confirmed names). In a dry run nothing is
+ * written: each phase counts and samples what it would change, and `offered` holds, per name the
+ * preview offers, a matcher with that name too, to count what confirming it would add.
+ */
+type Ctx = {
+  deps: ErasureDeps; workspaceId: string; erasureId: string; by: { userId: string | null; keyId: string | null };
+  state: SubjectState; m: Matcher; cursor: string; dry: boolean; offered: Array<{ name: string; m: Matcher }>;
+};
 
-async function chunkIds(client: Client, table: 'records' | 'sources' | 'signals' | 'signal_changes' | 'shaping_notes' | 'opportunities', workspaceId: string, after: string): Promise<string[]> {
-  const { rows } = await client.query<{ id: string }>(
-    `SELECT id FROM ${table} WHERE workspace_id = $1 AND id > $2 ORDER BY id LIMIT ${ERASURE_SLICE}`, [workspaceId, after],
-  );
-  return rows.map((r) => r.id);
+const lock = (x: Ctx) => (x.dry ? '' : 'FOR UPDATE');
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** In a dry run, a row the person's identifiers leave alone: counted for each offered name that would change it. */
+function countOffered(x: Ctx, changes: (m: Matcher) => boolean): void {
+  const mentions = x.state.preview?.mentions;
+  if (!mentions) return;
+  for (const o of x.offered) if (changes(o.m)) mentions[o.name] = (mentions[o.name] ?? 0) + 1;
 }
 
-function addSubject(subject: Subject, found: { emails?: string[]; ids?: string[]; names?: string[] }): Subject {
-  const merge = (a: string[], b: string[] = [], lower = false) =>
-    [...new Set([...a, ...b.map((x) => (lower ? x.trim().toLowerCase() : x.trim())).filter((x) => x.length > 0 && x.length <= 320)])].slice(0, 100);
-  return { emails: merge(subject.emails, found.emails, true), ids: merge(subject.ids, found.ids), names: merge(subject.names, found.names) };
-}
-
-/** Strong identifiers only (emails and ids): names are found through them, never from other names. */
-function strongMatcher(subject: Subject): Matcher {
-  return new Matcher({ emails: subject.emails, ids: subject.ids, names: [] });
-}
-
-/** In a participant entry or any object of a record: the name, address and id beside the person's email or id. */
-function collectPeople(value: unknown, strong: Matcher, out: { emails: string[]; ids: string[]; names: string[] }, depth = 0): void {
-  if (depth > 50 || !value || typeof value !== 'object') return;
-  if (Array.isArray(value)) {
-    for (const v of value) collectPeople(v, strong, out, depth + 1);
+function sample(x: Ctx, kind: SampleKind, id: string, before: unknown, after: unknown, deleted = false): void {
+  if (deleted) {
+    const text = typeof before === 'string' ? before : JSON.stringify(before);
+    addSample(x.state, { kind, id, field: '', before: text.length > 160 ? `${text.slice(0, 160)}…` : text, after: null });
     return;
   }
-  const o = value as Record<string, unknown>;
-  const str = (k: string) => (typeof o[k] === 'string' ? (o[k] as string).trim() : undefined);
-  const id = str('id') ?? str('participant_id') ?? str('user_id');
-  const email = str('email');
-  const exact = (s: string | undefined) => s !== undefined && strong.needles.includes(s.toLowerCase());
-  if (exact(id) || exact(email)) {
-    if (email) out.emails.push(email);
-    if (id) out.ids.push(id);
-    for (const k of ['name', 'display_name', 'full_name']) {
-      const n = str(k);
-      if (n) out.names.push(n);
-    }
-  }
-  // "Ana Planted <ana@globex.test>" as a sender or speaker
-  for (const v of Object.values(o)) {
-    if (typeof v === 'string') {
-      const angle = /^\s*"?([^"<]{3,256}?)"?\s*<([^>]+)>\s*$/.exec(v);
-      if (angle && exact(angle[2]!.trim())) out.names.push(angle[1]!.trim());
-    } else collectPeople(v, strong, out, depth + 1);
-  }
+  const d = firstDifference(before, after, '');
+  if (d) addSample(x.state, { kind, id, ...d });
 }
 
-async function discoverRecords(c: Client, x: Ctx): Promise<Step> {
-  const ids = await chunkIds(c, 'records', x.workspaceId, x.cursor);
-  if (!ids.length) return { cursor: undefined };
-  const strong = strongMatcher(x.subject);
-  const { rows } = await c.query<{ participants: unknown; data: string }>(
-    `SELECT participants, data::text AS data FROM records WHERE workspace_id = $1 AND id = ANY($2)
-        AND (coalesce(participants::text, '') ILIKE ANY($3) OR data::text ILIKE ANY($3))`,
-    [x.workspaceId, ids, strong.likePatterns()],
-  );
-  const found = { emails: [] as string[], ids: [] as string[], names: [] as string[] };
-  for (const r of rows) {
-    collectPeople(r.participants, strong, found);
-    collectPeople(JSON.parse(r.data), strong, found);
-  }
-  return { cursor: ids.at(-1), subject: addSubject(x.subject, found) };
+type RecordRow = { id: string; participants: unknown; vendor_ids: unknown; pii: unknown; data: string; thread_id: string | null; tags: string[] | null };
+
+/** A record as it is after the person is taken out (`m.scoped` by the names its own participant list gives them). */
+function redactedRecord(m: Matcher, r: RecordRow, data: unknown) {
+  const s = m.scoped(localNames(m, r.participants));
+  return {
+    participants: r.participants === null ? null : s.withoutPerson(r.participants),
+    vendor_ids: s.redactJson(r.vendor_ids),
+    pii: r.pii === null ? null : s.redactJson(r.pii),
+    data: s.redactJson(data, true),
+    thread_id: r.thread_id === null ? null : s.redact(r.thread_id),
+    tags: r.tags === null ? null : r.tags.map((t) => s.redact(t)),
+  };
 }
 
-async function discoverSources(c: Client, x: Ctx): Promise<Step> {
-  const ids = await chunkIds(c, 'sources', x.workspaceId, x.cursor);
-  if (!ids.length) return { cursor: undefined };
-  const strong = strongMatcher(x.subject);
-  const { rows } = await c.query<{ participants: unknown }>(
-    `SELECT participants FROM sources WHERE workspace_id = $1 AND id = ANY($2) AND participants::text ILIKE ANY($3)`,
-    [x.workspaceId, ids, strong.likePatterns()],
-  );
-  const found = { emails: [] as string[], ids: [] as string[], names: [] as string[] };
-  for (const r of rows) collectPeople(r.participants, strong, found);
-  return { cursor: ids.at(-1), subject: addSubject(x.subject, found) };
-}
-
-async function discoverSignals(c: Client, x: Ctx): Promise<Step> {
-  const ids = await chunkIds(c, 'signals', x.workspaceId, x.cursor);
-  if (!ids.length) return { cursor: undefined };
-  const strong = strongMatcher(x.subject);
-  const { rows } = await c.query<{ participant_id: string; who_said_it: string | null }>(
-    `SELECT participant_id, who_said_it FROM signals WHERE workspace_id = $1 AND id = ANY($2) AND lower(participant_id) = ANY($3::text[])`,
-    [x.workspaceId, ids, strong.needles],
-  );
-  return { cursor: ids.at(-1), subject: addSubject(x.subject, { names: rows.map((r) => r.who_said_it ?? '').filter(Boolean) }) };
-}
-
-/** Records: their JSON redacted in place (participants without the person), their attachments' files deleted. */
+/**
+ * Records: their JSON redacted in place (participants without the person); their attachments' files
+ * written down in storage_deletions with the slice and deleted from storage once it commits (a
+ * rolled-back slice leaves them; a crash after the commit leaves them to the worker's sweep).
+ */
 async function redactRecords(c: Client, x: Ctx): Promise<Step> {
   const ids = await chunkIds(c, 'records', x.workspaceId, x.cursor);
   if (!ids.length) return { cursor: undefined };
-  const { rows } = await c.query<{ id: string; participants: unknown; vendor_ids: unknown; pii: unknown; data: string; thread_id: string | null; tags: string[] }>(
+  const patterns = likeAll(x);
+  const { rows } = await c.query<RecordRow>(
     `SELECT id, participants, vendor_ids, pii, data::text AS data, thread_id, tags FROM records
       WHERE workspace_id = $1 AND id = ANY($2)
         AND concat_ws(' ', participants::text, vendor_ids::text, pii::text, data::text, thread_id, array_to_string(tags, ' ')) ILIKE ANY($3)
-      ORDER BY id FOR UPDATE`,
-    [x.workspaceId, ids, x.m.likePatterns()],
+      ORDER BY id ${lock(x)}`,
+    [x.workspaceId, ids, patterns],
   );
   let records = 0;
   let attachments = 0;
+  const keys: string[] = [];
   for (const r of rows) {
     const data = JSON.parse(r.data) as unknown;
-    if (!x.m.mentionsJson([r.participants, r.vendor_ids, r.pii, data, r.thread_id, r.tags])) continue;
+    const before = { participants: r.participants, vendor_ids: r.vendor_ids, pii: r.pii, data, thread_id: r.thread_id, tags: r.tags };
+    const next = redactedRecord(x.m, r, data);
+    if (same(before, next)) {
+      if (x.dry) countOffered(x, (m) => !same(before, redactedRecord(m, r, data)));
+      continue;
+    }
     records++;
-    await c.query(
-      `UPDATE records SET participants = $3, vendor_ids = $4, pii = $5, data = $6::json, thread_id = $7, tags = $8 WHERE workspace_id = $1 AND id = $2`,
-      [x.workspaceId, r.id, r.participants === null ? null : JSON.stringify(x.m.withoutPerson(r.participants)), JSON.stringify(x.m.redactJson(r.vendor_ids)),
-        r.pii === null ? null : JSON.stringify(x.m.redactJson(r.pii)), JSON.stringify(x.m.redactJson(data, true)),
-        r.thread_id === null ? null : x.m.redact(r.thread_id), (r.tags ?? []).map((t) => x.m.redact(t))],
-    );
     // A file cannot be redacted: the recording, picture or document of a record that names the person
     // may carry their voice, face or words, so it goes; the row stays (the batch's counts stay true).
     const { rows: files } = await c.query<{ id: string; batch_id: string; storage_key: string | null; status: string }>(
-      `SELECT id, batch_id, storage_key, status::text AS status FROM attachments WHERE workspace_id = $1 AND record_id = $2 ORDER BY id FOR UPDATE`, [x.workspaceId, r.id],
+      `SELECT id, batch_id, storage_key, status::text AS status FROM attachments WHERE workspace_id = $1 AND record_id = $2
+          AND NOT (storage_key IS NULL AND starts_with(coalesce(error, ''), $3)) ORDER BY id ${lock(x)}`,
+      [x.workspaceId, r.id, ERASED_ATTACHMENT],
+    );
+    attachments += files.length;
+    if (x.dry) {
+      sample(x, 'record', r.id, before, next);
+      continue;
+    }
+    await c.query(
+      `UPDATE records SET participants = $3, vendor_ids = $4, pii = $5, data = $6::json, thread_id = $7, tags = $8 WHERE workspace_id = $1 AND id = $2`,
+      [x.workspaceId, r.id, next.participants === null ? null : JSON.stringify(next.participants), JSON.stringify(next.vendor_ids),
+        next.pii === null ? null : JSON.stringify(next.pii), JSON.stringify(next.data), next.thread_id, next.tags ?? []],
     );
     for (const f of files) {
-      if (f.storage_key) await x.deps.storage.delete(f.storage_key);
+      if (f.storage_key) keys.push(f.storage_key);
       // A download not finished yet ends here, counted as failed like any other (the batch's download
       // status settles); a download in flight then finds it final and deletes the file it stored.
       const pending = f.status === 'PENDING' || f.status === 'DOWNLOADING';
@@ -173,10 +155,20 @@ async function redactRecords(c: Client, x: Ctx): Promise<Step> {
         [x.workspaceId, f.id, `${ERASED_ATTACHMENT} (erasure ${x.erasureId})`, pending],
       );
       if (pending) await countFailedDownload(c, f.batch_id);
-      attachments++;
     }
   }
-  return { cursor: ids.at(-1), counts: { records, attachments } };
+  if (keys.length) {
+    await c.query(
+      'INSERT INTO storage_deletions (key, workspace_id, created_at) SELECT unnest($1::text[]), $2, $3 ON CONFLICT (key) DO NOTHING',
+      [keys, x.workspaceId, new Date(x.deps.clock.now())],
+    );
+  }
+  return { cursor: ids.at(-1), counts: { records, attachments }, files: keys };
+}
+
+/** The ILIKE pre-filter: the person, and in a dry run the names offered (to count what each would add). */
+function likeAll(x: Ctx): string[] {
+  return [...new Set([...x.m.likePatterns(), ...x.offered.flatMap((o) => o.m.likePatterns())])];
 }
 
 /** The `error` of an attachment erased with a person (its file deleted, its download ended). */
@@ -199,44 +191,68 @@ export async function attachmentWasErased(db: Pick<pg.Pool, 'query'>, attachment
   return (rowCount ?? 0) > 0;
 }
 
+type SourceRow = { id: string; title: string; participants: unknown; tags: string[] | null; thread_id: string | null; external_id: string | null };
+type SegmentRow = { position: number; speaker: string | null; heading: string | null; text: string };
+
+/** A source after the person is taken out: a segment they spoke (its speaker is them) erased whole, elsewhere mentions replaced. */
+function redactedSource(m: Matcher, s: SourceRow, segs: SegmentRow[]) {
+  const scoped = m.scoped(localNames(m, s.participants));
+  const segments = segs.flatMap((g) => {
+    const theirs = g.speaker !== null && scoped.identifies(g.speaker);
+    const next = theirs
+      ? { position: g.position, speaker: ERASED, heading: g.heading === null ? null : scoped.redact(g.heading), text: ERASED }
+      : { position: g.position, speaker: g.speaker === null ? null : scoped.redact(g.speaker), heading: g.heading === null ? null : scoped.redact(g.heading), text: scoped.redact(g.text) };
+    return next.speaker !== g.speaker || next.heading !== g.heading || next.text !== g.text ? [{ next, before: g }] : [];
+  });
+  const head = {
+    title: scoped.redact(s.title), participants: scoped.withoutPerson(s.participants), tags: s.tags === null ? null : s.tags.map((t) => scoped.redact(t)),
+    thread_id: s.thread_id === null ? null : scoped.redact(s.thread_id), external_id: s.external_id === null ? null : scoped.redact(s.external_id),
+  };
+  const headBefore = { title: s.title, participants: s.participants, tags: s.tags, thread_id: s.thread_id, external_id: s.external_id };
+  return { segments, head, headBefore, changed: segments.length > 0 || !same(head, headBefore) };
+}
+
 /**
- * Sources: a segment the person spoke is erased whole (text and speaker); elsewhere their name, address
- * and id are replaced; they leave the participant list. The search document is rebuilt, and the vector
- * dropped and queued again: a new seq (source_semantics) makes every MCP server's index replace the old one.
+ * Sources: a segment the person spoke is erased whole (text and speaker); elsewhere their address, id
+ * and confirmed names are replaced; they leave the participant list. The search document is rebuilt,
+ * and the vector dropped and queued again: a new seq (source_semantics) makes every MCP server's index
+ * replace the old one.
  */
 async function redactSources(c: Client, x: Ctx): Promise<Step> {
   const ids = await chunkIds(c, 'sources', x.workspaceId, x.cursor);
   if (!ids.length) return { cursor: undefined };
-  const p = x.m.likePatterns();
-  const { rows } = await c.query<{ id: string; title: string; participants: unknown; tags: string[]; thread_id: string | null; external_id: string | null }>(
+  const p = likeAll(x);
+  const { rows } = await c.query<SourceRow>(
     `SELECT s.id, s.title, s.participants, s.tags, s.thread_id, s.external_id FROM sources s
       WHERE s.workspace_id = $1 AND s.id = ANY($2)
         AND (concat_ws(' ', s.title, s.participants::text, s.thread_id, s.external_id, array_to_string(s.tags, ' ')) ILIKE ANY($3)
              OR EXISTS (SELECT 1 FROM source_segments g WHERE g.source_id = s.id AND concat_ws(' ', g.speaker, g.heading, g.text) ILIKE ANY($3)))
-      ORDER BY s.id FOR UPDATE`,
+      ORDER BY s.id ${lock(x)}`,
     [x.workspaceId, ids, p],
   );
   const changed: string[] = [];
   let segments = 0;
   for (const s of rows) {
-    const { rows: segs } = await c.query<{ position: number; speaker: string | null; heading: string | null; text: string }>(
-      'SELECT position, speaker, heading, text FROM source_segments WHERE source_id = $1 ORDER BY position', [s.id],
-    );
-    const updates = segs.flatMap((g) => {
-      const theirs = g.speaker !== null && x.m.isPerson(g.speaker);
-      const next = theirs
-        ? { position: g.position, speaker: ERASED, heading: g.heading === null ? null : x.m.redact(g.heading), text: ERASED }
-        : { position: g.position, speaker: g.speaker === null ? null : x.m.redact(g.speaker), heading: g.heading === null ? null : x.m.redact(g.heading), text: x.m.redact(g.text) };
-      return next.speaker !== g.speaker || next.heading !== g.heading || next.text !== g.text ? [next] : [];
-    });
-    const head = x.m.mentionsJson([s.title, s.participants, s.tags, s.thread_id, s.external_id]);
-    if (!updates.length && !head) continue;
-    if (updates.length) {
+    const { rows: segs } = await c.query<SegmentRow>('SELECT position, speaker, heading, text FROM source_segments WHERE source_id = $1 ORDER BY position', [s.id]);
+    const plan = redactedSource(x.m, s, segs);
+    if (!plan.changed) {
+      if (x.dry) countOffered(x, (m) => redactedSource(m, s, segs).changed);
+      continue;
+    }
+    changed.push(s.id);
+    segments += plan.segments.length;
+    if (x.dry) {
+      const first = plan.segments[0];
+      if (first) sample(x, 'source', s.id, { segment: `${first.before.speaker ?? ''}: ${first.before.text}` }, { segment: `${first.next.speaker ?? ''}: ${first.next.text}` });
+      else sample(x, 'source', s.id, plan.headBefore, plan.head);
+      continue;
+    }
+    if (plan.segments.length) {
       await c.query(
         `UPDATE source_segments g SET speaker = u.speaker, heading = u.heading, text = u.text
            FROM json_to_recordset($2::json) AS u(position int, speaker text, heading text, text text)
           WHERE g.source_id = $1 AND g.position = u.position`,
-        [s.id, JSON.stringify(updates)],
+        [s.id, JSON.stringify(plan.segments.map((u) => u.next))],
       );
     }
     await c.query(
@@ -244,17 +260,14 @@ async function redactSources(c: Client, x: Ctx): Promise<Step> {
          UPDATE source_semantics SET pending = true, vector = NULL, version = NULL, seq = nextval('source_semantic_seq') WHERE workspace_id = $1 AND source_id = $2)
        UPDATE sources SET title = $3, participants = $4, tags = $5, thread_id = $6, external_id = $7
         WHERE workspace_id = $1 AND id = $2`,
-      [x.workspaceId, s.id, x.m.redact(s.title), JSON.stringify(x.m.withoutPerson(s.participants)), (s.tags ?? []).map((t) => x.m.redact(t)),
-        s.thread_id === null ? null : x.m.redact(s.thread_id), s.external_id === null ? null : x.m.redact(s.external_id)],
+      [x.workspaceId, s.id, plan.head.title, JSON.stringify(plan.head.participants), plan.head.tags ?? [], plan.head.thread_id, plan.head.external_id],
     );
-    changed.push(s.id);
-    segments += updates.length;
   }
-  if (changed.length) await refreshSearchDocuments(c, changed);
-  return { cursor: ids.at(-1), counts: { sources: changed.length, segments }, embed: changed.length > 0 };
+  if (changed.length && !x.dry) await refreshSearchDocuments(c, changed);
+  return { cursor: ids.at(-1), counts: { sources: changed.length, segments }, embed: changed.length > 0 && !x.dry };
 }
 
-const normalise = (text: string) => text.trim().replace(/\s+/g, ' ').toLowerCase();
+const normalise = (value: string) => value.trim().replace(/\s+/g, ' ').toLowerCase();
 
 /** deleteSignals of what is left of `ids`: another erasure of the same person may have deleted some first. */
 async function deleteWhatIsLeft(x: Ctx, ids: string[]): Promise<number> {
@@ -272,22 +285,55 @@ async function deleteWhatIsLeft(x: Ctx, ids: string[]): Promise<number> {
   return 0;
 }
 
+type SignalRow = {
+  id: string; source_id: string; product_id: string; type_id: string; title: string; content: string; theme: string | null;
+  who_said_it: string | null; participant_id: string | null; keywords: string[]; source_participants: unknown;
+};
+
 /**
- * Signals: one the person said (their participant id, or their name as who said it) is deleted, as a
- * person deletes one on the pages (its opportunity's counts follow), its history erased; one that only
- * mentions them is redacted and embedded and placed again.
+ * Whether the person said a signal: its participant id is theirs; without one, who said it is them
+ * (equal to their address, id or a confirmed name, or to the name their entry has in the signal's
+ * source). A signal with another participant's id is never theirs, whatever name it gives.
+ */
+function saidBy(m: Matcher, r: SignalRow): boolean {
+  const scoped = m.scoped(localNames(m, r.source_participants));
+  const pid = r.participant_id?.trim();
+  return pid ? scoped.identifies(pid) : scoped.identifies(r.who_said_it);
+}
+
+function redactedSignal(m: Matcher, r: SignalRow) {
+  return { title: m.redact(r.title), content: m.redact(r.content), theme: r.theme === null ? null : m.redact(r.theme), who_said_it: r.who_said_it === null ? null : m.redact(r.who_said_it) };
+}
+const signalText = (r: SignalRow) => ({ title: r.title, content: r.content, theme: r.theme, who_said_it: r.who_said_it });
+
+/**
+ * Signals: one the person said is deleted, as a person deletes one on the pages (its opportunity's
+ * counts follow), its history erased; one that only mentions them is redacted and embedded and placed again.
  */
 async function redactSignals(x: Ctx): Promise<Step> {
   const { pool } = x.deps;
-  const ids = await chunkIds(pool as unknown as Client, 'signals', x.workspaceId, x.cursor);
+  const ids = await chunkIds(pool, 'signals', x.workspaceId, x.cursor);
   if (!ids.length) return { cursor: undefined };
-  const { rows } = await pool.query<{ id: string; source_id: string; product_id: string; type_id: string; title: string; content: string; theme: string | null; who_said_it: string | null; participant_id: string | null; keywords: string[] }>(
-    `SELECT id, source_id, product_id, type_id, title, content, theme, who_said_it, participant_id, keywords FROM signals
-      WHERE workspace_id = $1 AND id = ANY($2)
-        AND concat_ws(' ', title, content, theme, who_said_it, participant_id, array_to_string(keywords, ' ')) ILIKE ANY($3) ORDER BY id`,
-    [x.workspaceId, ids, x.m.likePatterns()],
+  const { rows } = await pool.query<SignalRow>(
+    `SELECT s.id, s.source_id, s.product_id, s.type_id, s.title, s.content, s.theme, s.who_said_it, s.participant_id, s.keywords, src.participants AS source_participants
+       FROM signals s LEFT JOIN sources src ON src.id = s.source_id AND src.workspace_id = s.workspace_id
+      WHERE s.workspace_id = $1 AND s.id = ANY($2)
+        AND (concat_ws(' ', s.title, s.content, s.theme, s.who_said_it, s.participant_id, array_to_string(s.keywords, ' ')) ILIKE ANY($3)
+             OR src.participants::text ILIKE ANY($3))
+      ORDER BY s.id`,
+    [x.workspaceId, ids, likeAll(x)],
   );
-  const theirs = rows.filter((r) => x.m.isPerson(r.participant_id ?? '') || x.m.isPerson(r.who_said_it ?? ''));
+  const theirs = rows.filter((r) => saidBy(x.m, r));
+  const mentions = rows.filter((r) => !theirs.includes(r) && !same(signalText(r), redactedSignal(x.m, r)));
+  if (x.dry) {
+    for (const r of theirs) sample(x, 'signal', r.id, r.content, null, true);
+    for (const r of mentions) sample(x, 'signal', r.id, signalText(r), redactedSignal(x.m, r));
+    for (const r of rows) {
+      if (theirs.includes(r) || mentions.includes(r)) continue;
+      countOffered(x, (m) => saidBy(m, r) || !same(signalText(r), redactedSignal(m, r)));
+    }
+    return { cursor: ids.at(-1), counts: { signalsDeleted: theirs.length, signalsRedacted: mentions.length } };
+  }
   const products = new Set<string>();
   let deleted = 0;
   if (theirs.length) {
@@ -300,19 +346,18 @@ async function redactSignals(x: Ctx): Promise<Step> {
     // deleteSignals keeps a deleted signal's text in its history: not this one's.
     await pool.query(
       `UPDATE signal_changes SET detail = jsonb_build_object('erased', true, 'erasure_id', $3::text) WHERE workspace_id = $1 AND signal_id = ANY($2)`,
-      [x.workspaceId, theirs.map((r) => r.id), x.erasureId],
+      [x.workspaceId, gone, x.erasureId],
     );
     for (const r of theirs) products.add(r.product_id);
   }
-  const mentions = rows.filter((r) => !theirs.includes(r) && x.m.mentionsJson([r.title, r.content, r.theme, r.who_said_it, r.participant_id, r.keywords]));
   // Two signals of a source that differ only by how they named the person are the same signal once
   // redacted: the later one goes (as a person deletes a duplicate), the first keeps the redacted text.
   const duplicates: string[] = [];
   if (mentions.length) {
     await withTransaction(pool, async (c) => {
       for (const r of mentions) {
-        const content = x.m.redact(r.content);
-        const hash = createHash('sha256').update(`${r.type_id}\n${normalise(content)}`).digest('hex');
+        const next = redactedSignal(x.m, r);
+        const hash = createHash('sha256').update(`${r.type_id}\n${normalise(next.content)}`).digest('hex');
         const { rowCount } = await c.query(
           'SELECT 1 FROM signals WHERE workspace_id = $1 AND source_id = $2 AND type_id = $3 AND content_hash = $4 AND id <> $5',
           [x.workspaceId, r.source_id, r.type_id, hash, r.id],
@@ -325,8 +370,7 @@ async function redactSignals(x: Ctx): Promise<Step> {
           `UPDATE signals SET title = $3, content = $4, theme = $5, who_said_it = $6, content_hash = $7, keywords = '{}',
                   embedding = NULL, embedding_version = NULL, cluster_pending = true, updated_at = $8
             WHERE workspace_id = $1 AND id = $2`,
-          [x.workspaceId, r.id, x.m.redact(r.title), content, r.theme === null ? null : x.m.redact(r.theme), r.who_said_it === null ? null : x.m.redact(r.who_said_it),
-            hash, new Date(x.deps.clock.now())],
+          [x.workspaceId, r.id, next.title, next.content, next.theme, next.who_said_it, hash, new Date(x.deps.clock.now())],
         );
         products.add(r.product_id);
       }
@@ -374,15 +418,24 @@ async function redactSignalChanges(c: Client, x: Ctx): Promise<Step> {
   const ids = await chunkIds(c, 'signal_changes', x.workspaceId, x.cursor);
   if (!ids.length) return { cursor: undefined };
   const { rows } = await c.query<{ id: string; by_email: string; detail: unknown }>(
-    `SELECT id, by_email, detail FROM signal_changes WHERE workspace_id = $1 AND id = ANY($2) AND concat_ws(' ', by_email, detail::text) ILIKE ANY($3) ORDER BY id FOR UPDATE`,
-    [x.workspaceId, ids, x.m.likePatterns()],
+    `SELECT id, by_email, detail FROM signal_changes WHERE workspace_id = $1 AND id = ANY($2) AND concat_ws(' ', by_email, detail::text) ILIKE ANY($3) ORDER BY id ${lock(x)}`,
+    [x.workspaceId, ids, likeAll(x)],
   );
+  const plan = (m: Matcher, r: { by_email: string; detail: unknown }) => ({ by_email: m.redact(r.by_email), detail: m.redactJson(r.detail) });
   let n = 0;
   for (const r of rows) {
-    if (!x.m.mentionsJson([r.by_email, r.detail])) continue;
-    await c.query('UPDATE signal_changes SET by_email = $3, detail = $4 WHERE workspace_id = $1 AND id = $2',
-      [x.workspaceId, r.id, x.m.redact(r.by_email), JSON.stringify(x.m.redactJson(r.detail))]);
+    const before = { by_email: r.by_email, detail: r.detail };
+    const next = plan(x.m, r);
+    if (same(before, next)) {
+      if (x.dry) countOffered(x, (m) => !same(before, plan(m, r)));
+      continue;
+    }
     n++;
+    if (x.dry) {
+      sample(x, 'signal_change', r.id, before, next);
+      continue;
+    }
+    await c.query('UPDATE signal_changes SET by_email = $3, detail = $4 WHERE workspace_id = $1 AND id = $2', [x.workspaceId, r.id, next.by_email, JSON.stringify(next.detail)]);
   }
   return { cursor: ids.at(-1), counts: { signalChanges: n } };
 }
@@ -393,102 +446,166 @@ async function redactOpportunities(c: Client, x: Ctx): Promise<Step> {
   if (!ids.length) return { cursor: undefined };
   const { rows } = await c.query<{ id: string; product_id: string; title: string; subtitle: string; keywords: string[] }>(
     `SELECT id, product_id, title, subtitle, keywords FROM opportunities WHERE workspace_id = $1 AND id = ANY($2)
-        AND concat_ws(' ', title, subtitle, array_to_string(keywords, ' ')) ILIKE ANY($3) ORDER BY id FOR UPDATE`,
-    [x.workspaceId, ids, x.m.likePatterns()],
+        AND concat_ws(' ', title, subtitle, array_to_string(keywords, ' ')) ILIKE ANY($3) ORDER BY id ${lock(x)}`,
+    [x.workspaceId, ids, likeAll(x)],
   );
-  const touched = rows.filter((r) => x.m.mentionsJson([r.title, r.subtitle, r.keywords]));
-  for (const r of touched) {
-    await c.query('UPDATE opportunities SET title = $3, subtitle = $4, keywords = $5 WHERE workspace_id = $1 AND id = $2',
-      [x.workspaceId, r.id, x.m.redact(r.title), x.m.redact(r.subtitle), (r.keywords ?? []).filter((k) => !x.m.mentions(k))]);
+  const plan = (m: Matcher, r: { title: string; subtitle: string; keywords: string[] }) =>
+    ({ title: m.redact(r.title), subtitle: m.redact(r.subtitle), keywords: (r.keywords ?? []).filter((k) => !m.mentions(k)) });
+  const touched: typeof rows = [];
+  for (const r of rows) {
+    const before = { title: r.title, subtitle: r.subtitle, keywords: r.keywords ?? [] };
+    const next = plan(x.m, r);
+    if (same(before, next)) {
+      if (x.dry) countOffered(x, (m) => !same(before, plan(m, r)));
+      continue;
+    }
+    touched.push(r);
+    if (x.dry) {
+      sample(x, 'opportunity', r.id, before, next);
+      continue;
+    }
+    await c.query('UPDATE opportunities SET title = $3, subtitle = $4, keywords = $5 WHERE workspace_id = $1 AND id = $2', [x.workspaceId, r.id, next.title, next.subtitle, next.keywords]);
   }
-  return { cursor: ids.at(-1), counts: { opportunities: touched.length }, products: [...new Set(touched.map((r) => r.product_id))] };
+  return { cursor: ids.at(-1), counts: { opportunities: touched.length }, products: x.dry ? [] : [...new Set(touched.map((r) => r.product_id))] };
 }
+
+type NoteText = { title: string; subtitle: string | null; content: string; tags: string[] | null };
+const redactedNote = (m: Matcher, t: NoteText): NoteText => ({
+  title: m.redact(t.title), subtitle: t.subtitle === null ? null : m.redact(t.subtitle), content: m.redactMarkdown(t.content), tags: t.tags === null ? null : t.tags.map((g) => m.redact(g)),
+});
 
 /** Shaping notes and every stored version of them: a quotation naming the person goes whole. */
 async function redactShapingNotes(c: Client, x: Ctx): Promise<Step> {
   const ids = await chunkIds(c, 'shaping_notes', x.workspaceId, x.cursor);
   if (!ids.length) return { cursor: undefined };
-  const p = x.m.likePatterns();
   const { rows } = await c.query<{ id: string }>(
     `SELECT n.id FROM shaping_notes n WHERE n.workspace_id = $1 AND n.id = ANY($2)
         AND (concat_ws(' ', n.title, n.subtitle, n.content, array_to_string(n.tags, ' ')) ILIKE ANY($3)
              OR EXISTS (SELECT 1 FROM shaping_note_versions v WHERE v.note_id = n.id AND concat_ws(' ', v.title, v.subtitle, v.content, array_to_string(v.tags, ' ')) ILIKE ANY($3)))
-      ORDER BY n.id FOR UPDATE`,
-    [x.workspaceId, ids, p],
+      ORDER BY n.id ${lock(x)}`,
+    [x.workspaceId, ids, likeAll(x)],
   );
   let n = 0;
-  const fix = (t: { title: string; subtitle: string | null; content: string; tags: string[] }) => ({
-    title: x.m.redact(t.title), subtitle: t.subtitle === null ? null : x.m.redact(t.subtitle), content: x.m.redactMarkdown(t.content), tags: (t.tags ?? []).map((g) => x.m.redact(g)),
-  });
   for (const { id } of rows) {
-    const { rows: [note] } = await c.query<{ title: string; subtitle: string | null; content: string; tags: string[] }>(
-      'SELECT title, subtitle, content, tags FROM shaping_notes WHERE id = $1', [id],
+    const { rows: [note] } = await c.query<NoteText>('SELECT title, subtitle, content, tags FROM shaping_notes WHERE id = $1', [id]);
+    const { rows: versions } = await c.query<NoteText & { version: number }>(
+      `SELECT version, title, subtitle, content, tags FROM shaping_note_versions WHERE note_id = $1 ORDER BY version ${lock(x)}`, [id],
     );
-    const f = fix(note!);
-    await c.query('UPDATE shaping_notes SET title = $2, subtitle = $3, content = $4, tags = $5 WHERE id = $1', [id, f.title, f.subtitle, f.content, f.tags]);
-    const { rows: versions } = await c.query<{ version: number; title: string; subtitle: string | null; content: string; tags: string[] }>(
-      'SELECT version, title, subtitle, content, tags FROM shaping_note_versions WHERE note_id = $1 ORDER BY version FOR UPDATE', [id],
-    );
-    for (const v of versions) {
-      const g = fix(v);
-      await c.query('UPDATE shaping_note_versions SET title = $3, subtitle = $4, content = $5, tags = $6 WHERE note_id = $1 AND version = $2',
-        [id, v.version, g.title, g.subtitle, g.content, g.tags]);
+    const changes = (m: Matcher) => !same(note, redactedNote(m, note!)) || versions.some((v) => !same(redactedNote(m, v), { title: v.title, subtitle: v.subtitle, content: v.content, tags: v.tags }));
+    if (!changes(x.m)) {
+      if (x.dry) countOffered(x, changes);
+      continue;
     }
     n++;
+    if (x.dry) {
+      const v = versions.find((w) => !same(redactedNote(x.m, w), { title: w.title, subtitle: w.subtitle, content: w.content, tags: w.tags }));
+      const t = same(note, redactedNote(x.m, note!)) && v ? { title: v.title, subtitle: v.subtitle, content: v.content, tags: v.tags } : note!;
+      sample(x, 'shaping_note', id, t, redactedNote(x.m, t));
+      continue;
+    }
+    const f = redactedNote(x.m, note!);
+    await c.query('UPDATE shaping_notes SET title = $2, subtitle = $3, content = $4, tags = $5 WHERE id = $1', [id, f.title, f.subtitle, f.content, f.tags ?? []]);
+    for (const v of versions) {
+      const g = redactedNote(x.m, v);
+      await c.query('UPDATE shaping_note_versions SET title = $3, subtitle = $4, content = $5, tags = $6 WHERE note_id = $1 AND version = $2',
+        [id, v.version, g.title, g.subtitle, g.content, g.tags ?? []]);
+    }
   }
   return { cursor: ids.at(-1), counts: { shapingNotes: n } };
 }
 
-/** A POSIX regular expression of the needles, for text redacted in SQL (job payloads and results). */
-function posixPattern(m: Matcher): string {
-  return m.needles.map((n) => n.replace(/[^\p{L}\p{N}\s]/gu, '\\$&')).join('|');
-}
+/** The tables of the `other` phase, in order; its cursor is `<table>|<last key>`. */
+const OTHER_TABLES = ['batches', 'replays', 'skills', 'jobs'] as const;
+type OtherTable = (typeof OTHER_TABLES)[number];
 
 /**
  * Copies the person may have left elsewhere in the workspace: the first record errors kept with a batch,
  * the answers an Idempotency-Key replays, the workspace's own skills (the team's writing may quote a
- * customer), and pg-boss's jobs of the workspace (their payloads carry ids
- * only, but a result or an error message may quote what it read). Bounded: each statement changes at
- * most a slice of rows, and the phase repeats until nothing matches.
+ * customer), and pg-boss's jobs of the workspace (their payloads carry ids only, but a result or an
+ * error message may quote what it read). Each table is read in key order, a slice at a time. Job
+ * payloads and results are parsed JSON: their strings are redacted (never their keys) and the value
+ * written back whole, so an id such as `bat_01J42…` is never cut and the JSON stays valid.
  */
 async function redactOther(c: Client, x: Ctx): Promise<Step> {
-  const p = x.m.likePatterns();
+  const bar = x.cursor.indexOf('|');
+  const named = bar > 0 ? x.cursor.slice(0, bar) : '';
+  // (a cursor of another form, from before this one, starts over: every step can run again)
+  const [table, after] = (OTHER_TABLES as readonly string[]).includes(named) ? [named as OtherTable, x.cursor.slice(bar + 1)] : [OTHER_TABLES[0], ''];
+  const p = likeAll(x);
   let n = 0;
-  const { rows: batches } = await c.query<{ id: string; errors: unknown }>(
-    `SELECT id, errors FROM batches WHERE workspace_id = $1 AND errors::text ILIKE ANY($2) ORDER BY id LIMIT ${ERASURE_SLICE} FOR UPDATE`, [x.workspaceId, p],
-  );
-  for (const b of batches) {
-    if (!x.m.mentionsJson(b.errors)) continue;
-    await c.query('UPDATE batches SET errors = $2 WHERE id = $1', [b.id, JSON.stringify(x.m.redactJson(b.errors))]);
+  let last: string | undefined;
+  let rowsRead = 0;
+  const tally = (kind: SampleKind, id: string, before: unknown, plan: (m: Matcher) => unknown): unknown | undefined => {
+    const next = plan(x.m);
+    if (same(before, next)) {
+      if (x.dry) countOffered(x, (m) => !same(before, plan(m)));
+      return undefined;
+    }
     n++;
+    if (x.dry) {
+      sample(x, kind, id, before, next);
+      return undefined;
+    }
+    return next;
+  };
+  if (table === 'batches') {
+    const { rows } = await c.query<{ id: string; errors: unknown }>(
+      `SELECT id, errors FROM batches WHERE workspace_id = $1 AND id > $2 AND errors::text ILIKE ANY($3) ORDER BY id LIMIT ${ERASURE_SLICE} ${lock(x)}`, [x.workspaceId, after, p],
+    );
+    for (const b of rows) {
+      const next = tally('other', b.id, b.errors, (m) => m.redactJson(b.errors));
+      if (next !== undefined) await c.query('UPDATE batches SET errors = $2 WHERE id = $1', [b.id, JSON.stringify(next)]);
+    }
+    rowsRead = rows.length;
+    last = rows.at(-1)?.id;
+  } else if (table === 'replays') {
+    const { rows } = await c.query<{ key: string; response_body: unknown }>(
+      `SELECT key, response_body FROM idempotency_keys WHERE workspace_id = $1 AND key > $2 AND response_body::text ILIKE ANY($3) ORDER BY key LIMIT ${ERASURE_SLICE} ${lock(x)}`,
+      [x.workspaceId, after, p],
+    );
+    for (const r of rows) {
+      const next = tally('other', `Idempotency-Key ${r.key}`, r.response_body, (m) => m.redactJson(r.response_body));
+      if (next !== undefined) await c.query('UPDATE idempotency_keys SET response_body = $3::json WHERE workspace_id = $1 AND key = $2', [x.workspaceId, r.key, JSON.stringify(next)]);
+    }
+    rowsRead = rows.length;
+    last = rows.at(-1)?.key;
+  } else if (table === 'skills') {
+    const { rows } = await c.query<{ id: string; title: string; description: string; body: string }>(
+      `SELECT id, title, description, body FROM workspace_skills WHERE workspace_id = $1 AND id > $2 AND concat_ws(' ', title, description, body) ILIKE ANY($3)
+        ORDER BY id LIMIT ${ERASURE_SLICE} ${lock(x)}`, [x.workspaceId, after, p],
+    );
+    for (const k of rows) {
+      const before = { title: k.title, description: k.description, body: k.body };
+      const next = tally('other', k.id, before, (m) => ({ title: m.redact(k.title), description: m.redact(k.description), body: m.redactMarkdown(k.body) })) as typeof before | undefined;
+      if (next) await c.query('UPDATE workspace_skills SET title = $2, description = $3, body = $4 WHERE id = $1', [k.id, next.title, next.description, next.body]);
+    }
+    rowsRead = rows.length;
+    last = rows.at(-1)?.id;
+  } else {
+    const { rows } = await c.query<{ id: string; name: string; data: unknown; output: unknown; source_output: unknown }>(
+      `SELECT id::text AS id, name, data, output, source_output FROM pgboss.job
+        WHERE data->>'workspaceId' = $1 AND ($2 = '' OR id > $2::uuid) AND concat_ws(' ', data::text, output::text, source_output::text) ILIKE ANY($3)
+        ORDER BY id LIMIT ${ERASURE_SLICE} ${lock(x)}`,
+      [x.workspaceId, after, p],
+    );
+    for (const j of rows) {
+      const before = { data: j.data, output: j.output, source_output: j.source_output };
+      const next = tally('other', `job ${j.id}`, before, (m) => ({ data: m.redactStrings(j.data), output: m.redactStrings(j.output), source_output: m.redactStrings(j.source_output) })) as typeof before | undefined;
+      if (next) {
+        await c.query('UPDATE pgboss.job SET data = $3::jsonb, output = $4::jsonb, source_output = $5::jsonb WHERE name = $1 AND id = $2::uuid',
+          [j.name, j.id, json(next.data), json(next.output), json(next.source_output)]);
+      }
+    }
+    rowsRead = rows.length;
+    last = rows.at(-1)?.id;
   }
-  const { rows: replays } = await c.query<{ key: string; response_body: unknown }>(
-    `SELECT key, response_body FROM idempotency_keys WHERE workspace_id = $1 AND response_body::text ILIKE ANY($2) ORDER BY key LIMIT ${ERASURE_SLICE} FOR UPDATE`,
-    [x.workspaceId, p],
-  );
-  for (const r of replays) {
-    if (!x.m.mentionsJson(r.response_body)) continue;
-    await c.query('UPDATE idempotency_keys SET response_body = $3::json WHERE workspace_id = $1 AND key = $2', [x.workspaceId, r.key, JSON.stringify(x.m.redactJson(r.response_body))]);
-    n++;
-  }
-  const { rows: skills } = await c.query<{ id: string; title: string; description: string; body: string }>(
-    `SELECT id, title, description, body FROM workspace_skills WHERE workspace_id = $1 AND concat_ws(' ', title, description, body) ILIKE ANY($2)
-      ORDER BY id LIMIT ${ERASURE_SLICE} FOR UPDATE`, [x.workspaceId, p],
-  );
-  for (const k of skills) {
-    if (!x.m.mentionsJson([k.title, k.description, k.body])) continue;
-    await c.query('UPDATE workspace_skills SET title = $2, description = $3, body = $4 WHERE id = $1',
-      [k.id, x.m.redact(k.title), x.m.redact(k.description), x.m.redactMarkdown(k.body)]);
-    n++;
-  }
-  const { rowCount } = await c.query(
-    `UPDATE pgboss.job SET data = regexp_replace(data::text, $3, $4, 'gi')::jsonb, output = regexp_replace(output::text, $3, $4, 'gi')::jsonb
-      WHERE id IN (SELECT id FROM pgboss.job WHERE data->>'workspaceId' = $1 AND concat_ws(' ', data::text, output::text) ILIKE ANY($2) LIMIT ${ERASURE_SLICE})`,
-    [x.workspaceId, p, posixPattern(x.m), ERASED],
-  );
-  n += rowCount ?? 0;
-  return { cursor: n > 0 ? 'more' : undefined, counts: { other: n } };
+  const more = rowsRead === ERASURE_SLICE && last !== undefined;
+  const nextTable = OTHER_TABLES[OTHER_TABLES.indexOf(table) + 1];
+  const cursor = more ? `${table}|${last}` : nextTable ? `${nextTable}|` : undefined;
+  return { cursor, counts: { other: n } };
 }
+
+const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
 
 function addCounts(a: ErasureCounts, b: ErasureCounts | undefined): ErasureCounts {
   const out: Record<string, number> = { ...a } as Record<string, number>;
@@ -496,13 +613,28 @@ function addCounts(a: ErasureCounts, b: ErasureCounts | undefined): ErasureCount
   return out as ErasureCounts;
 }
 
-type State = { status: string; phase: Phase; cursor: string; subject: Subject | null; counts: ErasureCounts; requested_by: string; requested_by_user_id: string | null; requested_by_key_id: string | null };
+type Row = {
+  status: string; phase: Phase; cursor: string; subject: unknown; counts: ErasureCounts; requested_by: string;
+  requested_by_user_id: string | null; requested_by_key_id: string | null;
+};
+
+/** Suppresses every address and id the erasure uses (the given ones were at the request): once found, and again at the end. */
+async function suppressAll(c: Client, workspaceId: string, erasureId: string, state: SubjectState, by: string, now: Date): Promise<void> {
+  const s = activeSubject(state);
+  for (const [kind, values] of [['email', s.emails], ['participant_id', s.ids.filter((v) => !s.emails.includes(v))]] as const) {
+    for (const value of values) await addSuppression(c, { workspaceId, kind, value, erasureId, by, now });
+  }
+}
 
 /**
- * Runs an erasure to its end, a slice at a time. Each slice's writes and the request's progress (phase,
- * cursor, counts) commit together under a lock of the request row, so a retried or duplicated job
- * carries on where the last slice ended and never repeats one. Two erasures of the same person lock the
- * rows they change in id order and find nothing left to do where the other has been.
+ * Runs an erasure (or its dry run) to its end, a slice at a time. Each slice's writes and the
+ * request's progress (phase, cursor, counts, what was found) commit together under a lock of the
+ * request row, so a retried or duplicated job carries on where the last slice ended and never repeats
+ * one; every phase can run again over its own output and changes nothing more (redacting what is
+ * redacted is a no-op, a deleted signal is skipped, a file already deleted is gone). A request marked
+ * failed (its job ran out of retries) carries on too when its job runs again or it is asked again.
+ * The addresses and ids found are suppressed as soon as discovery ends, before anything is changed.
+ * A dry run ends `previewed` (nothing changed, nothing suppressed) and expires after PREVIEW_TTL_MS.
  */
 export async function runErasure(deps: ErasureDeps, workspaceId: string, erasureId: string, options: { signal?: AbortSignal; maxSlices?: number } = {}): Promise<{ status: string; slices: number }> {
   let slices = 0;
@@ -510,41 +642,65 @@ export async function runErasure(deps: ErasureDeps, workspaceId: string, erasure
     if (options.signal?.aborted) throw new Error('erasure stopped by shutdown; the retry carries on');
     if (options.maxSlices !== undefined && slices >= options.maxSlices) return { status: 'running', slices };
     const outcome = await withTransaction(deps.pool, async (c) => {
-      const { rows: [state] } = await c.query<State>(
+      const { rows: [row] } = await c.query<Row>(
         `SELECT status, phase, cursor, subject, counts, requested_by, requested_by_user_id, requested_by_key_id FROM erasure_requests WHERE workspace_id = $1 AND id = $2 FOR UPDATE`,
         [workspaceId, erasureId],
       );
-      if (!state) return { done: true, status: 'missing' };
-      if (state.status === 'complete' || state.status === 'failed') return { done: true, status: state.status };
+      if (!row) return { done: true, status: 'missing' };
+      if (row.status === 'complete' || row.status === 'expired') return { done: true, status: row.status };
       const now = new Date(deps.clock.now());
-      if (state.phase === 'done' || !state.subject) {
-        // Every address and participant id found for the person is suppressed too, not only the one asked for.
-        for (const [kind, values] of [['email', state.subject?.emails ?? []], ['participant_id', state.subject?.ids ?? []]] as const) {
-          for (const value of values) {
-            await addSuppression(c, { workspaceId, kind, value, erasureId, by: state.requested_by, now });
-          }
+      if (row.status === 'previewed') {
+        const state = readState(row.subject);
+        if (now.getTime() - (state.preview?.previewedAt ?? 0) < PREVIEW_TTL_MS) return { done: true, status: 'previewed' };
+        await c.query(`UPDATE erasure_requests SET status = 'expired', subject = NULL, updated_at = $3 WHERE workspace_id = $1 AND id = $2`, [workspaceId, erasureId, now]);
+        return { done: true, status: 'expired' };
+      }
+      if (!row.subject) {
+        await c.query(`UPDATE erasure_requests SET status = 'complete', phase = 'done', cursor = '', updated_at = $3, completed_at = $3 WHERE workspace_id = $1 AND id = $2`, [workspaceId, erasureId, now]);
+        return { done: true, status: 'complete' };
+      }
+      const state = readState(row.subject);
+      const phase = (PHASES as readonly string[]).includes(row.phase) ? row.phase : 'discover_records';
+      if (phase === 'done') {
+        if (state.dryRun) {
+          state.preview = { samples: state.preview?.samples ?? [], mentions: state.preview?.mentions ?? {}, previewedAt: now.getTime() };
+          await c.query(
+            `UPDATE erasure_requests SET status = 'previewed', cursor = '', subject = $3, error = NULL, updated_at = $4 WHERE workspace_id = $1 AND id = $2`,
+            [workspaceId, erasureId, JSON.stringify(state), now],
+          );
+          // The preview's expiry: this job finds it past PREVIEW_TTL_MS (unless confirmed by then) and drops what it holds.
+          await enqueue(deps.boss, QUEUES.erasePerson, { workspaceId, erasureId }, { client: c, startAfter: Math.ceil(PREVIEW_TTL_MS / 1000) + 60 });
+          return { done: true, status: 'previewed' };
         }
+        // Every address and participant id found for the person is suppressed too, not only the one asked for.
+        await suppressAll(c, workspaceId, erasureId, state, row.requested_by, now);
         await c.query(
-          `UPDATE erasure_requests SET status = 'complete', phase = 'done', cursor = '', subject = NULL, updated_at = $3, completed_at = $3 WHERE workspace_id = $1 AND id = $2`,
+          `UPDATE erasure_requests SET status = 'complete', phase = 'done', cursor = '', subject = NULL, error = NULL, updated_at = $3, completed_at = $3 WHERE workspace_id = $1 AND id = $2`,
           [workspaceId, erasureId, now],
         );
         return { done: true, status: 'complete' };
       }
+      const m = new Matcher(activeSubject(state));
+      const offered = state.dryRun && !phase.startsWith('discover') && !phase.startsWith('shared')
+        ? offeredNames(state).filter((o) => !o.shared).map((o) => ({ name: o.name, m: new Matcher({ ...activeSubject(state), names: [o.name] }) }))
+        : [];
       const x: Ctx = {
-        deps, workspaceId, erasureId, subject: state.subject, m: new Matcher(state.subject), cursor: state.cursor,
-        by: { userId: state.requested_by_user_id, keyId: state.requested_by_key_id },
+        deps, workspaceId, erasureId, state, m, cursor: row.cursor, dry: state.dryRun, offered,
+        by: { userId: row.requested_by_user_id, keyId: row.requested_by_key_id },
       };
-      const step = await runPhase(c, state.phase, x);
-      const nextPhase = step.cursor === undefined ? PHASES[PHASES.indexOf(state.phase) + 1]! : state.phase;
+      const step = await runPhase(c, phase as Phase, x);
+      const nextPhase = step.cursor === undefined ? PHASES[PHASES.indexOf(phase as Phase) + 1]! : phase;
+      if (!state.dryRun && nextPhase === 'records' && phase !== 'records') await suppressAll(c, workspaceId, erasureId, state, row.requested_by, now);
       await c.query(
-        `UPDATE erasure_requests SET status = 'running', phase = $3, cursor = $4, counts = $5, subject = $6, updated_at = $7 WHERE workspace_id = $1 AND id = $2`,
-        [workspaceId, erasureId, nextPhase, step.cursor ?? '', JSON.stringify(addCounts(state.counts, step.counts)), JSON.stringify(step.subject ?? state.subject), now],
+        `UPDATE erasure_requests SET status = 'running', error = NULL, phase = $3, cursor = $4, counts = $5, subject = $6, updated_at = $7 WHERE workspace_id = $1 AND id = $2`,
+        [workspaceId, erasureId, nextPhase, step.cursor ?? '', JSON.stringify(addCounts(row.counts, step.counts)), JSON.stringify(state), now],
       );
       return { done: false, status: 'running', step };
     });
     slices++;
     if (outcome.done) return { status: outcome.status, slices };
     const step = outcome.step!;
+    if (step.files?.length) await deleteFiles({ pool: deps.pool, storage: deps.storage, log: deps.log }, step.files);
     for (const productId of step.products ?? []) {
       await enqueue(deps.boss, QUEUES.recomputeOpportunities, { workspaceId, productId });
       await enqueue(deps.boss, QUEUES.settleOpportunities, { workspaceId, productId }, { startAfter: 30 });
@@ -553,16 +709,23 @@ export async function runErasure(deps: ErasureDeps, workspaceId: string, erasure
   }
 }
 
+async function discovery(c: Client, x: Ctx, run: (c: Client, ws: string, cursor: string, s: SubjectState) => Promise<DiscoveryStep>): Promise<Step> {
+  return run(c, x.workspaceId, x.cursor, x.state);
+}
+
 function runPhase(c: Client, phase: Phase, x: Ctx): Promise<Step> {
   switch (phase) {
-    case 'discover_records': return discoverRecords(c, x);
-    case 'discover_sources': return discoverSources(c, x);
-    case 'discover_signals': return discoverSignals(c, x);
+    case 'discover_records': return discovery(c, x, discoverRecords);
+    case 'discover_sources': return discovery(c, x, discoverSources);
+    case 'discover_signals': return discovery(c, x, discoverSignals);
+    case 'shared_records': return discovery(c, x, sharedInRecords);
+    case 'shared_sources': return discovery(c, x, sharedInSources);
+    case 'shared_signals': return discovery(c, x, sharedInSignals);
     case 'records': return redactRecords(c, x);
-    case 'sources': return redactSources(c, x);
     // deleteSignals takes its own transactions; this slice's progress is saved after them
     case 'signals': return redactSignals(x);
     case 'signal_changes': return redactSignalChanges(c, x);
+    case 'sources': return redactSources(c, x);
     case 'opportunities': return redactOpportunities(c, x);
     case 'shaping_notes': return redactShapingNotes(c, x);
     case 'other': return redactOther(c, x);
@@ -570,7 +733,7 @@ function runPhase(c: Client, phase: Phase, x: Ctx): Promise<Step> {
   }
 }
 
-/** Marks an erasure failed (its job is out of retries); the message names no data. */
+/** Marks an erasure failed (its job is out of retries); the message names no data. It carries on when run again. */
 export async function failErasure(pool: pg.Pool, workspaceId: string, erasureId: string, message: string, now: Date): Promise<void> {
   await pool.query(
     `UPDATE erasure_requests SET status = 'failed', error = $3, updated_at = $4 WHERE workspace_id = $1 AND id = $2 AND status IN ('queued', 'running')`,

@@ -162,8 +162,11 @@ export async function deleteEvidence(deps: LifecycleDeps, workspaceId: string, r
   return { ...result, files: await deleteFiles(deps, keys) };
 }
 
-/** Deletes the files from storage and their storage_deletions rows; a file that cannot be deleted keeps its row for the sweep. */
-async function deleteFiles(deps: LifecycleDeps, keys: readonly string[]): Promise<number> {
+/**
+ * Deletes the files from storage and their storage_deletions rows; a file that cannot be deleted keeps its row for the sweep.
+ * Call it after the transaction that wrote the rows commits (libs/erasure does too): a rolled-back one leaves its files.
+ */
+export async function deleteFiles(deps: Pick<LifecycleDeps, 'pool' | 'storage' | 'log'>, keys: readonly string[]): Promise<number> {
   let files = 0;
   const gone: string[] = [];
   for (const key of keys) {
