@@ -10,7 +10,7 @@ import { apiKeyAuth, requireCreatorRole, requirePermission } from './auth';
 import { getHandler, listHandler } from './batches';
 import { deleteHandler } from './deletion/route';
 import {
-  createErasureHandler, getErasureHandler, liftSuppressionHandler, listErasuresHandler, listSuppressionsHandler,
+  confirmErasureHandler, createErasureHandler, getErasureHandler, liftSuppressionHandler, listErasuresHandler, listSuppressionsHandler,
 } from './erasure/route';
 import { exportHandler } from './export/route';
 import { submitHandler } from './submit';
@@ -56,9 +56,10 @@ export function createIngestApp(deps: IngestAppDeps): Router {
   router.get('/api/v1/ingest/batches/:batchId', auth, requirePermission('api:read', 'api:write'), getHandler(deps.pool));
   // Everything the workspace holds: a key that can only send records cannot take it away.
   router.get('/api/v1/export', auth, requirePermission('api:read'), exportHandler(deps.pool));
-  // Erasing a person (libs/erasure): asking needs api:write and a key made by an owner, following it either;
+  // Erasing a person (libs/erasure): asking (a dry run too) and confirming a dry run need api:write and a key made by an owner, following it either;
   // suppressions are lifted with api:write by an owner's key. The roles are the account pages' (ROLE_RULES).
   router.post('/api/v1/erasures', auth, requirePermission('api:write'), requireCreatorRole('erasePerson'), createErasureHandler(deps));
+  router.post('/api/v1/erasures/:erasureId/confirm', auth, requirePermission('api:write'), requireCreatorRole('erasePerson'), confirmErasureHandler(deps));
   router.get('/api/v1/erasures', auth, requirePermission('api:read', 'api:write'), listErasuresHandler(deps.pool));
   router.get('/api/v1/erasures/:erasureId', auth, requirePermission('api:read', 'api:write'), getErasureHandler(deps.pool));
   router.get('/api/v1/suppressions', auth, requirePermission('api:read', 'api:write'), listSuppressionsHandler(deps.pool));

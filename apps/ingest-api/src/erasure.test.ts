@@ -1,9 +1,10 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { runErasure } from '@loupe/erasure';
 import { systemClock } from '@loupe/http';
+import { createSourceFromRecord } from '@loupe/sources';
 import { createLocalStorage } from '@loupe/storage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { post, rec, startHarness, type Harness } from './test/harness';
+import { post, rec, recordsOf, startHarness, type Harness } from './test/harness';
 
 let h: Harness;
 let doc: Record<string, any>;
@@ -120,5 +121,92 @@ describe('erasures and suppressions over the ingestion API', () => {
     // the job carries only the request's id
     const { rows } = await h.t.pool.query(`SELECT data FROM pgboss.job WHERE name = 'person.erase' AND data->>'erasureId' = $1`, [created.body.id]);
     expect(rows.map((r) => r.data)).toEqual([{ workspaceId: h.a.workspaceId, erasureId: created.body.id }]);
+  });
+});
+
+describe('who is erased (issue 41 finding 3)', () => {
+  const eraseDeps = () => ({ pool: h.t.pool, boss: h.boss, storage: h.storage, clock: systemClock });
+  const callRecord = (id: string, words: string) => rec(h.a, {
+    _type: 'call', _participants: [{ id, role: 'external', name: 'Customer' }], data: { title: 'Support call', transcript: [{ speaker: 'Customer', text: words }] },
+  });
+  /** The records of a batch and the sources the worker makes of them. */
+  async function landCalls(...records: Array<Record<string, unknown>>) {
+    const sent = await post(h.base, h.a.writeKey, records);
+    expect(sent.status).toBe(202);
+    const out: Array<{ record: string; source: string }> = [];
+    for (const id of await recordsOf(h, sent.body.batchId as string)) {
+      const { rows: [r] } = await h.t.pool.query('SELECT * FROM records WHERE id = $1', [id]);
+      const { sourceId } = await createSourceFromRecord(h.t.pool, {
+        id, workspaceId: r.workspace_id, productId: r.product_id, projectIds: r.project_ids, type: r.type, nature: r.nature, eventAt: r.event_at,
+        data: r.data, participants: r.participants, tags: r.tags ?? [], threadId: r.thread_id,
+      });
+      out.push({ record: id, source: sourceId });
+    }
+    return out;
+  }
+  const snapshot = async (c: { record: string; source: string }) => JSON.stringify((await h.t.pool.query(
+    `SELECT (SELECT row_to_json(r) FROM records r WHERE r.id = $1) AS record, (SELECT row_to_json(s) FROM sources s WHERE s.id = $2) AS source,
+            (SELECT json_agg(g ORDER BY g.position) FROM source_segments g WHERE g.source_id = $2) AS segments`, [c.record, c.source])).rows[0]);
+
+  it('erasing cust-1 leaves cust-2\'s call exactly as it was: a dry run previews it ("Customer" shared, nothing changed), the confirmation erases', async () => {
+    const [one, two] = await landCalls(callRecord('cust-1', 'The walrus export is broken.'), callRecord('cust-2', 'Please keep my heron dashboard.'));
+    const before = { one: await snapshot(one!), two: await snapshot(two!) };
+
+    const dry = await call('POST', '/api/v1/erasures', h.a.writeKey, { participant_id: 'cust-1', dry_run: true });
+    conforms('/api/v1/erasures', 'post', dry, 202);
+    expect(dry.body).toMatchObject({ status: 'queued', dryRun: true });
+    expect((await runErasure(eraseDeps(), h.a.workspaceId, dry.body.id)).status).toBe('previewed');
+    const previewed = await call('GET', `/api/v1/erasures/${dry.body.id}`, h.a.readKey);
+    conforms('/api/v1/erasures/{erasureId}', 'get', previewed, 200);
+    expect(previewed.body).toMatchObject({
+      status: 'previewed', dryRun: true, counts: { records: 1, sources: 1, segments: 1 },
+      preview: { names: [{ name: 'Customer', shared: true, sharedWith: 1, mentions: null }], identifiers: [] },
+    });
+    expect(previewed.body.preview.samples).toContainEqual({ kind: 'source', id: one!.source, field: 'segment', before: 'Customer: The walrus export is broken.', after: '[erased]: [erased]' });
+    // nothing changed, no one suppressed
+    expect({ one: await snapshot(one!), two: await snapshot(two!) }).toEqual(before);
+    expect((await call('GET', '/api/v1/suppressions', h.a.readKey)).body.suppressions.filter((x: { erasureId?: string }) => x.erasureId === dry.body.id)).toEqual([]);
+    // the list does not carry previews
+    expect((await call('GET', '/api/v1/erasures', h.a.readKey)).body.erasures.find((e: { id: string }) => e.id === dry.body.id).preview).toBeUndefined();
+
+    const confirmPath = '/api/v1/erasures/{erasureId}/confirm';
+    const shared = await call('POST', `/api/v1/erasures/${dry.body.id}/confirm`, h.a.writeKey, { names: ['Customer'] });
+    conforms(confirmPath, 'post', shared, 400);
+    expect(shared.body.message).toBe('names[0]: "Customer" is shared with 1 other participant and is never looked for');
+    const confirmed = await call('POST', `/api/v1/erasures/${dry.body.id}/confirm`, h.a.writeKey, {});
+    conforms(confirmPath, 'post', confirmed, 202);
+    expect(confirmed.body).toMatchObject({ id: dry.body.id, status: 'queued', dryRun: false, counts: {} });
+    conforms(confirmPath, 'post', await call('POST', `/api/v1/erasures/${dry.body.id}/confirm`, h.a.writeKey, {}), 409);
+    expect((await runErasure(eraseDeps(), h.a.workspaceId, dry.body.id)).status).toBe('complete');
+
+    expect(await snapshot(two!)).toBe(before.two);
+    const { rows: [erased] } = await h.t.pool.query('SELECT participants, data FROM records WHERE id = $1', [one!.record]);
+    expect(erased).toEqual({ participants: [], data: { title: 'Support call', transcript: [{ speaker: '[erased]', text: '[erased]' }] } });
+    const { rows: segs } = await h.t.pool.query('SELECT speaker, text FROM source_segments WHERE source_id = $1', [two!.source]);
+    expect(segs).toEqual([{ speaker: 'Customer', text: 'Please keep my heron dashboard.' }]);
+  });
+
+  it('refuses a participant id shorter than 3 characters, naming the field and the minimum; and answers confirm\'s documented errors', async () => {
+    const short = await call('POST', '/api/v1/erasures', h.a.writeKey, { participant_id: '42' });
+    conforms('/api/v1/erasures', 'post', short, 400);
+    expect(short.body.message).toMatch(/^participant_id: must be at least 3 characters \(this one has 2\)/);
+    conforms('/api/v1/erasures', 'post', await call('POST', '/api/v1/erasures', h.a.writeKey, { email: 'a@b.test', dry_run: 'yes' }), 400);
+    expect((await h.t.pool.query("SELECT 1 FROM erasure_requests WHERE workspace_id = $1 AND subject->'given'->'ids' ? '42'", [h.a.workspaceId])).rowCount).toBe(0);
+
+    const path = '/api/v1/erasures/{erasureId}/confirm';
+    const dry = await call('POST', '/api/v1/erasures', h.a.writeKey, { email: 'zed@globex.test', dry_run: true });
+    const url = `/api/v1/erasures/${dry.body.id}/confirm`;
+    conforms(path, 'post', await call('POST', url, h.a.writeKey, {}), 409); // not previewed yet
+    await runErasure(eraseDeps(), h.a.workspaceId, dry.body.id);
+    conforms(path, 'post', await call('POST', url, h.a.writeKey, { names: 'Zed' }), 400);
+    conforms(path, 'post', await call('POST', url, h.a.writeKey, { names: ['Zed'], extra: 1 }), 400);
+    conforms(path, 'post', await call('POST', url, h.a.writeKey, { names: ['Zed'] }), 400); // not offered
+    conforms(path, 'post', await call('POST', url, h.a.writeKey, 'names=Zed', { 'content-type': 'text/plain' }), 415);
+    conforms(path, 'post', await call('POST', url, h.a.writeKey, JSON.stringify({ names: ['x'.repeat(5000)] })), 413);
+    conforms(path, 'post', await call('POST', url, h.a.readKey, {}), 403);
+    conforms(path, 'post', await call('POST', url, undefined, {}), 401);
+    conforms(path, 'post', await call('POST', url, h.b.writeKey, {}), 404);
+    conforms(path, 'post', await call('POST', `/api/v1/erasures/${'e'.repeat(129)}/confirm`, h.a.writeKey, {}), 400);
+    expect((await call('GET', `/api/v1/erasures/${dry.body.id}`, h.a.readKey)).body.status).toBe('previewed');
   });
 });

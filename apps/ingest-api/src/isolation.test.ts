@@ -124,6 +124,13 @@ describe('isolation matrix', () => {
     note('GET /api/v1/erasures/{A erasure}', 'B api:read', theirs.status);
     expect(theirs.status).toBe(404);
     expect(shape(theirs.body, [asked.body.id, 'era_doesnotexist'])).toBe(shape(missing.body, [asked.body.id, 'era_doesnotexist']));
+    // A's dry run cannot be confirmed from B
+    const dry = await jsonCall('POST', '/api/v1/erasures', h.a.writeKey, { email: 'isolated.person@globex.test', dry_run: true });
+    const confirm = await jsonCall('POST', `/api/v1/erasures/${dry.body.id}/confirm`, h.b.writeKey, {});
+    const confirmMissing = await jsonCall('POST', '/api/v1/erasures/era_doesnotexist/confirm', h.b.writeKey, {});
+    note('POST /api/v1/erasures/{A erasure}/confirm', 'B api:write', confirm.status);
+    expect(confirm.status).toBe(404);
+    expect(shape(confirm.body, [dry.body.id, 'era_doesnotexist'])).toBe(shape(confirmMissing.body, [dry.body.id, 'era_doesnotexist']));
     const lift = await del(h.base, h.b.writeKey, `/api/v1/suppressions/${sup!.id}`);
     const liftMissing = await del(h.base, h.b.writeKey, '/api/v1/suppressions/sup_doesnotexist');
     note('DELETE /api/v1/suppressions/{A suppression}', 'B api:write', lift.status);
@@ -151,18 +158,19 @@ describe('isolation matrix', () => {
     { name: 'POST /api/v1/erasures', call: (key?: string) => jsonCall('POST', '/api/v1/erasures', key, { participant_id: 'p-isolation' }) },
     { name: 'GET /api/v1/erasures', call: (key?: string) => get(h.base, key, '/api/v1/erasures') },
     { name: 'GET /api/v1/erasures/{id}', call: (key?: string) => get(h.base, key, '/api/v1/erasures/era_doesnotexist') },
+    { name: 'POST /api/v1/erasures/{id}/confirm', call: (key?: string) => jsonCall('POST', '/api/v1/erasures/era_doesnotexist/confirm', key, {}) },
     { name: 'GET /api/v1/suppressions', call: (key?: string) => get(h.base, key, '/api/v1/suppressions') },
     { name: 'DELETE /api/v1/suppressions/{id}', call: (key?: string) => del(h.base, key, '/api/v1/suppressions/sup_doesnotexist') },
   ];
   const callers = () => [
-    { name: 'no key', key: undefined, expected: [401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401] },
-    { name: 'unknown key', key: 'loupe_sk_0000000000000000000000000000', expected: [401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401] },
-    { name: 'revoked A key', key: h.revokedKey, expected: [401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401] },
-    { name: 'A key with mcp:read only', key: h.mcpOnlyKey, expected: [403, 403, 403, 403, 403, 403, 403, 403, 403, 403, 403] },
+    { name: 'no key', key: undefined, expected: [401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401] },
+    { name: 'unknown key', key: 'loupe_sk_0000000000000000000000000000', expected: [401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401] },
+    { name: 'revoked A key', key: h.revokedKey, expected: [401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401] },
+    { name: 'A key with mcp:read only', key: h.mcpOnlyKey, expected: [403, 403, 403, 403, 403, 403, 403, 403, 403, 403, 403, 403] },
     // Deleting needs api:write.
-    { name: 'A key with api:read only', key: h.a.readKey, expected: [403, 200, 200, 200, 403, 403, 403, 200, 404, 200, 403] },
+    { name: 'A key with api:read only', key: h.a.readKey, expected: [403, 200, 200, 200, 403, 403, 403, 200, 404, 403, 200, 403] },
     // The export is everything a workspace holds: a key that only sends records cannot take it.
-    { name: 'A key with api:write only', key: h.a.writeKey, expected: [202, 200, 200, 403, 404, 404, 202, 200, 404, 200, 404] },
+    { name: 'A key with api:write only', key: h.a.writeKey, expected: [202, 200, 200, 403, 404, 404, 202, 200, 404, 404, 200, 404] },
   ];
 
   it('refuses revoked, unknown and permission-lacking keys on every endpoint, without data', async () => {

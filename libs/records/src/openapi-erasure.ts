@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
-// Erasing a person (libs/erasure): the request, its progress, and suppressions. Bodies name no one.
+// Erasing a person (libs/erasure): the request, its progress, its dry run's preview, and suppressions.
+// Bodies name no one, but a preview, which names what it found so that the requester can confirm it.
 const counts = z.strictObject({
   records: z.int().min(0).optional(), attachments: z.int().min(0).optional(), sources: z.int().min(0).optional(),
   segments: z.int().min(0).optional(), signalsDeleted: z.int().min(0).optional(), signalsRedacted: z.int().min(0).optional(),
@@ -8,23 +9,57 @@ const counts = z.strictObject({
   other: z.int().min(0).optional(),
 });
 
+const shared = {
+  shared: z.boolean().meta({ description: 'Another participant (with an address or id the person does not have) carries it too: never used.' }),
+  sharedWith: z.int().min(0).max(10).meta({ description: 'How many other participants carry it (counted up to 10).' }),
+};
+
+export const erasurePreviewSchema = z.strictObject({
+  counts: counts.meta({ description: 'What the erasure would redact or delete, by the addresses and ids alone.' }),
+  samples: z.array(z.strictObject({
+    kind: z.enum(['record', 'source', 'signal', 'signal_change', 'opportunity', 'shaping_note', 'other']),
+    id: z.string().max(200),
+    field: z.string().max(2000).meta({ description: 'Where in the row it first changes (a JSON path, or empty).' }),
+    before: z.string().max(1000),
+    after: z.string().max(1000).nullable().meta({ description: 'null: deleted (a signal the person said).' }),
+  })).max(21).meta({ description: 'Up to 3 rows of each kind, cut around their first change.' }),
+  identifiers: z.array(z.strictObject({ kind: z.enum(['email', 'participant_id']), value: z.string().max(320), ...shared }))
+    .meta({ description: 'Addresses and participant ids found in the participant entries carrying the given ones: erased and suppressed too, unless shared.' }),
+  names: z.array(z.strictObject({
+    name: z.string().max(256), ...shared,
+    mentions: z.int().min(0).nullable().meta({ description: 'How many more rows confirming this name would change (null when shared).' }),
+  })).max(20).meta({ description: 'Names found beside the addresses and ids: looked for only when confirmed (POST …/confirm), a shared one never.' }),
+  expiresAt: z.int().meta({ description: 'Until when it can be confirmed (24 hours); then what it found of the person is dropped (status expired).' }),
+});
+
 export const erasureSchema = z.strictObject({
   id: z.string().max(128),
-  status: z.enum(['queued', 'running', 'complete', 'failed']),
+  status: z.enum(['queued', 'running', 'previewed', 'complete', 'expired', 'failed']).meta({
+    description: 'queued → running → complete; a dry run queued → running → previewed, then confirmed (queued again) or expired; ' +
+      'failed: out of retries, it carries on when the person is asked to be erased again.',
+  }),
   phase: z.string().max(64).meta({ description: 'Where the worker is: discover_records … other, then done.' }),
   subjectKind: z.enum(['email', 'participant_id']),
-  counts: counts.meta({ description: 'What was redacted or deleted so far.' }),
+  dryRun: z.boolean().meta({ description: 'A dry run (a preview) until confirmed: it changes nothing and suppresses no one.' }),
+  counts: counts.meta({ description: 'What was redacted or deleted so far (of a dry run: what would be).' }),
   requestedBy: z.string().max(400),
   createdAt: z.int(),
   updatedAt: z.int(),
   completedAt: z.int().optional(),
   error: z.string().max(500).optional(),
+  preview: erasurePreviewSchema.optional().meta({ description: 'Of a dry run once previewed (GET /api/v1/erasures/{erasureId} only).' }),
 });
 
 export const erasureRequestSchema = z.strictObject({
   email: z.string().max(320).optional(),
-  participant_id: z.string().min(1).max(256).optional(),
+  participant_id: z.string().min(3).max(256).optional().meta({ description: 'At least 3 characters: a shorter id is refused (give the email instead).' }),
+  dry_run: z.boolean().optional().meta({ description: 'true: change nothing; find what would be erased and the names to confirm (status previewed), then POST …/confirm.' }),
 }).meta({ description: 'The person to erase: their email, their participant id as sent in records, or both.', minProperties: 1 });
+
+export const erasureConfirmSchema = z.strictObject({
+  names: z.array(z.string().min(1).max(256)).max(20).optional()
+    .meta({ description: 'Names the preview offered (not shared) to look for too, as whole words in every text. None: the addresses and ids only.' }),
+});
 
 export const suppressionSchema = z.strictObject({
   id: z.string().max(128),
@@ -50,8 +85,21 @@ const strip = (s: Record<string, unknown>) => {
 };
 
 const ERASURE_EXAMPLE = {
-  id: 'era_01m8a…', status: 'running', phase: 'sources', subjectKind: 'email', counts: { records: 12, attachments: 2, sources: 3 },
+  id: 'era_01m8a…', status: 'running', phase: 'sources', subjectKind: 'email', dryRun: false, counts: { records: 12, attachments: 2, sources: 3 },
   requestedBy: 'API key key_01m7…', createdAt: 1772600767000, updatedAt: 1772600768000,
+};
+const PREVIEW_EXAMPLE = {
+  ...ERASURE_EXAMPLE, status: 'previewed', phase: 'done', subjectKind: 'participant_id', dryRun: true, counts: { records: 2, sources: 2, segments: 3, signalsDeleted: 1 },
+  preview: {
+    counts: { records: 2, sources: 2, segments: 3, signalsDeleted: 1 },
+    samples: [
+      { kind: 'source', id: 'src_01m8a…', field: 'segment', before: 'Customer: The export takes forever.', after: '[erased]: [erased]' },
+      { kind: 'signal', id: 'sig_01m8a…', field: '', before: 'The export takes forever.', after: null },
+    ],
+    identifiers: [{ kind: 'email', value: 'ana@globex.test', shared: false, sharedWith: 0 }],
+    names: [{ name: 'Ana Planted', shared: false, sharedWith: 0, mentions: 4 }, { name: 'Customer', shared: true, sharedWith: 3, mentions: null }],
+    expiresAt: 1772687168000,
+  },
 };
 const SUPPRESSION_EXAMPLE = { id: 'sup_01m8a…', kind: 'email', erasureId: 'era_01m8a…', createdBy: 'API key key_01m7…', createdAt: 1772600767000 };
 
@@ -67,15 +115,27 @@ export function erasurePaths({ error, one, common, forbiddenWithRole }: Helpers)
         operationId: 'requestErasure',
         summary: 'Erase a person from the workspace, in the background (needs api:write, and a key created by an owner)',
         description:
-          'Every record, source, segment, participant entry, signal, shaping note and attachment naming the person (by this email or participant id, and the names ' +
-          'recorded with them) is redacted in place ("[erased]") or deleted: their own turns and quotes are erased whole, signals they said are deleted, files of ' +
-          'records naming them are deleted from storage. A suppression of each identifier is added at once: records naming the person are refused ' +
-          '(record error PERSON_SUPPRESSED) until it is lifted. Follow the progress with GET /api/v1/erasures/{erasureId}. Credits already charged stay charged.',
-        requestBody: { required: true, content: { 'application/json': { schema: strip(json(erasureRequestSchema)), example: { email: 'ana@globex.test' } } } },
+          'The person is who carries this email or participant id (compared exactly, case-insensitively), and the other address and id of the participant entries ' +
+          'that carry it. Every record, source, segment, participant entry, signal, shaping note and attachment naming them is redacted in place ("[erased]") or ' +
+          'deleted: their participant entries go, a turn or message whose speaker or sender is them is erased whole, signals they said are deleted, files of ' +
+          'records naming them are deleted from storage; elsewhere their address and id are replaced. Names are never assumed: with "dry_run": true nothing ' +
+          'changes and the request ends "previewed", its preview (GET /api/v1/erasures/{erasureId}) saying what would be erased and offering the names found ' +
+          'beside the address or id, each marked shared when another participant carries it; POST /api/v1/erasures/{erasureId}/confirm then erases, with the ' +
+          'names you confirm. Without a dry run a suppression of each identifier is added at once: records naming the person are refused (record error ' +
+          'PERSON_SUPPRESSED) until it is lifted. Follow the progress with GET /api/v1/erasures/{erasureId}. Credits already charged stay charged.',
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: strip(json(erasureRequestSchema)), examples: {
+            erase: { summary: 'Erase by address (addresses and ids only)', value: { email: 'ana@globex.test' } },
+            preview: { summary: 'A dry run first', value: { participant_id: 'cust-1', dry_run: true } },
+          } } },
+        },
         responses: {
-          '202': { description: 'Accepted: the request, queued', content: { 'application/json': { schema: erasure, example: { ...ERASURE_EXAMPLE, status: 'queued', phase: 'discover_records', counts: {} } } } },
-          '400': error('Neither email nor participant_id, an invalid email, or an unknown field',
-            one('Nothing to erase', { error: 'INVALID_REQUEST', message: 'Give the person to erase: "email" or "participant_id" (or both)' })),
+          '202': { description: 'Accepted: the request, queued (a dry run: dryRun true)', content: { 'application/json': { schema: erasure, example: { ...ERASURE_EXAMPLE, status: 'queued', phase: 'discover_records', counts: {} } } } },
+          '400': error('Neither email nor participant_id, an invalid email, a participant id shorter than 3 characters, dry_run not a boolean, or an unknown field', {
+            nothing: { summary: 'Nothing to erase', value: { error: 'INVALID_REQUEST', message: 'Give the person to erase: "email" or "participant_id" (or both)' } },
+            short: { summary: 'An id too short to erase by', value: { error: 'INVALID_REQUEST', message: 'participant_id: must be at least 3 characters (this one has 2); an id that short is not specific enough to erase by: give the person\'s email instead' } },
+          }),
           '413': error('Body over 4096 bytes', one('Too large', { error: 'PAYLOAD_TOO_LARGE', message: 'The body exceeds 4096 bytes' })),
           '415': error('Not JSON', one('Wrong content type', { error: 'UNSUPPORTED_MEDIA_TYPE', message: 'Content-Type must be application/json' })),
           ...common,
@@ -94,13 +154,44 @@ export function erasurePaths({ error, one, common, forbiddenWithRole }: Helpers)
     '/api/v1/erasures/{erasureId}': {
       get: {
         operationId: 'getErasure',
-        summary: 'An erasure\'s progress: status, phase and counts',
+        summary: 'An erasure\'s progress: status, phase and counts; of a finished dry run, its preview',
         parameters: [{ name: 'erasureId', in: 'path', required: true, schema: { type: 'string', maxLength: 128 } }],
         responses: {
-          '200': { description: 'The request', content: { 'application/json': { schema: erasure, example: { ...ERASURE_EXAMPLE, status: 'complete', phase: 'done', completedAt: 1772600769000 } } } },
+          '200': { description: 'The request', content: { 'application/json': { schema: erasure, examples: {
+            complete: { summary: 'An erasure that ended', value: { ...ERASURE_EXAMPLE, status: 'complete', phase: 'done', completedAt: 1772600769000 } },
+            previewed: { summary: 'A dry run, previewed', value: PREVIEW_EXAMPLE },
+          } } } },
           '400': tooLong('erasureId'),
           '404': notFound('erasure', 'Erasure "era_x"'),
           ...common,
+        },
+      },
+    },
+    '/api/v1/erasures/{erasureId}/confirm': {
+      post: {
+        operationId: 'confirmErasure',
+        summary: 'Confirm a dry run: the same request erases the person, with the names you tick (needs api:write, and a key created by an owner)',
+        description:
+          'Only a request whose status is "previewed", within 24 hours. "names" are looked for too, as whole words in every text, and a speaker, sender or ' +
+          'who said a signal equal to one is the person; each must be one the preview offered and not shared. The request is queued again (dryRun false, ' +
+          'counts from zero) and its identifiers are suppressed at once; whoever confirms is the requester in the audit.',
+        parameters: [{ name: 'erasureId', in: 'path', required: true, schema: { type: 'string', maxLength: 128 } }],
+        requestBody: { required: true, content: { 'application/json': { schema: strip(json(erasureConfirmSchema)), example: { names: ['Ana Planted'] } } } },
+        responses: {
+          '202': { description: 'Accepted: the erasure, queued', content: { 'application/json': { schema: erasure, example: { ...ERASURE_EXAMPLE, status: 'queued', phase: 'discover_records', subjectKind: 'participant_id', counts: {} } } } },
+          '400': error('A name the preview did not offer or offered as shared, names not a list of strings, an unknown field, or erasureId too long', {
+            shared: { summary: 'A shared name', value: { error: 'INVALID_REQUEST', message: 'names[0]: "Customer" is shared with 3 other participants and is never looked for' } },
+            unknown: { summary: 'A name not offered', value: { error: 'INVALID_REQUEST', message: 'names[0]: "Bob" was not offered by this preview (only names found beside the person\'s address or id can be confirmed)' } },
+          }),
+          '404': notFound('erasure', 'Erasure "era_x"'),
+          '409': error('Not a finished preview: still being prepared, confirmed already, not a dry run, or expired', {
+            expired: { summary: 'Expired', value: { error: 'CONFLICT', message: 'Erasure "era_01m8a…" is a preview that expired (previews can be confirmed for 24 hours): ask for a new one' } },
+            running: { summary: 'Not previewed yet', value: { error: 'CONFLICT', message: 'Erasure "era_01m8a…" is a preview still being prepared: confirm it once its status is "previewed"' } },
+          }),
+          '413': error('Body over 4096 bytes', one('Too large', { error: 'PAYLOAD_TOO_LARGE', message: 'The body exceeds 4096 bytes' })),
+          '415': error('Not JSON', one('Wrong content type', { error: 'UNSUPPORTED_MEDIA_TYPE', message: 'Content-Type must be application/json' })),
+          ...common,
+          '403': forbiddenWithRole('owners', 'erase a person'),
         },
       },
     },

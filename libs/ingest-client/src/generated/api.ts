@@ -123,7 +123,7 @@ export interface paths {
         put?: never;
         /**
          * Erase a person from the workspace, in the background (needs api:write, and a key created by an owner)
-         * @description Every record, source, segment, participant entry, signal, shaping note and attachment naming the person (by this email or participant id, and the names recorded with them) is redacted in place ("[erased]") or deleted: their own turns and quotes are erased whole, signals they said are deleted, files of records naming them are deleted from storage. A suppression of each identifier is added at once: records naming the person are refused (record error PERSON_SUPPRESSED) until it is lifted. Follow the progress with GET /api/v1/erasures/{erasureId}. Credits already charged stay charged.
+         * @description The person is who carries this email or participant id (compared exactly, case-insensitively), and the other address and id of the participant entries that carry it. Every record, source, segment, participant entry, signal, shaping note and attachment naming them is redacted in place ("[erased]") or deleted: their participant entries go, a turn or message whose speaker or sender is them is erased whole, signals they said are deleted, files of records naming them are deleted from storage; elsewhere their address and id are replaced. Names are never assumed: with "dry_run": true nothing changes and the request ends "previewed", its preview (GET /api/v1/erasures/{erasureId}) saying what would be erased and offering the names found beside the address or id, each marked shared when another participant carries it; POST /api/v1/erasures/{erasureId}/confirm then erases, with the names you confirm. Without a dry run a suppression of each identifier is added at once: records naming the person are refused (record error PERSON_SUPPRESSED) until it is lifted. Follow the progress with GET /api/v1/erasures/{erasureId}. Credits already charged stay charged.
          */
         post: operations["requestErasure"];
         delete?: never;
@@ -139,10 +139,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An erasure's progress: status, phase and counts */
+        /** An erasure's progress: status, phase and counts; of a finished dry run, its preview */
         get: operations["getErasure"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/erasures/{erasureId}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a dry run: the same request erases the person, with the names you tick (needs api:write, and a key created by an owner)
+         * @description Only a request whose status is "previewed", within 24 hours. "names" are looked for too, as whole words in every text, and a speaker, sender or who said a signal equal to one is the person; each must be one the preview offered and not shared. The request is queued again (dryRun false, counts from zero) and its identifiers are suppressed at once; whoever confirms is the requester in the audit.
+         */
+        post: operations["confirmErasure"];
         delete?: never;
         options?: never;
         head?: never;
@@ -979,6 +999,7 @@ export interface operations {
                      *           "status": "running",
                      *           "phase": "sources",
                      *           "subjectKind": "email",
+                     *           "dryRun": false,
                      *           "counts": {
                      *             "records": 12,
                      *             "attachments": 2,
@@ -994,13 +1015,18 @@ export interface operations {
                     "application/json": {
                         erasures: {
                             id: string;
-                            /** @enum {string} */
-                            status: "queued" | "running" | "complete" | "failed";
+                            /**
+                             * @description queued → running → complete; a dry run queued → running → previewed, then confirmed (queued again) or expired; failed: out of retries, it carries on when the person is asked to be erased again.
+                             * @enum {string}
+                             */
+                            status: "queued" | "running" | "previewed" | "complete" | "expired" | "failed";
                             /** @description Where the worker is: discover_records … other, then done. */
                             phase: string;
                             /** @enum {string} */
                             subjectKind: "email" | "participant_id";
-                            /** @description What was redacted or deleted so far. */
+                            /** @description A dry run (a preview) until confirmed: it changes nothing and suppresses no one. */
+                            dryRun: boolean;
+                            /** @description What was redacted or deleted so far (of a dry run: what would be). */
                             counts: {
                                 records?: number;
                                 attachments?: number;
@@ -1018,6 +1044,55 @@ export interface operations {
                             updatedAt: number;
                             completedAt?: number;
                             error?: string;
+                            /** @description Of a dry run once previewed (GET /api/v1/erasures/{erasureId} only). */
+                            preview?: {
+                                /** @description What the erasure would redact or delete, by the addresses and ids alone. */
+                                counts: {
+                                    records?: number;
+                                    attachments?: number;
+                                    sources?: number;
+                                    segments?: number;
+                                    signalsDeleted?: number;
+                                    signalsRedacted?: number;
+                                    signalChanges?: number;
+                                    opportunities?: number;
+                                    shapingNotes?: number;
+                                    other?: number;
+                                };
+                                /** @description Up to 3 rows of each kind, cut around their first change. */
+                                samples: {
+                                    /** @enum {string} */
+                                    kind: "record" | "source" | "signal" | "signal_change" | "opportunity" | "shaping_note" | "other";
+                                    id: string;
+                                    /** @description Where in the row it first changes (a JSON path, or empty). */
+                                    field: string;
+                                    before: string;
+                                    /** @description null: deleted (a signal the person said). */
+                                    after: string | null;
+                                }[];
+                                /** @description Addresses and participant ids found in the participant entries carrying the given ones: erased and suppressed too, unless shared. */
+                                identifiers: {
+                                    /** @enum {string} */
+                                    kind: "email" | "participant_id";
+                                    value: string;
+                                    /** @description Another participant (with an address or id the person does not have) carries it too: never used. */
+                                    shared: boolean;
+                                    /** @description How many other participants carry it (counted up to 10). */
+                                    sharedWith: number;
+                                }[];
+                                /** @description Names found beside the addresses and ids: looked for only when confirmed (POST …/confirm), a shared one never. */
+                                names: {
+                                    name: string;
+                                    /** @description Another participant (with an address or id the person does not have) carries it too: never used. */
+                                    shared: boolean;
+                                    /** @description How many other participants carry it (counted up to 10). */
+                                    sharedWith: number;
+                                    /** @description How many more rows confirming this name would change (null when shared). */
+                                    mentions: number | null;
+                                }[];
+                                /** @description Until when it can be confirmed (24 hours); then what it found of the person is dropped (status expired). */
+                                expiresAt: number;
+                            };
                         }[];
                     };
                 };
@@ -1078,19 +1153,17 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "email": "ana@globex.test"
-                 *     }
-                 */
                 "application/json": {
                     email?: string;
+                    /** @description At least 3 characters: a shorter id is refused (give the email instead). */
                     participant_id?: string;
+                    /** @description true: change nothing; find what would be erased and the names to confirm (status previewed), then POST …/confirm. */
+                    dry_run?: boolean;
                 };
             };
         };
         responses: {
-            /** @description Accepted: the request, queued */
+            /** @description Accepted: the request, queued (a dry run: dryRun true) */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -1102,6 +1175,7 @@ export interface operations {
                      *       "status": "queued",
                      *       "phase": "discover_records",
                      *       "subjectKind": "email",
+                     *       "dryRun": false,
                      *       "counts": {},
                      *       "requestedBy": "API key key_01m7…",
                      *       "createdAt": 1772600767000,
@@ -1110,13 +1184,18 @@ export interface operations {
                      */
                     "application/json": {
                         id: string;
-                        /** @enum {string} */
-                        status: "queued" | "running" | "complete" | "failed";
+                        /**
+                         * @description queued → running → complete; a dry run queued → running → previewed, then confirmed (queued again) or expired; failed: out of retries, it carries on when the person is asked to be erased again.
+                         * @enum {string}
+                         */
+                        status: "queued" | "running" | "previewed" | "complete" | "expired" | "failed";
                         /** @description Where the worker is: discover_records … other, then done. */
                         phase: string;
                         /** @enum {string} */
                         subjectKind: "email" | "participant_id";
-                        /** @description What was redacted or deleted so far. */
+                        /** @description A dry run (a preview) until confirmed: it changes nothing and suppresses no one. */
+                        dryRun: boolean;
+                        /** @description What was redacted or deleted so far (of a dry run: what would be). */
                         counts: {
                             records?: number;
                             attachments?: number;
@@ -1134,10 +1213,59 @@ export interface operations {
                         updatedAt: number;
                         completedAt?: number;
                         error?: string;
+                        /** @description Of a dry run once previewed (GET /api/v1/erasures/{erasureId} only). */
+                        preview?: {
+                            /** @description What the erasure would redact or delete, by the addresses and ids alone. */
+                            counts: {
+                                records?: number;
+                                attachments?: number;
+                                sources?: number;
+                                segments?: number;
+                                signalsDeleted?: number;
+                                signalsRedacted?: number;
+                                signalChanges?: number;
+                                opportunities?: number;
+                                shapingNotes?: number;
+                                other?: number;
+                            };
+                            /** @description Up to 3 rows of each kind, cut around their first change. */
+                            samples: {
+                                /** @enum {string} */
+                                kind: "record" | "source" | "signal" | "signal_change" | "opportunity" | "shaping_note" | "other";
+                                id: string;
+                                /** @description Where in the row it first changes (a JSON path, or empty). */
+                                field: string;
+                                before: string;
+                                /** @description null: deleted (a signal the person said). */
+                                after: string | null;
+                            }[];
+                            /** @description Addresses and participant ids found in the participant entries carrying the given ones: erased and suppressed too, unless shared. */
+                            identifiers: {
+                                /** @enum {string} */
+                                kind: "email" | "participant_id";
+                                value: string;
+                                /** @description Another participant (with an address or id the person does not have) carries it too: never used. */
+                                shared: boolean;
+                                /** @description How many other participants carry it (counted up to 10). */
+                                sharedWith: number;
+                            }[];
+                            /** @description Names found beside the addresses and ids: looked for only when confirmed (POST …/confirm), a shared one never. */
+                            names: {
+                                name: string;
+                                /** @description Another participant (with an address or id the person does not have) carries it too: never used. */
+                                shared: boolean;
+                                /** @description How many other participants carry it (counted up to 10). */
+                                sharedWith: number;
+                                /** @description How many more rows confirming this name would change (null when shared). */
+                                mentions: number | null;
+                            }[];
+                            /** @description Until when it can be confirmed (24 hours); then what it found of the person is dropped (status expired). */
+                            expiresAt: number;
+                        };
                     };
                 };
             };
-            /** @description Neither email nor participant_id, an invalid email, or an unknown field */
+            /** @description Neither email nor participant_id, an invalid email, a participant id shorter than 3 characters, dry_run not a boolean, or an unknown field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1228,32 +1356,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": "era_01m8a…",
-                     *       "status": "complete",
-                     *       "phase": "done",
-                     *       "subjectKind": "email",
-                     *       "counts": {
-                     *         "records": 12,
-                     *         "attachments": 2,
-                     *         "sources": 3
-                     *       },
-                     *       "requestedBy": "API key key_01m7…",
-                     *       "createdAt": 1772600767000,
-                     *       "updatedAt": 1772600768000,
-                     *       "completedAt": 1772600769000
-                     *     }
-                     */
                     "application/json": {
                         id: string;
-                        /** @enum {string} */
-                        status: "queued" | "running" | "complete" | "failed";
+                        /**
+                         * @description queued → running → complete; a dry run queued → running → previewed, then confirmed (queued again) or expired; failed: out of retries, it carries on when the person is asked to be erased again.
+                         * @enum {string}
+                         */
+                        status: "queued" | "running" | "previewed" | "complete" | "expired" | "failed";
                         /** @description Where the worker is: discover_records … other, then done. */
                         phase: string;
                         /** @enum {string} */
                         subjectKind: "email" | "participant_id";
-                        /** @description What was redacted or deleted so far. */
+                        /** @description A dry run (a preview) until confirmed: it changes nothing and suppresses no one. */
+                        dryRun: boolean;
+                        /** @description What was redacted or deleted so far (of a dry run: what would be). */
                         counts: {
                             records?: number;
                             attachments?: number;
@@ -1271,6 +1387,55 @@ export interface operations {
                         updatedAt: number;
                         completedAt?: number;
                         error?: string;
+                        /** @description Of a dry run once previewed (GET /api/v1/erasures/{erasureId} only). */
+                        preview?: {
+                            /** @description What the erasure would redact or delete, by the addresses and ids alone. */
+                            counts: {
+                                records?: number;
+                                attachments?: number;
+                                sources?: number;
+                                segments?: number;
+                                signalsDeleted?: number;
+                                signalsRedacted?: number;
+                                signalChanges?: number;
+                                opportunities?: number;
+                                shapingNotes?: number;
+                                other?: number;
+                            };
+                            /** @description Up to 3 rows of each kind, cut around their first change. */
+                            samples: {
+                                /** @enum {string} */
+                                kind: "record" | "source" | "signal" | "signal_change" | "opportunity" | "shaping_note" | "other";
+                                id: string;
+                                /** @description Where in the row it first changes (a JSON path, or empty). */
+                                field: string;
+                                before: string;
+                                /** @description null: deleted (a signal the person said). */
+                                after: string | null;
+                            }[];
+                            /** @description Addresses and participant ids found in the participant entries carrying the given ones: erased and suppressed too, unless shared. */
+                            identifiers: {
+                                /** @enum {string} */
+                                kind: "email" | "participant_id";
+                                value: string;
+                                /** @description Another participant (with an address or id the person does not have) carries it too: never used. */
+                                shared: boolean;
+                                /** @description How many other participants carry it (counted up to 10). */
+                                sharedWith: number;
+                            }[];
+                            /** @description Names found beside the addresses and ids: looked for only when confirmed (POST …/confirm), a shared one never. */
+                            names: {
+                                name: string;
+                                /** @description Another participant (with an address or id the person does not have) carries it too: never used. */
+                                shared: boolean;
+                                /** @description How many other participants carry it (counted up to 10). */
+                                sharedWith: number;
+                                /** @description How many more rows confirming this name would change (null when shared). */
+                                mentions: number | null;
+                            }[];
+                            /** @description Until when it can be confirmed (24 hours); then what it found of the person is dropped (status expired). */
+                            expiresAt: number;
+                        };
                     };
                 };
             };
@@ -1303,6 +1468,225 @@ export interface operations {
             };
             /** @description No such erasure in this workspace */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error; retry */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    confirmErasure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                erasureId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "names": [
+                 *         "Ana Planted"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Names the preview offered (not shared) to look for too, as whole words in every text. None: the addresses and ids only. */
+                    names?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the erasure, queued */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "era_01m8a…",
+                     *       "status": "queued",
+                     *       "phase": "discover_records",
+                     *       "subjectKind": "participant_id",
+                     *       "dryRun": false,
+                     *       "counts": {},
+                     *       "requestedBy": "API key key_01m7…",
+                     *       "createdAt": 1772600767000,
+                     *       "updatedAt": 1772600768000
+                     *     }
+                     */
+                    "application/json": {
+                        id: string;
+                        /**
+                         * @description queued → running → complete; a dry run queued → running → previewed, then confirmed (queued again) or expired; failed: out of retries, it carries on when the person is asked to be erased again.
+                         * @enum {string}
+                         */
+                        status: "queued" | "running" | "previewed" | "complete" | "expired" | "failed";
+                        /** @description Where the worker is: discover_records … other, then done. */
+                        phase: string;
+                        /** @enum {string} */
+                        subjectKind: "email" | "participant_id";
+                        /** @description A dry run (a preview) until confirmed: it changes nothing and suppresses no one. */
+                        dryRun: boolean;
+                        /** @description What was redacted or deleted so far (of a dry run: what would be). */
+                        counts: {
+                            records?: number;
+                            attachments?: number;
+                            sources?: number;
+                            segments?: number;
+                            signalsDeleted?: number;
+                            signalsRedacted?: number;
+                            signalChanges?: number;
+                            opportunities?: number;
+                            shapingNotes?: number;
+                            other?: number;
+                        };
+                        requestedBy: string;
+                        createdAt: number;
+                        updatedAt: number;
+                        completedAt?: number;
+                        error?: string;
+                        /** @description Of a dry run once previewed (GET /api/v1/erasures/{erasureId} only). */
+                        preview?: {
+                            /** @description What the erasure would redact or delete, by the addresses and ids alone. */
+                            counts: {
+                                records?: number;
+                                attachments?: number;
+                                sources?: number;
+                                segments?: number;
+                                signalsDeleted?: number;
+                                signalsRedacted?: number;
+                                signalChanges?: number;
+                                opportunities?: number;
+                                shapingNotes?: number;
+                                other?: number;
+                            };
+                            /** @description Up to 3 rows of each kind, cut around their first change. */
+                            samples: {
+                                /** @enum {string} */
+                                kind: "record" | "source" | "signal" | "signal_change" | "opportunity" | "shaping_note" | "other";
+                                id: string;
+                                /** @description Where in the row it first changes (a JSON path, or empty). */
+                                field: string;
+                                before: string;
+                                /** @description null: deleted (a signal the person said). */
+                                after: string | null;
+                            }[];
+                            /** @description Addresses and participant ids found in the participant entries carrying the given ones: erased and suppressed too, unless shared. */
+                            identifiers: {
+                                /** @enum {string} */
+                                kind: "email" | "participant_id";
+                                value: string;
+                                /** @description Another participant (with an address or id the person does not have) carries it too: never used. */
+                                shared: boolean;
+                                /** @description How many other participants carry it (counted up to 10). */
+                                sharedWith: number;
+                            }[];
+                            /** @description Names found beside the addresses and ids: looked for only when confirmed (POST …/confirm), a shared one never. */
+                            names: {
+                                name: string;
+                                /** @description Another participant (with an address or id the person does not have) carries it too: never used. */
+                                shared: boolean;
+                                /** @description How many other participants carry it (counted up to 10). */
+                                sharedWith: number;
+                                /** @description How many more rows confirming this name would change (null when shared). */
+                                mentions: number | null;
+                            }[];
+                            /** @description Until when it can be confirmed (24 hours); then what it found of the person is dropped (status expired). */
+                            expiresAt: number;
+                        };
+                    };
+                };
+            };
+            /** @description A name the preview did not offer or offered as shared, names not a list of strings, an unknown field, or erasureId too long */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API key missing, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks api:write, or the person who created it is not one of the workspace's owners now (a key acts as its creator; checked on every request) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such erasure in this workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not a finished preview: still being prepared, confirmed already, not a dry run, or expired */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body over 4096 bytes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not JSON */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
