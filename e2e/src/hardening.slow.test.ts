@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { createApiKey } from '@loupe/api-keys';
 import { createPrismaClient } from '@loupe/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { controlledPostgres, demoFrom, serviceOn, type ControlledPostgres, type Demo } from './cluster';
-import type { Started } from './process';
+import { admin, type Started } from './process';
+import { WebPerson } from './web-person';
 
 // Issue 41's findings reproduced against the real `npm start` process with its default limits, as the
 // audit reproduced them: each must now leave every other client's answers as they would be alone.
@@ -32,7 +34,7 @@ async function loops<T>(n: number, until: () => boolean, loop: (i: number) => Pr
   return out;
 }
 
-describe('issue 41: hostile values beside other tenants', () => {
+describe('issue 41, against npm start', () => {
   it('a client_id with a NUL character, sent 20 at a time from one address, fails none of another client\'s requests, and its address is limited within its minute', async () => {
     const db = createPrismaClient(pg.pool);
     const keys = await Promise.all(Array.from({ length: 4 }, async (_, i) =>
@@ -144,5 +146,80 @@ describe('issue 41: hostile values beside other tenants', () => {
     expect(served.filter((v) => !v.ok)).toEqual([]);
     // Each hostile request is refused for what it carries (or limited: a key's hour, an address's minute), never a 500.
     expect(attacked.filter((a) => !a.refused && a.status !== 429)).toEqual([]);
+  });
+
+  it('the diff page of two 1 MB versions of 100,000 distinct lines answers within 2 s, /healthz under 100 ms throughout', async () => {
+    const db = createPrismaClient(pg.pool);
+    const key = (await createApiKey(db, { workspaceId: demo.workspaceId, name: 'notes', permissions: ['mcp:read', 'mcp:write'], defaultProductId: demo.productId, servicePrefix: 'loupe_' })).key;
+    const call = async (name: string, args: Record<string, unknown>) => (await (await fetch(`${service.url}/api/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': key, 'x-forwarded-for': '198.51.100.120' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+    })).json()) as { result: { isError?: boolean; structuredContent: { id: string; version: number } } };
+    const lines = (tag: string) => Array.from({ length: 100_000 }, (_, i) => `${tag}${String(i).padStart(6, '0')}`).join('\n').slice(0, 1024 * 1024);
+    const created = await call('create_shaping_note', { product_id: demo.productId, title: 'Two big versions', content: lines('a') });
+    expect(created.result.isError).not.toBe(true);
+    const noteId = created.result.structuredContent.id;
+    expect((await call('update_shaping_note', { note_id: noteId, content: lines('b') })).result.isError).not.toBe(true);
+    await admin(pg.url, 'member', 'add', '--workspace', demo.workspaceId, '--email', 'notes41@acme.test', '--role', 'member');
+    const person = new WebPerson(service.url, pg.pool, 'notes41@acme.test', '198.51.100.121');
+    await person.signInToAccount();
+
+    let probing = true;
+    const health: number[] = [];
+    const prober = (async () => {
+      while (probing) {
+        const at = performance.now();
+        await (await fetch(`${service.url}/healthz`)).arrayBuffer();
+        health.push(performance.now() - at);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    })();
+    await new Promise((r) => setTimeout(r, 200));
+    const at = performance.now();
+    const res = await person.get(`/account/w/${demo.workspaceId}/notes/${noteId}/diff?from=1&to=2`);
+    const html = await res.text();
+    const ms = performance.now() - at;
+    await new Promise((r) => setTimeout(r, 200));
+    probing = false;
+    await prober;
+    const slowest = Math.max(...health);
+    console.log(`diff page of two 1 MB versions against npm start: ${res.status} in ${ms.toFixed(0)} ms; /healthz probed ${health.length} times, slowest ${slowest.toFixed(1)} ms`);
+    expect(res.status).toBe(200);
+    expect(html).toContain('These two versions are too different to compare line by line.');
+    expect(ms).toBeLessThan(2_000);
+    expect(slowest).toBeLessThan(100);
+  });
+
+  it('a 100-message batch under 2025-06-18 gets a JSON-RPC error and runs nothing; under 2025-03-26 each message counts against the key', async () => {
+    const db = createPrismaClient(pg.pool);
+    const key = (await createApiKey(db, { workspaceId: demo.workspaceId, name: 'batches', permissions: ['mcp:read'], defaultProductId: demo.productId, servicePrefix: 'loupe_' })).key;
+    const batch = (n: number) => Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'get_products', arguments: {} } }));
+    const post = (version: string, body: unknown) => fetch(`${service.url}/api/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': key, 'mcp-protocol-version': version, 'x-forwarded-for': '198.51.100.130' },
+      body: JSON.stringify(body),
+    });
+    // The key's hourly count, as the service keeps it (libs/http counters: mcp-key:<sha256 of the key>).
+    const counter = `mcp-key:${createHash('sha256').update(key).digest('base64url')}`;
+    const counted = async () => (await pg.pool.query<{ n: number }>('SELECT coalesce(sum(count), 0)::int AS n FROM rate_limit_counters WHERE key = $1', [counter])).rows[0]!.n;
+    await (await post('2025-06-18', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_products', arguments: {} } })).arrayBuffer();
+    const before = await counted();
+    const charged = async () => (await pg.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM credit_ledger WHERE workspace_id = $1 AND kind = 'charge'", [demo.workspaceId])).rows[0]!.n;
+    const chargesBefore = await charged();
+    const refused = await post('2025-06-18', batch(100));
+    const body = (await refused.json()) as { error: { code: number; message: string }; id: null };
+    expect([refused.status, body.error.code, body.id]).toEqual([400, -32600, null]);
+    expect(body.error.message).toMatch(/batches are not supported in protocol version 2025-06-18/);
+    const after = await counted();
+    const chargesAfter = await charged();
+    const allowed = await post('2025-03-26', batch(20));
+    const answers = (await allowed.json()) as Array<{ id: number; result?: unknown }>;
+    const last = await counted();
+    console.log(`the key's count: ${before} → ${after} after a refused batch of 100 (charges ${chargesBefore} → ${chargesAfter}) → ${last} after a batch of 20 under 2025-03-26`);
+    expect(after - before).toBe(1); // the refused batch counts as one request
+    expect(chargesAfter).toBe(chargesBefore); // and nothing in it ran
+    expect(answers.filter((a) => a.result !== undefined)).toHaveLength(20);
+    expect(last - after).toBe(20); // each message of the batch
   });
 });
