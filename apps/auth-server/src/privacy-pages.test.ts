@@ -45,7 +45,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function workspace() {
+async function workspace(options: { sharedLabel?: boolean } = {}) {
   const ws = newId('ws');
   const prod = `prod_${ws}`;
   await h.pool.query('INSERT INTO workspaces (id, name) VALUES ($1, $2)', [ws, 'Acme']);
@@ -70,13 +70,26 @@ async function workspace() {
   const { sourceId } = await createSourceFromRecord(h.pool, {
     id: rec, workspaceId: ws, productId: prod, projectIds: [], type: 'call_transcription', nature: 'evidence', eventAt: new Date(), data, participants, tags: [], threadId: null,
   });
+  if (options.sharedLabel) {
+    // a support call where Ana's entry is labelled "Customer", and Carla's call under the same label
+    for (const [i, entry, words] of [[1, { id: 'p-ana', name: 'Customer', email: 'ana.planted@globex.test' }, 'The heron export times out.'], [2, { id: 'p-carla', name: 'Customer' }, 'Carla likes the dashboards.']] as const) {
+      const id = newId('rec');
+      const d = { title: 'Support call', transcript: [{ speaker: 'Customer', text: words }] };
+      await h.pool.query(
+        `INSERT INTO records (id, workspace_id, batch_id, position, dedup_key, type, nature, product_id, project_ids, event_at, vendor_ids, participants, data)
+         VALUES ($1, $2, $3, $4, $1, 'call', 'evidence', $5, '{}', now(), '{}', $6, $7::json)`,
+        [id, ws, batch, i, prod, JSON.stringify([entry]), JSON.stringify(d)],
+      );
+      await createSourceFromRecord(h.pool, { id, workspaceId: ws, productId: prod, projectIds: [], type: 'call', nature: 'evidence', eventAt: new Date(), data: d, participants: [entry], tags: [], threadId: null });
+    }
+  }
   return { ws, src: sourceId };
 }
 
 const url = (ws: string) => `/account/w/${ws}/privacy`;
 
 describe('the Privacy page', () => {
-  it('members see and are refused; the owner confirms an erasure, follows it and lifts the suppression; nothing names the person', async () => {
+  it('members see and are refused; the owner previews an erasure, ticks the name it offers, confirms, follows it and lifts the suppression; nothing names the person', async () => {
     const { ws, src } = await workspace();
     const memberPage = await (await member.get(url(ws))).text();
     expect(memberPage).toContain('Only owners can erase a person');
@@ -84,21 +97,25 @@ describe('the Privacy page', () => {
     expect((await member.post(`${url(ws)}/erasures`, { _csrf: csrfOf(memberPage), email: 'ana.planted@globex.test', confirm: 'yes' })).status).toBe(403);
 
     let page = await (await owner.get(url(ws))).text();
-    expect(page).toContain('Erase this person');
-    expect((await owner.post(`${url(ws)}/erasures`, { email: 'ana.planted@globex.test', confirm: 'yes' })).status).toBe(403); // no CSRF token
-    const unconfirmed = await owner.post(`${url(ws)}/erasures`, { _csrf: csrfOf(page), email: 'ana.planted@globex.test' });
-    expect(unconfirmed.status).toBe(400);
-    expect(await unconfirmed.text()).toContain('Tick the box to confirm');
-    expect((await owner.post(`${url(ws)}/erasures`, { _csrf: csrfOf(page), email: 'not an address', confirm: 'yes' })).status).toBe(400);
+    expect(page).toContain('Preview the erasure');
+    expect((await owner.post(`${url(ws)}/erasures`, { email: 'ana.planted@globex.test' })).status).toBe(403); // no CSRF token
+    expect((await owner.post(`${url(ws)}/erasures`, { _csrf: csrfOf(page), email: 'not an address' })).status).toBe(400);
+    const short = await owner.post(`${url(ws)}/erasures`, { _csrf: csrfOf(page), participant_id: 'p1' });
+    expect(short.status).toBe(400);
+    expect(await short.text()).toContain('Participant id: must be at least 3 characters (this one has 2)');
     expect((await h.pool.query('SELECT 1 FROM erasure_requests WHERE workspace_id = $1', [ws])).rowCount).toBe(0);
 
-    const asked = await owner.post(`${url(ws)}/erasures`, { _csrf: csrfOf(page), email: 'Ana.Planted@globex.test', confirm: 'yes' });
+    // asking starts a dry run: nothing changes, no one is suppressed yet
+    const asked = await owner.post(`${url(ws)}/erasures`, { _csrf: csrfOf(page), email: 'Ana.Planted@globex.test' });
     expect(asked.status).toBe(303);
-    expect(asked.headers.get('location')).toBe(`${url(ws)}?done=erasing`);
-    page = await (await owner.get(`${url(ws)}?done=erasing`)).text();
-    expect(page).toContain('Erasure started');
+    const previewUrl = asked.headers.get('location')!;
+    expect(previewUrl).toMatch(new RegExp(`^${url(ws)}/erasures/era_\\w+$`));
+    expect(await (await owner.get(previewUrl)).text()).toContain('Preparing the preview');
+    expect((await member.get(previewUrl)).status).toBe(403);
+    page = await (await owner.get(url(ws))).text();
     expect(page).toContain('Queued');
-    expect(page).toContain('owner@privacy.test');
+    expect(page).toContain('See the preview');
+    expect((await h.pool.query('SELECT 1 FROM suppressions WHERE workspace_id = $1', [ws])).rowCount).toBe(0);
     // her signal, one that mentions her, an opportunity named after hers, and a shaping note quoting her
     const said = await addSignals(h.pool, { workspaceId: ws, sourceId: src, items: [
       { type: 'pain_point', title: 'Zebra report unusable', content: '"The zebra report is unusable."', whoSaidIt: 'Ana Planted', participantId: 'p-ana' },
@@ -115,6 +132,32 @@ describe('the Privacy page', () => {
     await updateShapingNote(h.pool, { workspaceId: ws, noteId: note.id, content: '# Export v2\n\nAsk ana.planted@globex.test again. Bob owns it.' }, systemClock);
     const { rows: [erasure] } = await h.pool.query<{ id: string; requested_by_user_id: string }>('SELECT id, requested_by_user_id FROM erasure_requests WHERE workspace_id = $1', [ws]);
     expect(erasure!.requested_by_user_id).toMatch(/^usr_/);
+    expect((await runErasure({ pool: h.pool, boss, storage, clock: systemClock }, ws, erasure!.id)).status).toBe('previewed');
+
+    // the preview: what would go, and her name offered (mentions in Bob's signal, the opportunity and the note)
+    page = await (await owner.get(previewUrl)).text();
+    expect(page).toContain('What would be erased');
+    expect(page).toMatch(/<td>Records?<\/td><td class="num">1<\/td>/);
+    expect(page).toContain('value="Ana Planted"');
+    expect(page).toContain('p-ana'); // the participant id found beside the address
+    const unconfirmed = await owner.post(`${previewUrl}/confirm`, { _csrf: csrfOf(page), names: 'Ana Planted' });
+    expect(unconfirmed.status).toBe(400);
+    const unconfirmedPage = await unconfirmed.text();
+    expect(unconfirmedPage).toContain('Tick the box to confirm');
+    expect(unconfirmedPage).toMatch(/value="Ana Planted" id="name-0" checked/);
+    const notOffered = await owner.post(`${previewUrl}/confirm`, { _csrf: csrfOf(page), names: 'Bob Keeper', confirm: 'yes' });
+    expect(notOffered.status).toBe(400);
+    expect(await notOffered.text()).toContain('names[0]: &quot;Bob Keeper&quot; was not offered by this preview');
+    expect((await member.post(`${previewUrl}/confirm`, { _csrf: csrfOf(memberPage), names: 'Ana Planted', confirm: 'yes' })).status).toBe(403);
+    const confirmed = await owner.post(`${previewUrl}/confirm`, { _csrf: csrfOf(page), names: 'Ana Planted', confirm: 'yes' });
+    expect(confirmed.status).toBe(303);
+    expect(confirmed.headers.get('location')).toBe(`${url(ws)}?done=erasing`);
+    page = await (await owner.get(`${url(ws)}?done=erasing`)).text();
+    expect(page).toContain('Erasure started');
+    expect(page).toContain('Queued');
+    expect(page).toContain('owner@privacy.test');
+    expect((await owner.post(`${previewUrl}/confirm`, { _csrf: csrfOf(page), confirm: 'yes' })).status).toBe(303); // confirmed already: back to Privacy
+    expect((await owner.get(previewUrl)).status).toBe(303);
 
     expect((await runErasure({ pool: h.pool, boss, storage, clock: systemClock }, ws, erasure!.id)).status).toBe('complete');
     page = await (await owner.get(url(ws))).text();
@@ -151,8 +194,8 @@ describe('the Privacy page', () => {
     expect((await owner.post(`${url(other.ws)}/suppressions/${sups[1]!.id}/lift`, { _csrf: csrfOf(page) })).status).toBe(404);
   });
 
-  it('in a browser: the form, a finished erasure and its suppressions, with no accessibility violations (screenshots)', async () => {
-    const { ws } = await workspace();
+  it('in a browser: the form, the preview (a shared label never offered), a finished erasure and its suppressions, with no accessibility violations (screenshots)', async () => {
+    const { ws } = await workspace({ sharedLabel: true });
     const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
     try {
       const host = new URL(h.url).hostname;
@@ -165,15 +208,28 @@ describe('the Privacy page', () => {
       expect(await accessibilityViolations(page)).toEqual([]);
       await saveScreenshot(page, 'privacy-empty');
       await page.getByLabel('Email').fill('ana.planted@globex.test');
-      // unticked, the server refuses and says why
+      await page.getByRole('button', { name: 'Preview the erasure' }).click();
+      await page.waitForURL(/\/privacy\/erasures\/era_\w+$/);
+      expect(await page.getByRole('status').textContent()).toContain('Preparing the preview');
+      const { rows: [erasure] } = await h.pool.query<{ id: string }>('SELECT id FROM erasure_requests WHERE workspace_id = $1', [ws]);
+      expect((await runErasure({ pool: h.pool, boss, storage, clock: systemClock }, ws, erasure!.id)).status).toBe('previewed');
+      await page.reload();
+      expect(await accessibilityViolations(page)).toEqual([]);
+      expect(await page.getByRole('checkbox', { name: /Customer/ }).count()).toBe(0); // shared with Carla: listed, never offered
+      expect(await page.getByText(/also carried by 1 other participant: never looked for/).count()).toBe(1);
+      await saveScreenshot(page, 'privacy-preview');
+      await page.getByRole('checkbox', { name: /Ana Planted/ }).check();
+      // unticked, the server refuses and says why, keeping the name ticked
       await page.getByRole('button', { name: 'Erase this person' }).click();
       await page.waitForLoadState();
       expect(await page.getByRole('alert').textContent()).toContain('Tick the box');
+      expect(await page.getByRole('checkbox', { name: /Ana Planted/ }).isChecked()).toBe(true);
       await page.getByLabel(/I understand this cannot be undone/).check();
       await page.getByRole('button', { name: 'Erase this person' }).click();
       await page.waitForURL(`${h.url}${url(ws)}?done=erasing`);
-      const { rows: [erasure] } = await h.pool.query<{ id: string }>('SELECT id FROM erasure_requests WHERE workspace_id = $1', [ws]);
       await runErasure({ pool: h.pool, boss, storage, clock: systemClock }, ws, erasure!.id);
+      // Carla's call under the same label is as it was
+      expect((await h.pool.query("SELECT 1 FROM source_segments g JOIN sources s ON s.id = g.source_id WHERE s.workspace_id = $1 AND g.speaker = 'Customer' AND g.text = 'Carla likes the dashboards.'", [ws])).rowCount).toBe(1);
       await page.goto(`${h.url}${url(ws)}`);
       expect(await page.getByRole('table', { name: /Who asked for an erasure/ }).textContent()).toContain('Complete');
       expect(await accessibilityViolations(page)).toEqual([]);

@@ -136,7 +136,7 @@ async function redactRecords(c: Client, x: Ctx): Promise<Step> {
     );
     attachments += files.length;
     if (x.dry) {
-      sample(x, 'record', r.id, before, next);
+      recordSample(x, r.id, before, next);
       continue;
     }
     await c.query(
@@ -164,6 +164,21 @@ async function redactRecords(c: Client, x: Ctx): Promise<Step> {
     );
   }
   return { cursor: ids.at(-1), counts: { records, attachments }, files: keys };
+}
+
+/** A record's sample: the first change in its content, or else the participant entries that go. */
+function recordSample(x: Ctx, id: string, before: ReturnType<typeof redactedRecord>, next: ReturnType<typeof redactedRecord>): void {
+  for (const k of ['data', 'pii', 'vendor_ids', 'thread_id', 'tags'] as const) {
+    const d = firstDifference(before[k], next[k], k);
+    if (d) {
+      addSample(x.state, { kind: 'record', id, ...d });
+      return;
+    }
+  }
+  const kept = Array.isArray(next.participants) ? next.participants : [];
+  const gone = Array.isArray(before.participants) ? before.participants.filter((p) => !kept.some((q) => same(p, q))) : [];
+  const text = JSON.stringify(gone);
+  addSample(x.state, { kind: 'record', id, field: 'participants', before: text.length > 160 ? `${text.slice(0, 160)}…` : text, after: '(removed)' });
 }
 
 /** The ILIKE pre-filter: the person, and in a dry run the names offered (to count what each would add). */

@@ -181,6 +181,12 @@ export function firstDifference(before: unknown, after: unknown, path: string): 
     const a = Object.entries(before);
     const b = Object.entries(after);
     if (a.length === b.length && a.every(([k], i) => b[i]![0] === k)) {
+      // an object erased whole (a turn they spoke): shown whole, "speaker: …, text: …"
+      const strings = a.filter(([, v]) => typeof v === 'string' && v);
+      if (strings.length >= 2 && strings.every(([k, v]) => after[k] !== v)) {
+        const show = (o: Record<string, unknown>) => Object.entries(o).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ');
+        return { field: path, ...excerpt(show(before), show(after)) };
+      }
       for (let i = 0; i < a.length; i++) {
         const d = firstDifference(a[i]![1], b[i]![1], path ? `${path}.${a[i]![0]}` : a[i]![0]);
         if (d) return d;
