@@ -1,8 +1,9 @@
 import {
-  ErasureInputError, listErasures, listSuppressions, liftSuppression, parseErasureInput, requestErasure, runErasure, type ErasureView,
+  confirmErasure, ErasureInputError, ErasureStateError, getErasure, listErasures, listSuppressions, liftSuppression, MIN_PARTICIPANT_ID_LENGTH, parseErasureInput,
+  requestErasure, runErasure, type ErasureView,
 } from '@loupe/erasure';
 import { systemClock } from '@loupe/http';
-import { createBoss, ensureQueues } from '@loupe/jobs';
+import { createBoss, ensureQueues, type Boss } from '@loupe/jobs';
 import type { Storage } from '@loupe/storage';
 import type pg from 'pg';
 
@@ -11,16 +12,21 @@ export class ErasureUsageError extends Error {
   override name = 'ErasureUsageError';
 }
 
-export const ERASURE_USAGE = `  person erase     --workspace <id> [--email <email>] [--participant <participant id>] [--run]
+export const ERASURE_USAGE = `  person erase     --workspace <id> [--email <email>] [--participant <participant id>] [--dry-run] [--run]
                    erases a person from the workspace (records, sources, signals, shaping notes, attachments;
-                   see the README) and suppresses them; the worker does it, or this command with --run
-  person erasures  --workspace <id>
-                   the workspace's erasure requests (the audit: who asked, when, progress), newest first
+                   see the README) and suppresses them; the worker does it, or this command with --run.
+                   A participant id has at least ${MIN_PARTICIPANT_ID_LENGTH} characters. --dry-run changes nothing: it shows what
+                   would be erased and the names found beside the email or id, to confirm with person confirm
+  person confirm   --workspace <id> --id <erasure id> [--use-name <name>]... [--run]
+                   erases as the dry run showed, also looking for each name given (one the preview offered, not shared)
+  person erasures  --workspace <id> [--id <erasure id>]
+                   the workspace's erasure requests (the audit: who asked, when, progress), newest first; with --id,
+                   one request and, of a dry run, its preview
   suppression list --workspace <id> [--lifted]
   suppression lift --workspace <id> --id <suppression id>
                    records naming a suppressed person are refused until the suppression is lifted`;
 
-type Flags = Record<string, string | boolean | undefined>;
+type Flags = Record<string, string | string[] | boolean | undefined>;
 
 function need(flags: Flags, name: string): string {
   const v = flags[name];
@@ -28,45 +34,111 @@ function need(flags: Flags, name: string): string {
   return v.trim();
 }
 
-const counts = (e: ErasureView) => Object.entries(e.counts).filter(([, n]) => n).map(([k, n]) => `${k} ${n}`).join(', ') || 'nothing yet';
+const counts = (e: ErasureView) => Object.entries(e.counts).filter(([, n]) => n).map(([k, n]) => `${k} ${n}`).join(', ') || (e.status === 'previewed' ? 'nothing' : 'nothing yet');
 const line = (e: ErasureView) =>
-  `${e.id}  ${e.createdAt.toISOString()}  by ${e.requestedBy}  (${e.subjectKind === 'email' ? 'email' : 'participant id'})  ${e.status}${e.status === 'running' ? ` [${e.phase}]` : ''}  ${counts(e)}`;
+  `${e.id}  ${e.createdAt.toISOString()}  by ${e.requestedBy}  (${e.subjectKind === 'email' ? 'email' : 'participant id'})  ${e.status}${e.dryRun ? ' (dry run)' : ''}` +
+  `${e.status === 'running' ? ` [${e.phase}]` : ''}  ${e.dryRun && e.status === 'previewed' ? `would erase: ${counts(e)}` : counts(e)}`;
+const others = (n: number) => `${n} other participant${n === 1 ? '' : 's'}`;
 
-/** `person erase`, `person erasures`, `suppression list`, `suppression lift`: returns the lines to print. */
+/** A dry run's preview, as lines: what would go, examples, what was found beside the email or id, and how to confirm. */
+function previewLines(e: ErasureView, workspaceId: string): string[] {
+  const p = e.preview;
+  if (!p) return e.dryRun && (e.status === 'queued' || e.status === 'running') ? ['The preview is being prepared: run this again in a moment.'] : [];
+  const out = [`What would be erased: ${counts(e)}`];
+  if (p.samples.length) {
+    out.push('Examples:');
+    for (const s of p.samples) out.push(`  ${s.kind} ${s.id}${s.field ? ` ${s.field}` : ''}`, `    before: ${s.before}`, `    after:  ${s.after ?? '(deleted)'}`);
+  }
+  if (p.identifiers.length) {
+    out.push('Also identified by:');
+    for (const i of p.identifiers) {
+      out.push(`  ${i.kind === 'email' ? 'email' : 'participant id'} ${i.value}  ${i.shared ? `shared with ${others(i.sharedWith)}: not used` : 'erased and suppressed too'}`);
+    }
+  }
+  out.push(p.names.length ? 'Names found beside them (looked for only when given with --use-name):' : 'No names found beside them.');
+  for (const n of p.names) {
+    out.push(`  ${JSON.stringify(n.name)}  ${n.shared ? `shared with ${others(n.sharedWith)}: never looked for` : `confirming it adds ${n.mentions ? `${n.mentions} more item${n.mentions === 1 ? '' : 's'}` : 'no more items'}`}`);
+  }
+  const offered = p.names.filter((n) => !n.shared).map((n) => ` --use-name ${JSON.stringify(n.name)}`).join('');
+  out.push(`Confirm by ${p.expiresAt.toISOString()}: npm run admin -- person confirm --workspace ${workspaceId} --id ${e.id}${offered ? ` [${offered.trim()}]` : ''} [--run]`);
+  return out;
+}
+
+function usageOf(error: unknown): never {
+  if (error instanceof ErasureInputError || error instanceof ErasureStateError) {
+    throw new ErasureUsageError(error.message.replace('"email" or "participant_id"', '--email or --participant').replace(/^participant_id/, '--participant')
+      .replace(/^email/, '--email').replace(/^dry_run/, '--dry-run').replace(/^names\[\d+\]/, '--use-name'));
+  }
+  throw error;
+}
+
+/** A job queue for the command's lifetime. */
+async function withBoss<T>(databaseUrl: string, fn: (boss: Boss) => Promise<T>): Promise<T> {
+  const boss = createBoss({ connectionString: databaseUrl, supervise: false, max: 1 });
+  await boss.start();
+  try {
+    await ensureQueues(boss);
+    return await fn(boss);
+  } finally {
+    await boss.stop({ graceful: false, close: true });
+  }
+}
+
+/** `person erase`, `person confirm`, `person erasures`, `suppression list`, `suppression lift`: returns the lines to print. */
 export async function erasureCommand(
-  command: 'person erase' | 'person erasures' | 'suppression list' | 'suppression lift', flags: Flags,
+  command: 'person erase' | 'person confirm' | 'person erasures' | 'suppression list' | 'suppression lift', flags: Flags,
   deps: { pool: pg.Pool; databaseUrl: string; storage: Storage },
 ): Promise<string[]> {
   const workspaceId = need(flags, 'workspace');
   const by = { label: 'admin CLI' };
+  const run = (boss: Boss, id: string) => runErasure({ pool: deps.pool, boss, storage: deps.storage, clock: systemClock }, workspaceId, id);
   switch (command) {
     case 'person erase': {
       let input;
       try {
-        input = parseErasureInput({ email: flags.email, participant_id: flags.participant });
+        input = parseErasureInput({ email: flags.email, participant_id: flags.participant, dry_run: flags['dry-run'] === true });
       } catch (error) {
-        if (error instanceof ErasureInputError) throw new ErasureUsageError(error.message.replace('"email" or "participant_id"', '--email or --participant').replace(/^participant_id/, '--participant').replace(/^email/, '--email'));
-        throw error;
+        usageOf(error);
       }
       const { rows } = await deps.pool.query('SELECT 1 FROM workspaces WHERE id = $1', [workspaceId]);
       if (!rows.length) throw new ErasureUsageError(`Workspace ${workspaceId} not found`);
-      const boss = createBoss({ connectionString: deps.databaseUrl, supervise: false, max: 1 });
-      await boss.start();
-      let erasure: ErasureView;
-      try {
-        await ensureQueues(boss);
-        erasure = await requestErasure(deps.pool, boss, { workspaceId, email: input.email, participantId: input.participantId, by, now: new Date() });
-        if (flags.run === true) {
-          // Here and now, slice after slice; the worker's job then finds it complete.
-          await runErasure({ pool: deps.pool, boss, storage: deps.storage, clock: systemClock }, workspaceId, erasure.id);
-        }
-      } finally {
-        await boss.stop({ graceful: false, close: true });
+      const erasure = await withBoss(deps.databaseUrl, async (boss) => {
+        const asked = await requestErasure(deps.pool, boss, { workspaceId, email: input.email, participantId: input.participantId, dryRun: input.dryRun, by, now: new Date() });
+        // Here and now, slice after slice; the worker's job then finds it done.
+        if (flags.run === true) await run(boss, asked.id);
+        return asked;
+      });
+      const after = (await getErasure(deps.pool, workspaceId, erasure.id)) ?? erasure;
+      if (input.dryRun) {
+        return [line(after), ...(flags.run === true ? previewLines(after, workspaceId)
+          : [`Dry run queued: the worker prepares the preview (npm run admin -- person erasures --workspace ${workspaceId} --id ${erasure.id} shows it). Nothing changes until it is confirmed.`])];
       }
-      const after = (await listErasures(deps.pool, workspaceId, 500)).find((e) => e.id === erasure.id) ?? erasure;
+      return [line(after), flags.run === true ? 'Erased. Records naming the person are refused until the suppression is lifted.' : 'Queued: the worker erases the person in the background (npm run admin -- person erasures to follow it).'];
+    }
+    case 'person confirm': {
+      const id = need(flags, 'id');
+      const raw = flags['use-name'];
+      const names = (Array.isArray(raw) ? raw : typeof raw === 'string' ? [raw] : []).map((n) => n.trim()).filter(Boolean);
+      const confirmed = await withBoss(deps.databaseUrl, async (boss) => {
+        let erasure;
+        try {
+          erasure = await confirmErasure(deps.pool, boss, { workspaceId, erasureId: id, names, by, now: new Date() });
+        } catch (error) {
+          usageOf(error);
+        }
+        if (!erasure) throw new ErasureUsageError(`Erasure ${id} not found in workspace ${workspaceId}`);
+        if (flags.run === true) await run(boss, erasure.id);
+        return erasure;
+      });
+      const after = (await getErasure(deps.pool, workspaceId, confirmed.id)) ?? confirmed;
       return [line(after), flags.run === true ? 'Erased. Records naming the person are refused until the suppression is lifted.' : 'Queued: the worker erases the person in the background (npm run admin -- person erasures to follow it).'];
     }
     case 'person erasures': {
+      if (typeof flags.id === 'string') {
+        const one = await getErasure(deps.pool, workspaceId, need(flags, 'id'));
+        if (!one) throw new ErasureUsageError(`Erasure ${flags.id} not found in workspace ${workspaceId}`);
+        return [line(one), ...previewLines(one, workspaceId)];
+      }
       const list = await listErasures(deps.pool, workspaceId, 500);
       return list.length ? list.map(line) : ['No erasure requests in this workspace'];
     }

@@ -83,11 +83,13 @@ const OPTIONS = {
   after: { type: 'string' },
   participant: { type: 'string' },
   run: { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
+  'use-name': { type: 'string', multiple: true },
   lifted: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-type Values = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'string' ? string : boolean };
+type Values = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K] extends { multiple: true } ? string[] : (typeof OPTIONS)[K]['type'] extends 'string' ? string : boolean };
 
 function need(values: Values, name: keyof Values): string {
   const v = values[name];
@@ -318,10 +320,11 @@ export async function runAdmin(
     case 'workspace retention':
       return lifecycleCommand(`${noun} ${verb}` as 'source delete', values as Record<string, string | undefined>, { pool: database.pool, storage: createLocalStorage(settings.dataDir ?? '.data') });
     case 'person erase':
+    case 'person confirm':
     case 'person erasures':
     case 'suppression list':
     case 'suppression lift':
-      return erasureCommand(`${noun} ${verb}` as 'person erase', values as Record<string, string | boolean | undefined>, {
+      return erasureCommand(`${noun} ${verb}` as 'person erase', values as Record<string, string | string[] | boolean | undefined>, {
         pool: database.pool, databaseUrl: database.url, storage: createLocalStorage(settings.dataDir ?? '.data'),
       });
     case 'third-party add':
