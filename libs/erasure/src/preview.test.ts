@@ -9,7 +9,7 @@ import { createBoss, ensureQueues, type Boss } from '@loupe/jobs';
 import { createShapingNote } from '@loupe/shaping';
 import { createLocalStorage, type Storage } from '@loupe/storage';
 import {
-  confirmErasure, ERASED, ErasureInputError, ErasureStateError, getErasure, listSuppressions, parseConfirmInput, parseErasureInput, PREVIEW_TTL_MS,
+  confirmErasure, ERASED, ErasureInputError, ErasureStateError, failErasure, getErasure, listSuppressions, parseConfirmInput, parseErasureInput, PREVIEW_TTL_MS,
   requestErasure, runErasure,
 } from './index';
 import { plantPerson, twoPeople, type Asked } from './test/people';
@@ -159,5 +159,20 @@ describe('property: erasing A, with every name the preview offers confirmed, nev
       expect((await runErasure(deps(), w.ws, view.id)).status).toBe('complete');
       expect(await snapshot(t.pool, theirs)).toBe(before);
     }), { numRuns: 30 });
+  });
+});
+
+describe('a dry run that fails', () => {
+  it('drops what it found (it changed nothing) and stays failed: asking again starts a new one', async () => {
+    const w = await workspace(t.pool);
+    await addRecord(t.pool, w, { participants: [{ id: 'p-ivy-1', name: 'Ivy Lee', email: 'ivy@lee.test' }], data: { transcript: [{ speaker: 'Ivy Lee', text: 'Hi.' }] } });
+    const dry = await requestErasure(t.pool, boss, { workspaceId: w.ws, email: 'ivy@lee.test', dryRun: true, by, now: new Date(clock.now()) });
+    await runErasure(deps(), w.ws, dry.id, { maxSlices: 2 });
+    await failErasure(t.pool, w.ws, dry.id, 'gave up after 11 attempts', new Date(clock.now()));
+    const { rows: [row] } = await t.pool.query('SELECT status, subject FROM erasure_requests WHERE id = $1', [dry.id]);
+    expect(row).toEqual({ status: 'failed', subject: null });
+    expect((await getErasure(t.pool, w.ws, dry.id))!).toMatchObject({ status: 'failed', dryRun: true, error: 'gave up after 11 attempts' });
+    expect((await runErasure(deps(), w.ws, dry.id)).status).toBe('failed');
+    expect(await listSuppressions(t.pool, w.ws)).toEqual([]);
   });
 });

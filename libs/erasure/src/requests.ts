@@ -75,8 +75,10 @@ type Row = {
   id: string; status: ErasureStatus; phase: string; subject_kind: SubjectKind; counts: ErasureCounts; requested_by: string; dry_run: boolean;
   requested_by_user_id: string | null; requested_by_key_id: string | null; error: string | null; created_at: Date; updated_at: Date; completed_at: Date | null;
 };
+// A dry run: said by its subject while it holds one; after, by its status (a failed erasure keeps its
+// subject to carry on, so a failed row without one is a dry run that failed: see failErasure).
 export const ERASURE_COLUMNS = `id, status, phase, subject_kind, counts, requested_by, requested_by_user_id, requested_by_key_id, error, created_at, updated_at, completed_at,
-  (status IN ('previewed', 'expired') OR coalesce((subject->>'dryRun')::boolean, false)) AS dry_run`;
+  (status IN ('previewed', 'expired') OR (status = 'failed' AND subject IS NULL) OR coalesce((subject->>'dryRun')::boolean, false)) AS dry_run`;
 export const erasureView = (r: Row): ErasureView => ({
   id: r.id, status: r.status, phase: r.phase, subjectKind: r.subject_kind, dryRun: r.dry_run, counts: r.counts, requestedBy: r.requested_by,
   requestedByUserId: r.requested_by_user_id, requestedByKeyId: r.requested_by_key_id, error: r.error,

@@ -670,6 +670,8 @@ export async function runErasure(deps: ErasureDeps, workspaceId: string, erasure
         await c.query(`UPDATE erasure_requests SET status = 'expired', subject = NULL, updated_at = $3 WHERE workspace_id = $1 AND id = $2`, [workspaceId, erasureId, now]);
         return { done: true, status: 'expired' };
       }
+      // a dry run that failed dropped what it held: asking again starts a new one
+      if (!row.subject && row.status === 'failed') return { done: true, status: 'failed' };
       if (!row.subject) {
         await c.query(`UPDATE erasure_requests SET status = 'complete', phase = 'done', cursor = '', updated_at = $3, completed_at = $3 WHERE workspace_id = $1 AND id = $2`, [workspaceId, erasureId, now]);
         return { done: true, status: 'complete' };
@@ -748,10 +750,16 @@ function runPhase(c: Client, phase: Phase, x: Ctx): Promise<Step> {
   }
 }
 
-/** Marks an erasure failed (its job is out of retries); the message names no data. It carries on when run again. */
+/**
+ * Marks an erasure failed (its job is out of retries); the message names no data. It carries on when
+ * run again, or when the person is asked to be erased again. A dry run that failed changed nothing and
+ * keeps nothing of the person: what it found is dropped (asking again starts a new one).
+ */
 export async function failErasure(pool: pg.Pool, workspaceId: string, erasureId: string, message: string, now: Date): Promise<void> {
   await pool.query(
-    `UPDATE erasure_requests SET status = 'failed', error = $3, updated_at = $4 WHERE workspace_id = $1 AND id = $2 AND status IN ('queued', 'running')`,
+    `UPDATE erasure_requests SET status = 'failed', error = $3, updated_at = $4,
+            subject = CASE WHEN coalesce((subject->>'dryRun')::boolean, false) THEN NULL ELSE subject END
+      WHERE workspace_id = $1 AND id = $2 AND status IN ('queued', 'running')`,
     [workspaceId, erasureId, message.slice(0, 500), now],
   );
 }
