@@ -50,7 +50,7 @@ describe('erasing a person under npm start', () => {
     }
   };
   const record = (email: string) => ({
-    _type: 'call_transcription', _schema_version: '1.0.0', _event_at: '2026-11-20T10:00:00Z', _vendor_ids: { gong: `call-${email}` },
+    _type: 'call_transcription', _schema_version: '1.0.0', _event_at: '2026-11-20T10:00:00Z', _vendor_ids: { gong: `call/${email}` },
     _product_id: productId, _project_ids: [projectId], _nature: 'evidence',
     _participants: [{ id: 'p-ana-7', role: 'external', name: 'Ana Planted', email }, { id: 'p-bob', role: 'internal', name: 'Bob Keeper' }],
     data: { title: 'Call with Globex', transcript: [

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { finalDownloadStatus, transitionDownloads, type DownloadStatus } from '@loupe/batches';
 import { withTransaction } from '@loupe/db';
-import { deleteSignals, SignalNotFoundError, subtitleOf } from '@loupe/evidence';
+import { deleteSignals, lockProduct, SignalNotFoundError, subtitleOf } from '@loupe/evidence';
 import type { Clock } from '@loupe/http';
 import { enqueue, QUEUES, type Boss } from '@loupe/jobs';
 import { deleteFiles } from '@loupe/lifecycle';
@@ -370,6 +370,9 @@ async function redactSignals(x: Ctx): Promise<Step> {
   const duplicates: string[] = [];
   if (mentions.length) {
     await withTransaction(pool, async (c) => {
+      // The products' clustering lock, as a re-clustering takes it to write: one that read these signals
+      // before they are redacted finds them changed and starts again, never writing their old words.
+      for (const productId of [...new Set(mentions.map((r) => r.product_id))].sort()) await lockProduct(c, x.workspaceId, productId);
       for (const r of mentions) {
         const next = redactedSignal(x.m, r);
         const hash = createHash('sha256').update(`${r.type_id}\n${normalise(next.content)}`).digest('hex');

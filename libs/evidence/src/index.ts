@@ -3,7 +3,7 @@ export { BUILT_IN_SIGNAL_TYPES, createSignalType, ensureSignalTypes, listSignalT
 export { addSignals, getSignal, updateSignalsWith, type SignalChangeFields, listSignalsOfProduct, listSignalsOfSource, updateSignals, type NewSignal, type SignalUpdate, type SignalView } from './signals';
 export { companyOf } from './companies';
 export {
-  DRIFT_SHARE, getOpportunity, SETTLE_MAX, listOpportunities, OPPORTUNITY_THRESHOLD, SMALL_PRODUCT, subtitleOf, updateOpportunities,
+  DRIFT_SHARE, getOpportunity, SETTLE_MAX, listOpportunities, lockProduct, OPPORTUNITY_THRESHOLD, SMALL_PRODUCT, subtitleOf, updateOpportunities,
   type OpportunityDeps, type OpportunityRow, type UpdateOptions, type UpdateResult,
 } from './opportunities';
 export { deleteSignals, editSignal, listSignalChanges, moveSignals, OpportunityNotFoundError, removeSignalsOfSources, SIGNAL_ACTIONS, type Reviewer, type SignalAction, type SignalChangeView } from './review';
