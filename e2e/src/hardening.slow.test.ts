@@ -222,4 +222,53 @@ describe('issue 41, against npm start', () => {
     expect(answers.filter((a) => a.result !== undefined)).toHaveLength(20);
     expect(last - after).toBe(20); // each message of the batch
   });
+
+  it('erasing cust-1 leaves cust-2\'s call exactly as it was, though both are "Customer"; a one-character id is refused', async () => {
+    const db = createPrismaClient(pg.pool);
+    const key = (await createApiKey(db, { workspaceId: demo.workspaceId, name: 'privacy', permissions: ['api:read', 'api:write'], defaultProductId: demo.productId, servicePrefix: 'loupe_' })).key;
+    const api = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${service.url}${path}`, {
+        method, headers: { 'x-api-key': key, 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.140' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const until = async (what: string, check: () => Promise<boolean>) => {
+      for (const deadline = Date.now() + 90_000; !(await check());) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    };
+    const call = (id: string, text: string) => ({
+      _type: 'call_transcription', _schema_version: '1.0.0', _event_at: '2026-11-20T10:00:00Z', _vendor_ids: { gong: `call41-${id}` },
+      _product_id: demo.productId, _project_ids: [demo.projectId], _nature: 'evidence',
+      _participants: [{ id, name: 'Customer', role: 'external' }],
+      data: { title: 'Support call', transcript: [{ speaker: 'Customer', text }] },
+    });
+    const sent = await api('POST', '/api/v1/ingest', [call('cust-1', 'My invoices never arrive by email.'), call('cust-2', 'The mobile app logs me out every morning.')]);
+    expect(sent.status).toBe(202);
+    await until('both sources', async () => (await pg.pool.query("SELECT 1 FROM sources s JOIN records r ON r.id = s.record_id WHERE r.batch_id = $1", [sent.body.batchId])).rowCount === 2);
+    // Everything stored of cust-2's call: the record, its source and the source's segments.
+    const snapshot = async (participant: string) => (await pg.pool.query<{ j: string }>(
+      `SELECT json_build_object('record', json_build_object('data', r.data, 'participants', r.participants, 'vendor_ids', r.vendor_ids),
+                                'source', json_build_object('title', s.title, 'participants', s.participants),
+                                'segments', (SELECT json_agg(json_build_object('speaker', g.speaker, 'text', g.text) ORDER BY g.position) FROM source_segments g WHERE g.source_id = s.id))::text AS j
+         FROM records r JOIN sources s ON s.record_id = r.id WHERE r.batch_id = $1 AND r.participants @> $2::jsonb`,
+      [sent.body.batchId, JSON.stringify([{ id: participant }])])).rows[0]?.j;
+    const before = await snapshot('cust-2');
+    expect(before).toContain('The mobile app logs me out every morning.');
+
+    const short = await api('POST', '/api/v1/erasures', { participant_id: '7' });
+    expect(short.status).toBe(400);
+    expect(short.body.message).toMatch(/^participant_id: must be at least 3 characters/);
+
+    const asked = await api('POST', '/api/v1/erasures', { participant_id: 'cust-1' });
+    expect(asked.status).toBe(202);
+    await until('the erasure to complete', async () => (await api('GET', `/api/v1/erasures/${asked.body.id}`)).body.status === 'complete');
+    expect(await snapshot('cust-2')).toBe(before);
+    const { rows: [erased] } = await pg.pool.query<{ text: string }>(
+      "SELECT string_agg(g.speaker || ': ' || g.text, ' | ') AS text FROM source_segments g JOIN sources s ON s.id = g.source_id JOIN records r ON r.id = s.record_id WHERE r.batch_id = $1 AND r.vendor_ids->>'gong' = 'call41-cust-1'",
+      [sent.body.batchId]);
+    console.log(`after erasing cust-1: its call reads "${erased!.text}"; cust-2's call is unchanged`);
+    expect(erased!.text).toBe('[erased]: [erased]');
+  });
 });
