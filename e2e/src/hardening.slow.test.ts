@@ -271,4 +271,38 @@ describe('issue 41, against npm start', () => {
     console.log(`after erasing cust-1: its call reads "${erased!.text}"; cust-2's call is unchanged`);
     expect(erased!.text).toBe('[erased]: [erased]');
   });
+
+  it('a batch holding a call and its cancellation, and extreme offsets, are answered at once and cost nothing they did not run', async () => {
+    const db = createPrismaClient(pg.pool);
+    const key = (await createApiKey(db, { workspaceId: demo.workspaceId, name: 'cancel', permissions: ['mcp:read'], defaultProductId: demo.productId, servicePrefix: 'loupe_' })).key;
+    const post = (body: unknown) => fetch(`${service.url}/api/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': key, 'mcp-protocol-version': '2025-03-26', 'x-forwarded-for': '198.51.100.150' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const charged = async () => (await pg.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM credit_ledger WHERE workspace_id = $1 AND kind = 'charge'", [demo.workspaceId])).rows[0]!.n;
+    const call = (id: number, name: string, args: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+    const cancel = (requestId: number) => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'stopped' } });
+    const before = await charged();
+    let at = performance.now();
+    const both = await post([call(1, 'get_products', {}), call(2, 'get_products', {}), cancel(2)]);
+    const answers = (await both.json()) as Array<{ id: number }>;
+    const bothMs = performance.now() - at;
+    at = performance.now();
+    const alone = await post([call(3, 'get_products', {}), cancel(3)]);
+    await alone.arrayBuffer();
+    const aloneMs = performance.now() - at;
+    const after = await charged();
+    at = performance.now();
+    const deep = await post(call(4, 'find_sources', { query: 'export invoices', offset: 1e9 }));
+    const deepBody = (await deep.json()) as { result: { isError: boolean; content: Array<{ text: string }> } };
+    const deepMs = performance.now() - at;
+    console.log(`a call and another cancelled: ${both.status} in ${bothMs.toFixed(0)} ms; a call cancelled alone: ${alone.status} in ${aloneMs.toFixed(0)} ms; charges +${after - before}; find_sources offset 1e9: ${deepMs.toFixed(0)} ms`);
+    expect([both.status, answers.map((a) => a.id)]).toEqual([200, [1]]);
+    expect(alone.status).toBe(202);
+    expect(after - before).toBe(1); // only the call that ran
+    expect(deepBody.result.isError).toBe(true);
+    expect(deepBody.result.content[0]!.text).toMatch(/offset: must be at most 10,000/);
+  });
 });
