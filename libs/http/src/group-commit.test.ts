@@ -96,4 +96,16 @@ describe('StatementBatcher', () => {
     const { rows } = await t.pool.query<{ key: string; count: number }>("SELECT key, count FROM rate_limit_counters WHERE key LIKE 'ip:victim-%' ORDER BY key");
     expect(rows).toEqual([{ key: 'ip:victim-0', count: 3 }, { key: 'ip:victim-1', count: 2 }]);
   });
+
+  it('counts with a lookup (the credential statements): a looked-up value no statement can hold is refused alone, the others read their own rows', async () => {
+    const clock = { now: () => 1_700_000_100_000 };
+    const limiter = createRateLimiter(t.pool, { limit: 100, windowMs: 60_000, clock });
+    const LOOKUP = { name: 'test-lookup-word', select: "SELECT l.n, upper(l.param) AS shout FROM batch_requests($4::text[]) AS l(param, n) WHERE l.param IS NOT NULL" };
+    const ask = (param: string) => takeTogetherWith<{ shout: string }>(t.pool, [{ limiter, key: 'ip:lookup-victim' }], { query: LOOKUP, param });
+    const first = ask('first');
+    const settled = await Promise.allSettled(['a', 'b\u0000', 'c', 'x'.repeat(5000), 'd'].map(ask));
+    expect((await first).row?.shout).toBe('FIRST');
+    expect(settled.map((r) => (r.status === 'fulfilled' ? r.value.row?.shout : (r.reason as { status: number }).status))).toEqual(['A', 400, 'C', 400, 'D']);
+    expect(settled.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<{ decisions: { remaining: number }[] }>).value.decisions[0]!.remaining)).toEqual([98, 97, 96]);
+  });
 });
