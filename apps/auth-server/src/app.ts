@@ -10,6 +10,7 @@ import { createOAuthProvider, randomSecret, sharedSecret } from '@loupe/oauth';
 import type { SafeFetchSettings } from '@loupe/safe-fetch';
 import { accountPages } from './account';
 import { inboundMailWebhook, inboundReplyHandler } from './inbound-mail';
+import { frontDoor } from './front-door';
 import { identityProviderRoutes } from './identity-providers';
 import { interactionPages, type Mailer } from './interaction';
 import { oauthEndpoints } from './oauth-endpoints';
@@ -92,6 +93,10 @@ export function createAuthApp(deps: AuthAppDeps): Router {
   const providerHeaders = { http: securityHeaders(false), https: securityHeaders(true) };
   const headersFor = (req: Request, res: Response, next: NextFunction) => providerHeaders[deps.baseUrl().startsWith('https://') ? 'https' : 'http'](req, res, next);
   router.use(onProviderPaths(headersFor));
+  // The account pages and the front door: their own security headers (one script of ours, for the copy button).
+  const accountHeaders = { http: securityHeaders(false, { ownScripts: true }), https: securityHeaders(true, { ownScripts: true }) };
+  const pageHeaders = (req: Request, res: Response, next: NextFunction) => accountHeaders[deps.baseUrl().startsWith('https://') ? 'https' : 'http'](req, res, next);
+  router.use(frontDoor(deps.baseUrl, pageHeaders));
   router.use(onProviderPaths(cookieParser()));
   router.use('/oauth/assets', express.static(assetsDir, { maxAge: '1h', index: false, fallthrough: false }));
   router.use(oauthEndpoints(runtime));
@@ -101,9 +106,7 @@ export function createAuthApp(deps: AuthAppDeps): Router {
     router.use(inboundMailWebhook(handle, deps.replies.webhookSecret));
   }
   router.use('/auth/idp', headersFor, identityProviderRoutes(runtime, { providers: deps.identityProviders ?? [], log: deps.log, allowLoopback: deps.fetchSettings?.allowLoopback }));
-  // The account pages: their own security headers (one script of ours, for the copy button) and cookies.
-  const accountHeaders = { http: securityHeaders(false, { ownScripts: true }), https: securityHeaders(true, { ownScripts: true }) };
-  router.use('/account', (req, res, next) => accountHeaders[deps.baseUrl().startsWith('https://') ? 'https' : 'http'](req, res, next), cookieParser());
+  router.use('/account', pageHeaders, cookieParser());
   router.use(accountPages(runtime, { db: deps.db, mailer: deps.mailer, log: deps.log, identityProviders: deps.identityProviders ?? [], scheduleRecompute: deps.scheduleRecompute, boss: deps.boss, semanticSearch: deps.semanticSearch, storage: deps.storage }));
   router.use(onProviderPaths((req, res, next) => runtime().then((rt) => rt.handle(req, res), next)));
   return router;
