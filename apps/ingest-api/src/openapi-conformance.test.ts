@@ -111,4 +111,55 @@ describe('the published OpenAPI document', () => {
     }
     expect(count).toBeGreaterThan(20);
   });
+
+  it('says what the API is for, and tags every operation with a tag it declares', () => {
+    expect(doc.info.title).toBe('Loupe API');
+    for (const words of ['x-api-key', 'Rate limits', 'Retry-After', 'X-Request-Id', 'Idempotency-Key', `${h.base}/docs`]) expect(doc.info.description).toContain(words);
+    const declared = (doc.tags as Array<{ name: string; description: string }>).map((t) => t.name);
+    expect(declared).toEqual(['Ingestion', 'Batches', 'Export', 'Deletion', 'Privacy']);
+    const used = new Set<string>();
+    for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(methods)) {
+        expect(op.tags, `${method} ${path} has one declared tag`).toHaveLength(1);
+        expect(declared).toContain(op.tags[0]);
+        used.add(op.tags[0]);
+      }
+    }
+    expect([...used].sort()).toEqual([...declared].sort());
+  });
+
+  it('documents the response headers the answers really carry', async () => {
+    const documented = (path: string, method: string, status: number) =>
+      Object.keys(doc.paths[path][method].responses[String(status)].headers ?? {}).map((name) => {
+        expect(doc.components.headers[name], `${name} is described`).toBeDefined();
+        return name;
+      });
+    const carries = (r: { status: number; headers: Headers }, path: string, method: string, absent: string[] = []) => {
+      const names = documented(path, method, r.status);
+      for (const name of names.filter((n) => n !== 'Idempotent-Replayed')) expect(r.headers.get(name), `${method} ${path} ${r.status} carries ${name}`).not.toBeNull();
+      for (const name of absent) {
+        expect(names, `${method} ${path} ${r.status} does not document ${name}`).not.toContain(name);
+        expect(r.headers.get(name), `${method} ${path} ${r.status} does not carry ${name}`).toBeNull();
+      }
+      return names;
+    };
+    const ingest = '/api/v1/ingest';
+    const records = [rec(h.a)];
+    const accepted = await post(h.base, h.a.writeKey, records, { headers: { 'idempotency-key': 'k-headers' } });
+    expect(accepted.status).toBe(202);
+    expect(carries(accepted, ingest, 'post', ['Retry-After'])).toEqual(['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'Idempotent-Replayed']);
+    expect(Number(accepted.headers.get('x-ratelimit-limit'))).toBeGreaterThan(0);
+    const replayed = await post(h.base, h.a.writeKey, records, { headers: { 'idempotency-key': 'k-headers' } });
+    expect(replayed.status).toBe(202);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    carries(await post(h.base, undefined, [rec(h.a)]), ingest, 'post', ['X-RateLimit-Limit', 'X-RateLimit-Remaining']);
+    carries(await get(h.base, h.a.readKey, '/api/v1/ingest/batches'), '/api/v1/ingest/batches', 'get', ['Retry-After']);
+    carries(await get(h.base, h.a.readKey, '/api/v1/ingest/batches/bat_missing'), '/api/v1/ingest/batches/{batchId}', 'get');
+    const limited = await h.startApp({ rateLimiter: createRateLimiter(h.t.pool, { limit: 1, windowMs: 60_000, clock: { now: () => Date.now() } }) });
+    await get(limited, h.b.readKey, '/api/v1/ingest/batches');
+    const tooMany = await get(limited, h.b.readKey, '/api/v1/ingest/batches');
+    expect(tooMany.status).toBe(429);
+    expect(carries(tooMany, '/api/v1/ingest/batches', 'get')).toEqual(['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'Retry-After']);
+    expect(Number(tooMany.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
 });

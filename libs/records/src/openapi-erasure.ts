@@ -113,6 +113,7 @@ export function erasurePaths({ error, one, common, forbiddenWithRole }: Helpers)
     '/api/v1/erasures': {
       post: {
         operationId: 'requestErasure',
+        tags: ['Privacy'],
         summary: 'Erase a person from the workspace, in the background (needs api:write, and a key created by an owner)',
         description:
           'The person is who carries this email or participant id (compared exactly, case-insensitively), and the other address and id of the participant entries ' +
@@ -144,6 +145,7 @@ export function erasurePaths({ error, one, common, forbiddenWithRole }: Helpers)
       },
       get: {
         operationId: 'listErasures',
+        tags: ['Privacy'],
         summary: 'The workspace\'s erasure requests, newest first: who asked and when (the audit log)',
         responses: {
           '200': { description: 'Up to 100 requests', content: { 'application/json': { schema: { type: 'object', properties: { erasures: { type: 'array', items: erasure } }, required: ['erasures'], additionalProperties: false }, example: { erasures: [ERASURE_EXAMPLE] } } } },
@@ -154,6 +156,7 @@ export function erasurePaths({ error, one, common, forbiddenWithRole }: Helpers)
     '/api/v1/erasures/{erasureId}': {
       get: {
         operationId: 'getErasure',
+        tags: ['Privacy'],
         summary: 'An erasure\'s progress: status, phase and counts; of a finished dry run, its preview',
         parameters: [{ name: 'erasureId', in: 'path', required: true, schema: { type: 'string', maxLength: 128 } }],
         responses: {
@@ -170,6 +173,7 @@ export function erasurePaths({ error, one, common, forbiddenWithRole }: Helpers)
     '/api/v1/erasures/{erasureId}/confirm': {
       post: {
         operationId: 'confirmErasure',
+        tags: ['Privacy'],
         summary: 'Confirm a dry run: the same request erases the person, with the names you tick (needs api:write, and a key created by an owner)',
         description:
           'Only a request whose status is "previewed", within 24 hours. "names" are looked for too, as whole words in every text, and a speaker, sender or ' +
@@ -198,6 +202,7 @@ export function erasurePaths({ error, one, common, forbiddenWithRole }: Helpers)
     '/api/v1/suppressions': {
       get: {
         operationId: 'listSuppressions',
+        tags: ['Privacy'],
         summary: 'Active suppressions (with include=lifted, lifted ones too): people whose records are refused',
         parameters: [{ name: 'include', in: 'query', required: false, schema: { type: 'string', enum: ['lifted'] } }],
         responses: {
@@ -210,6 +215,7 @@ export function erasurePaths({ error, one, common, forbiddenWithRole }: Helpers)
     '/api/v1/suppressions/{suppressionId}': {
       delete: {
         operationId: 'liftSuppression',
+        tags: ['Privacy'],
         summary: 'Lift a suppression: records naming the person are accepted again (needs api:write, and a key created by an owner)',
         parameters: [{ name: 'suppressionId', in: 'path', required: true, schema: { type: 'string', maxLength: 128 } }],
         responses: {

@@ -98,6 +98,7 @@ function deletion(object: 'source' | 'record') {
   const id = object === 'source' ? 'src_01m84…' : 'rec_01m83…';
   return {
     operationId: object === 'source' ? 'deleteSource' : 'deleteRecord',
+    tags: ['Deletion'],
     summary: `Delete a ${object} and everything that hangs off it (needs api:write, and a key created by an owner or an admin)`,
     description:
       `Deletes the ${object} and the ${object === 'source' ? 'record it was built from' : 'source built from it'}: segments, search text, vector, attachments and their stored files, ` +
@@ -116,17 +117,89 @@ function deletion(object: 'source' | 'record') {
   };
 }
 
-/** OpenAPI 3.1 description of the three ingestion endpoints, generated from the zod schemas. */
+/** What the document is for, shown at the top of the API reference (CommonMark). */
+function apiDescription(baseUrl: string): string {
+  return [
+    'The HTTP API of Loupe, which collects what customers say (calls, emails, meeting notes, support conversations) as evidence for product teams ' +
+      'and serves it to their AI assistants over MCP (at `/api/mcp`, not described here). With it you **send records** (1 to 1,000 per request, ' +
+      'JSON or NDJSON, up to 5 MB), follow their **batches**, **export** everything a workspace holds, **delete** sources and records, and ' +
+      '**erase a person** and manage the suppressions that keep them out.',
+    '**Authentication.** Every endpoint takes an API key in the `x-api-key` header. Keys are created on the account pages ' +
+      `([${baseUrl}/account](${baseUrl}/account), API keys) and shown once. A key belongs to one workspace and holds permissions: \`api:write\` to send, ` +
+      'delete and erase, `api:read` to read and export (either lists batches and erasures). A key acts as the person who created it: deleting ' +
+      'needs that person to be an owner or an admin of the workspace, erasing an owner, checked on every request.',
+    '**Rate limits.** 10 requests per second per API key. Every answer to an authenticated request carries `X-RateLimit-Limit` and ' +
+      '`X-RateLimit-Remaining`; past the limit the answer is 429 `RATE_LIMITED` with `Retry-After` (seconds) and `retryAfter` in the body. ' +
+      'Each client IP address is also limited across the whole service (2,000 requests a minute unless the operator sets another figure); that ' +
+      '429 carries `Retry-After` and a body of its own (`msg`, `retryAfterSeconds`, `error: "rate_limit_exceeded"`).',
+    '**Errors.** An error answers `{"error": CODE, "message": …}` (the ErrorResponse schema): the code is stable, the message says what was ' +
+      'wrong and where, and ingestion lists each refused record with its index and code. A 503 means nothing was stored (the database is ' +
+      'unavailable, or the request collided with a concurrent one): retry after `Retry-After` seconds. Every answer carries `X-Request-Id` ' +
+      '(the one you sent, when it is 1 to 128 letters, digits or `_.:-`); a 500 names it, so quote it when you report one.',
+    '**Retries.** Send an `Idempotency-Key` with `POST /api/v1/ingest`: the same key with the same body replays the first answer ' +
+      '(with `Idempotent-Replayed: true`) instead of storing the records twice, the same key with another body is refused (422).',
+    `The interactive reference is at [${baseUrl}/docs](${baseUrl}/docs); the JSON Schema of one record is at ` +
+      `[${baseUrl}/api/v1/schemas/record.json](${baseUrl}/api/v1/schemas/record.json).`,
+  ].join('\n\n');
+}
+
+const TAGS = [
+  { name: 'Ingestion', description: 'Sending records: calls, emails, meeting notes and conversations, in batches of up to 1,000.' },
+  { name: 'Batches', description: 'What became of each request: status, counts and per-record errors.' },
+  { name: 'Export', description: 'Everything a workspace holds, as one resumable NDJSON stream.' },
+  { name: 'Deletion', description: 'Deleting a source or a record, with everything built from it.' },
+  { name: 'Privacy', description: 'Erasing a person (with a dry run to confirm first) and the suppressions that refuse their records afterwards.' },
+];
+
+/** Response headers, described once and referred to from every answer that carries them. */
+const HEADERS = {
+  'X-Request-Id': { description: 'The request\'s id: the X-Request-Id sent (1 to 128 of letters, digits, _ . : -) or a new UUID. Quote it when reporting an error.', schema: { type: 'string' } },
+  'X-RateLimit-Limit': { description: 'Requests allowed per second for this API key.', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Requests left for this API key in the current second.', schema: { type: 'integer', minimum: 0 } },
+  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } },
+  'Idempotent-Replayed': { description: '"true" when this is the stored answer of an earlier request with the same Idempotency-Key and body.', schema: { type: 'string', enum: ['true'] } },
+};
+const header = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
+
+/**
+ * The headers each answer carries, as the code sets them: X-Request-Id on every answer (libs/http requestContext);
+ * the key's X-RateLimit-* once the key is known and counted (so not on 401, nor on the 500 and 503 that can come
+ * before it); Retry-After on 429, 503 and the ingestion's 409; Idempotent-Replayed on a replayed 202.
+ */
+function withResponseHeaders(paths: Record<string, Record<string, { operationId: string; responses: Record<string, Record<string, unknown>> }>>) {
+  for (const operations of Object.values(paths)) {
+    for (const op of Object.values(operations)) {
+      for (const [status, response] of Object.entries(op.responses)) {
+        const headers: Record<string, unknown> = { 'X-Request-Id': header('X-Request-Id') };
+        if (!['401', '500', '503'].includes(status)) {
+          headers['X-RateLimit-Limit'] = header('X-RateLimit-Limit');
+          headers['X-RateLimit-Remaining'] = header('X-RateLimit-Remaining');
+        }
+        if (status === '429' || status === '503' || (status === '409' && op.operationId === 'submitRecords')) headers['Retry-After'] = header('Retry-After');
+        if (status === '202' && op.operationId === 'submitRecords') headers['Idempotent-Replayed'] = header('Idempotent-Replayed');
+        op.responses[status] = { ...response, headers };
+      }
+    }
+  }
+  return paths;
+}
+
+/**
+ * OpenAPI 3.1 description of the HTTP API (ingestion, batches, export, deletion, erasure and suppressions),
+ * generated from the zod schemas.
+ */
 export function openApiDocument(baseUrl: string): Record<string, unknown> {
   return {
     openapi: '3.1.0',
-    info: { title: 'Loupe Record Ingestion API', version: '1.0.0' },
+    info: { title: 'Loupe API', version: '1.0.0', description: apiDescription(baseUrl) },
     servers: [{ url: baseUrl }],
     security: [{ apiKey: [] }],
-    paths: {
+    tags: TAGS,
+    paths: withResponseHeaders({
       '/api/v1/ingest': {
         post: {
           operationId: 'submitRecords',
+          tags: ['Ingestion'],
           summary: 'Submit 1 to 1,000 records as one batch',
           parameters: [
             { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: LIMITS.idempotencyKeyLength } },
@@ -180,6 +253,7 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
       '/api/v1/ingest/batches': {
         get: {
           operationId: 'listBatches',
+          tags: ['Batches'],
           summary: 'List batches, newest first',
           parameters: [
             { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: LIMITS.pageSizeMax, default: LIMITS.pageSizeDefault } },
@@ -195,6 +269,7 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
       '/api/v1/ingest/batches/{batchId}': {
         get: {
           operationId: 'getBatch',
+          tags: ['Batches'],
           summary: 'Status and counters of one batch',
           parameters: [{ name: 'batchId', in: 'path', required: true, schema: { type: 'string', maxLength: LIMITS.batchIdLength } }],
           responses: {
@@ -208,6 +283,7 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
       '/api/v1/export': {
         get: {
           operationId: 'exportWorkspace',
+          tags: ['Export'],
           summary: 'Everything the workspace holds, as NDJSON (needs api:read)',
           description:
             'Streams one JSON object per line: every source (with its segments and attachments), then every signal, opportunity (with its signal ids) and shaping note ' +
@@ -232,9 +308,10 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
       '/api/v1/sources/{sourceId}': { delete: deletion('source') },
       '/api/v1/records/{recordId}': { delete: deletion('record') },
       ...erasurePaths({ error, one, common, forbiddenWithRole }),
-    },
+    } as Parameters<typeof withResponseHeaders>[0]),
     components: {
-      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
+      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'An API key of the workspace, created on the account pages (API keys).' } },
+      headers: HEADERS,
       schemas: components(),
     },
   };

@@ -337,7 +337,18 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The request's id: the X-Request-Id sent (1 to 128 of letters, digits, _ . : -) or a new UUID. Quote it when reporting an error. */
+        "X-Request-Id": string;
+        /** @description Requests allowed per second for this API key. */
+        "X-RateLimit-Limit": number;
+        /** @description Requests left for this API key in the current second. */
+        "X-RateLimit-Remaining": number;
+        /** @description Seconds to wait before retrying. */
+        "Retry-After": number;
+        /** @description "true" when this is the stored answer of an earlier request with the same Idempotency-Key and body. */
+        "Idempotent-Replayed": "true";
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -398,6 +409,10 @@ export interface operations {
             /** @description Records received; accepted ones are stored and will be processed */
             202: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -407,6 +422,9 @@ export interface operations {
             /** @description No record was accepted, or the request breaks a request rule; `errors` lists the records concerned */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -416,6 +434,7 @@ export interface operations {
             /** @description API key missing, unknown or revoked */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -425,6 +444,9 @@ export interface operations {
             /** @description The key lacks the permission this endpoint needs */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -434,6 +456,10 @@ export interface operations {
             /** @description A request with this Idempotency-Key is still in progress */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -443,6 +469,9 @@ export interface operations {
             /** @description Body larger than 5 MB */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -452,6 +481,9 @@ export interface operations {
             /** @description Content-Type is neither application/json nor application/x-ndjson */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -461,6 +493,9 @@ export interface operations {
             /** @description This Idempotency-Key was used with a different body */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -470,6 +505,10 @@ export interface operations {
             /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -479,6 +518,7 @@ export interface operations {
             /** @description Unexpected server error; retry */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -488,6 +528,8 @@ export interface operations {
             /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -511,6 +553,9 @@ export interface operations {
             /** @description One page */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -548,6 +593,9 @@ export interface operations {
             /** @description Bad limit or cursor */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -557,6 +605,7 @@ export interface operations {
             /** @description API key missing, unknown or revoked */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -566,6 +615,9 @@ export interface operations {
             /** @description The key lacks the permission this endpoint needs */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -575,6 +627,10 @@ export interface operations {
             /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -584,6 +640,7 @@ export interface operations {
             /** @description Unexpected server error; retry */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -593,6 +650,8 @@ export interface operations {
             /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -615,6 +674,9 @@ export interface operations {
             /** @description The batch */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -647,6 +709,9 @@ export interface operations {
             /** @description batchId longer than 128 characters */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -656,6 +721,7 @@ export interface operations {
             /** @description API key missing, unknown or revoked */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -665,6 +731,9 @@ export interface operations {
             /** @description The key lacks the permission this endpoint needs */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -674,6 +743,9 @@ export interface operations {
             /** @description No such batch in this workspace */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -683,6 +755,10 @@ export interface operations {
             /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -692,6 +768,7 @@ export interface operations {
             /** @description Unexpected server error; retry */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -701,6 +778,8 @@ export interface operations {
             /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -724,6 +803,9 @@ export interface operations {
             /** @description The export, streamed */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -737,6 +819,9 @@ export interface operations {
             /** @description A cursor that is not one */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -746,6 +831,7 @@ export interface operations {
             /** @description API key missing, unknown or revoked */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -755,6 +841,9 @@ export interface operations {
             /** @description The key lacks the permission this endpoint needs */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -764,6 +853,10 @@ export interface operations {
             /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -773,6 +866,7 @@ export interface operations {
             /** @description Unexpected server error; retry */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -782,6 +876,8 @@ export interface operations {
             /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -804,6 +900,9 @@ export interface operations {
             /** @description Deleted */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -821,6 +920,9 @@ export interface operations {
             /** @description sourceId longer than 128 characters */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -830,6 +932,7 @@ export interface operations {
             /** @description API key missing, unknown or revoked */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -839,6 +942,9 @@ export interface operations {
             /** @description The key lacks api:write, or the person who created it is not one of the workspace's owners and admins now (a key acts as its creator; checked on every request) */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -848,6 +954,9 @@ export interface operations {
             /** @description No such source in this workspace (never there, another workspace's, or already deleted) */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -857,6 +966,10 @@ export interface operations {
             /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -866,6 +979,7 @@ export interface operations {
             /** @description Unexpected server error; retry */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -875,6 +989,8 @@ export interface operations {
             /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -897,6 +1013,9 @@ export interface operations {
             /** @description Deleted */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -914,6 +1033,9 @@ export interface operations {
             /** @description recordId longer than 128 characters */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -923,6 +1045,7 @@ export interface operations {
             /** @description API key missing, unknown or revoked */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -932,6 +1055,9 @@ export interface operations {
             /** @description The key lacks api:write, or the person who created it is not one of the workspace's owners and admins now (a key acts as its creator; checked on every request) */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -941,6 +1067,9 @@ export interface operations {
             /** @description No such record in this workspace (never there, another workspace's, or already deleted) */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -950,6 +1079,10 @@ export interface operations {
             /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -959,6 +1092,7 @@ export interface operations {
             /** @description Unexpected server error; retry */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -968,6 +1102,8 @@ export interface operations {
             /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -988,6 +1124,9 @@ export interface operations {
             /** @description Up to 100 requests */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1100,6 +1239,7 @@ export interface operations {
             /** @description API key missing, unknown or revoked */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1109,6 +1249,9 @@ export interface operations {
             /** @description The key lacks the permission this endpoint needs */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1118,6 +1261,10 @@ export interface operations {
             /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1127,6 +1274,7 @@ export interface operations {
             /** @description Unexpected server error; retry */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1136,6 +1284,8 @@ export interface operations {
             /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1166,6 +1316,9 @@ export interface operations {
             /** @description Accepted: the request, queued (a dry run: dryRun true) */
             202: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1268,6 +1421,9 @@ export interface operations {
             /** @description Neither email nor participant_id, an invalid email, a participant id shorter than 3 characters, dry_run not a boolean, or an unknown field */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1277,6 +1433,7 @@ export interface operations {
             /** @description API key missing, unknown or revoked */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1286,6 +1443,9 @@ export interface operations {
             /** @description The key lacks api:write, or the person who created it is not one of the workspace's owners now (a key acts as its creator; checked on every request) */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1295,6 +1455,9 @@ export interface operations {
             /** @description Body over 4096 bytes */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1304,6 +1467,9 @@ export interface operations {
             /** @description Not JSON */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1313,6 +1479,10 @@ export interface operations {
             /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1322,6 +1492,7 @@ export interface operations {
             /** @description Unexpected server error; retry */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1331,6 +1502,8 @@ export interface operations {
             /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1353,6 +1526,9 @@ export interface operations {
             /** @description The request */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1442,6 +1618,9 @@ export interface operations {
             /** @description erasureId longer than 128 characters */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1451,6 +1630,7 @@ export interface operations {
             /** @description API key missing, unknown or revoked */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1460,6 +1640,9 @@ export interface operations {
             /** @description The key lacks the permission this endpoint needs */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1469,6 +1652,9 @@ export interface operations {
             /** @description No such erasure in this workspace */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1478,6 +1664,10 @@ export interface operations {
             /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1487,6 +1677,7 @@ export interface operations {
             /** @description Unexpected server error; retry */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1496,6 +1687,8 @@ export interface operations {
             /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1532,6 +1725,9 @@ export interface operations {
             /** @description Accepted: the erasure, queued */
             202: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1634,6 +1830,9 @@ export interface operations {
             /** @description A name the preview did not offer or offered as shared, names not a list of strings, an unknown field, or erasureId too long */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1643,6 +1842,7 @@ export interface operations {
             /** @description API key missing, unknown or revoked */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1652,6 +1852,9 @@ export interface operations {
             /** @description The key lacks api:write, or the person who created it is not one of the workspace's owners now (a key acts as its creator; checked on every request) */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1661,6 +1864,9 @@ export interface operations {
             /** @description No such erasure in this workspace */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1670,6 +1876,9 @@ export interface operations {
             /** @description Not a finished preview: still being prepared, confirmed already, not a dry run, or expired */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1679,6 +1888,9 @@ export interface operations {
             /** @description Body over 4096 bytes */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1688,6 +1900,9 @@ export interface operations {
             /** @description Not JSON */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1697,6 +1912,10 @@ export interface operations {
             /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1706,6 +1925,7 @@ export interface operations {
             /** @description Unexpected server error; retry */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1715,6 +1935,8 @@ export interface operations {
             /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1737,6 +1959,9 @@ export interface operations {
             /** @description Newest first; a suppression names its person only by a salted hash, never shown */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1770,6 +1995,9 @@ export interface operations {
             /** @description include other than lifted */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1779,6 +2007,7 @@ export interface operations {
             /** @description API key missing, unknown or revoked */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1788,6 +2017,9 @@ export interface operations {
             /** @description The key lacks the permission this endpoint needs */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1797,6 +2029,10 @@ export interface operations {
             /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1806,6 +2042,7 @@ export interface operations {
             /** @description Unexpected server error; retry */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1815,6 +2052,8 @@ export interface operations {
             /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1837,6 +2076,9 @@ export interface operations {
             /** @description Lifted (kept, with who lifted it) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1866,6 +2108,9 @@ export interface operations {
             /** @description suppressionId longer than 128 characters */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1875,6 +2120,7 @@ export interface operations {
             /** @description API key missing, unknown or revoked */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1884,6 +2130,9 @@ export interface operations {
             /** @description The key lacks api:write, or the person who created it is not one of the workspace's owners now (a key acts as its creator; checked on every request) */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1893,6 +2142,9 @@ export interface operations {
             /** @description No such active suppression in this workspace */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1902,6 +2154,10 @@ export interface operations {
             /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1911,6 +2167,7 @@ export interface operations {
             /** @description Unexpected server error; retry */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1920,6 +2177,8 @@ export interface operations {
             /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
