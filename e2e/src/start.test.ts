@@ -141,6 +141,19 @@ describe('npm start', () => {
     expect((await readFile(file, 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l))).toEqual(lines);
   });
 
+  it('answers / with the front page for a browser and with the addresses as JSON for curl', async () => {
+    const page = await fetch(`${first.url}/`, { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await page.text()).toContain(`claude mcp add --transport http loupe ${first.url}/api/mcp`);
+    for (const accept of ['*/*', 'application/json']) {
+      const res = await fetch(`${first.url}/`, { headers: { accept } });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ name: 'Loupe', mcp: `${first.url}/api/mcp`, openapi: `${first.url}/api/v1/openapi.json`, docs: `${first.url}/docs` });
+    }
+    expect((await fetch(`${first.url}/`, { method: 'HEAD', headers: { accept: 'text/html' } })).status).toBe(200);
+  });
+
   it('serves the API reference at /docs from its own host, rendered in Chromium with every endpoint', async () => {
     const browser = await launchChromium();
     try {
@@ -148,7 +161,9 @@ describe('npm start', () => {
       const outside: string[] = [];
       page.on('request', (r) => { if (!r.url().startsWith(first.url)) outside.push(r.url()); });
       await page.goto(`${first.url}/docs`);
-      await page.getByText('Loupe Record Ingestion API').first().waitFor();
+      await page.locator('.info .title', { hasText: 'Loupe API' }).first().waitFor();
+      await page.locator('.info', { hasText: 'Rate limits.' }).first().waitFor();
+      for (const tag of ['Ingestion', 'Batches', 'Export', 'Deletion', 'Privacy']) await page.locator('.opblock-tag', { hasText: tag }).first().waitFor();
       for (const op of ['/api/v1/ingest', '/api/v1/ingest/batches', '/api/v1/ingest/batches/{batchId}', '/api/v1/export']) {
         await expect(page.locator('.opblock-summary-path', { hasText: op }).first().isVisible()).resolves.toBe(true);
       }
