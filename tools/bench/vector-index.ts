@@ -9,7 +9,7 @@
  * theme new to a large workspace, which a partition built before it came serves least well. Earlier versions added random noise to
  * repeated texts instead; that noise was longer than the texts' own centred vectors (0.58 against 0.40)
  * and chose the exact 30 best by itself, which no text does. This is where the in-process index stops
- * paying and pgvector takes over (README, "Search": scaling path).
+ * paying and pgvector takes over (docs/architecture/search.md: scaling path).
  *
  *   npm run bench:vector-index      (BENCH_VECTORS=10000,100000,1000000)
  */

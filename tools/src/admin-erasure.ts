@@ -14,7 +14,7 @@ export class ErasureUsageError extends Error {
 
 export const ERASURE_USAGE = `  person erase     --workspace <id> [--email <email>] [--participant <participant id>] [--dry-run] [--run]
                    erases a person from the workspace (records, sources, signals, shaping notes, attachments;
-                   see the README) and suppresses them; the worker does it, or this command with --run.
+                   see docs/ingest/erasure.md) and suppresses them; the worker does it, or this command with --run.
                    A participant id has at least ${MIN_PARTICIPANT_ID_LENGTH} characters. --dry-run changes nothing: it shows what
                    would be erased and the names found beside the email or id, to confirm with person confirm
   person confirm   --workspace <id> --id <erasure id> [--use-name <name>]... [--run]

@@ -47,7 +47,7 @@ export function toBatchView(row: BatchRow): BatchView {
     view.attachmentDownloadFailed = row.attachment_download_failed;
     view.attachmentDownloadStatus = row.attachment_download_status;
   }
-  // Records deleted since: the counts above stay as received and processed (README "Deleting data").
+  // Records deleted since: the counts above stay as received and processed (docs/ingest/export-and-deletion.md).
   if (row.deleted_count > 0) view.deletedCount = row.deleted_count;
   return view;
 }

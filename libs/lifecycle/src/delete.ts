@@ -69,7 +69,7 @@ async function retryingDeadlocks<T>(run: () => Promise<T>, attempts = 3): Promis
 /**
  * Deletes sources and records of one workspace, all in one transaction; ids of other workspaces are
  * simply not found. Files are deleted from storage once the rows are gone (a crash in between leaves
- * files no row points to; see README "Deleting data").
+ * files no row points to; see docs/ingest/export-and-deletion.md).
  */
 export async function deleteEvidence(deps: LifecycleDeps, workspaceId: string, request: DeletionRequest): Promise<DeletionResult> {
   const sourceIds = [...new Set(request.sourceIds ?? [])];

@@ -249,7 +249,7 @@ describe('VectorIndex partition tree (large collections)', () => {
     }
     // Items of topic 3 written again with topic 20's vector move in the tree. Topic 20 is new to the
     // tree, so they land in whichever leaves are least unlike them (their own once a leaf splits):
-    // most are found, not all (README, "Search": a theme new to a large workspace).
+    // most are found, not all (docs/architecture/search.md: a theme new to a large workspace).
     const moved = make(0, 19 * 20, () => 20).filter((_, i) => i % 19 === 3);
     index.upsert(moved);
     const movedIds = new Set(moved.map((m) => m.id));

@@ -28,7 +28,7 @@ export async function withSearchSession<T>(db: Database, fn: (q: Queryable) => P
 }
 
 /**
- * Lexical search of a workspace's sources (issue 22); README "Search (find_sources)" has the whole story.
+ * Lexical search of a workspace's sources (issue 22); docs/architecture/search.md has the whole story.
  *
  * Candidates: sources whose document vector (`sources.search_doc`: title A + every segment) matches,
  * within the workspace and the filters, cut at a fixed number (the newest) before anything is ranked,

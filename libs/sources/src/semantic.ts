@@ -12,7 +12,7 @@ import type { SearchFilters } from './search';
  *    its semantics thread, filled on first use and kept fresh by reading the rows changed since it
  *    last read (at most REFRESH_MS old), in the order of the transactions that wrote them
  *    (`change_xid`, see Collection.after), so PostgreSQL stays the source of truth and every instance
- *    sees a write within about a second. README "Search (find_sources)" has the scaling path (pgvector).
+ *    sees a write within about a second. docs/architecture/search.md has the scaling path (pgvector).
  */
 
 type Queryable = Pick<pg.Pool, 'query'>;

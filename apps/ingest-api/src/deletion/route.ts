@@ -18,7 +18,7 @@ const NOUN = { source: 'Source', record: 'Record' } as const;
  * DELETE /api/v1/sources/{sourceId} and DELETE /api/v1/records/{recordId}: the source and the record it
  * was built from go together, with everything that hangs off them (libs/lifecycle). 200 with
  * `{id, object, deleted: true}` and the other half's id; deleting again, like an id of another
- * workspace, is a 404 (README "API decisions").
+ * workspace, is a 404 (docs/ingest/export-and-deletion.md).
  */
 export function deleteHandler(deps: DeletionDeps, object: 'source' | 'record'): RequestHandler {
   return async (req, res, next) => {
