@@ -1,66 +1,322 @@
 import path from 'node:path';
 import { z } from 'zod';
 
+/** The groups of the configuration reference (`npm run docs:config`), in the order it lists them. */
+export const variableGroups = {
+  server: 'Server',
+  database: 'Database and storage',
+  worker: 'Worker and jobs',
+  mail: 'Mail',
+  oauth: 'OAuth and tokens',
+  limits: 'Limits',
+  mcp: 'MCP',
+  identity: 'Identity providers',
+  metrics: 'Metrics',
+  cli: 'Command-line client',
+  node: 'Node.js',
+} as const;
+export type VariableGroup = keyof typeof variableGroups;
+
+/**
+ * What the configuration reference and `.env.example` say about one variable. `description` says what it does;
+ * `format` the values allowed where the schema alone says too little (patterns, URLs); `defaultText` the effective
+ * default where it is computed rather than a constant; `requiredWhen` when it must be set (absent: never).
+ */
+export interface VariableDoc {
+  description: string;
+  group: VariableGroup;
+  format?: string;
+  defaultText?: string;
+  requiredWhen?: string;
+}
+
+/** Attaches a variable's documentation to its schema (zod metadata, read back by the reference generator). */
+const doc = <T extends z.ZodType>(schema: T, meta: VariableDoc): T => schema.meta({ ...meta });
+
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
 /** Every environment variable the service reads, with the defaults of the embedded setup. */
 export const envSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  PUBLIC_BASE_URL: z.url().optional(),
-  DATABASE_URL: z.string().min(1).optional(),
-  DATA_DIR: z.string().min(1).default('.data'),
-  EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).optional(),
-  SERVICE_PREFIX: z
-    .string()
-    .regex(/^[a-z][a-z0-9]*_$/, 'lowercase letters and digits ending in "_"')
-    .default('loupe_'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  WORKER_ENABLED: bool.default(true),
-  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
-  DB_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(10),
-  FETCH_ALLOW_LOOPBACK: bool.default(false),
-  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(15000),
-  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30000),
-  JOB_HEARTBEAT_SECONDS: z.coerce.number().int().min(10).max(3600).default(30),
-  JOB_RETRY_BASE_SECONDS: z.coerce.number().int().min(0).max(3600).default(2),
-  SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'an smtp:// or smtps:// URL' }).optional(),
-  MAIL_FROM: z.string().min(1).default('Loupe <no-reply@loupe.localhost>'),
-  /** The domain of the per-connection reply addresses (revoke+<token>@<domain>); unset, confirmation mails carry none. */
-  MAIL_REPLY_DOMAIN: z.string().regex(/^[a-z0-9.-]+\.[a-z0-9-]+$|^localhost$/i, 'a mail domain such as replies.example.com').optional(),
-  /** Port of the built-in SMTP receiver for those replies; off when unset. */
-  INBOUND_SMTP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
-  INBOUND_SMTP_HOST: z.string().min(1).default('127.0.0.1'),
-  /** Shared secret of the inbound-mail webhook (POST /inbound/mail, Authorization: Bearer); off when unset. */
-  INBOUND_MAIL_SECRET: z.string().min(16, 'at least 16 characters').optional(),
-  /**
-   * Lifetime of OAuth access tokens. The spec's hour is the default and the ceiling (spec 5.7 rule 3: an
-   * access token lapses within an hour); shorter for operators who want it, and for tests of expiry.
-   */
-  ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(5).max(3600).default(3600),
-  /**
-   * Megabytes of MCP request bodies the process holds at once (read, not yet answered); past it a
-   * request is answered 503 with Retry-After. At least 80: one body may be 75 MB.
-   */
-  MCP_BODY_MEMORY_MB: z.coerce.number().int().min(80).default(200),
-  /** When set, GET /metrics asks for `Authorization: Bearer <METRICS_TOKEN>`. */
-  METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
-  /** Spec 8.1: requests per minute from one IP address over the whole service. Raised only for load tests. */
-  PER_IP_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(2000),
-  /**
-   * The proxies whose X-Forwarded-For is believed (express "trust proxy"): comma-separated addresses,
-   * CIDR ranges or the names loopback, linklocal, uniquelocal. Any other sender's header is ignored.
-   */
-  TRUSTED_PROXIES: z
-    .string()
-    .regex(/^\s*(loopback|linklocal|uniquelocal|[0-9a-fA-F:.]+(\/\d{1,3})?)(\s*,\s*(loopback|linklocal|uniquelocal|[0-9a-fA-F:.]+(\/\d{1,3})?))*\s*$/,
-      'comma-separated IP addresses, CIDR ranges, or loopback / linklocal / uniquelocal')
-    .default('loopback'),
+  PORT: doc(z.coerce.number().int().min(0).max(65535).default(8080), {
+    group: 'server',
+    description: 'HTTP port every app listens on (`npm start` serves all of them on this one port); `0` picks a free port.',
+  }),
+  HOST: doc(z.string().min(1).default('127.0.0.1'), {
+    group: 'server',
+    format: 'an address or host name',
+    description: 'Listening address. The default serves loopback only; `0.0.0.0` (or `::`) exposes the service.',
+  }),
+  PUBLIC_BASE_URL: doc(z.url().optional(), {
+    group: 'server',
+    format: 'an absolute URL (a trailing `/` is dropped)',
+    defaultText: 'the listening address, `http://localhost:<PORT>`',
+    requiredWhen: 'clients reach the service at another address than the listening one (a reverse proxy, TLS, a public host name)',
+    description: 'The address clients use: printed at start, and written into the OAuth metadata, the MCP URL, mail links and the OpenAPI document.',
+  }),
+  DATABASE_URL: doc(z.string().min(1).optional(), {
+    group: 'database',
+    format: 'a `postgres://` connection string',
+    defaultText: 'the embedded PostgreSQL in `DATA_DIR`',
+    requiredWhen: 'you run your own PostgreSQL (production, several instances)',
+    description: 'The PostgreSQL server to use instead of the embedded one. Migrations are applied at start.',
+  }),
+  DATA_DIR: doc(z.string().min(1).default('.data'), {
+    group: 'database',
+    format: 'a directory, relative to the working directory or absolute',
+    description: 'Where the embedded PostgreSQL cluster and the locally stored attachment files live.',
+  }),
+  EMBEDDED_PG_PORT: doc(z.coerce.number().int().min(1).max(65535).optional(), {
+    group: 'database',
+    defaultText: 'the last port used (kept in `DATA_DIR/postgres.port`), else `54329`, else any free port',
+    description: 'TCP port of the embedded PostgreSQL (loopback only), for other tools; the service itself connects through its Unix socket. Ignored with `DATABASE_URL`.',
+  }),
+  SERVICE_PREFIX: doc(
+    z
+      .string()
+      .regex(/^[a-z][a-z0-9]*_$/, 'lowercase letters and digits ending in "_"')
+      .default('loupe_'),
+    {
+      group: 'server',
+      format: 'lowercase letters and digits ending in `_`',
+      description: 'Prefix of the API keys and tokens the service issues (`loupe_sk_…`), so secret scanners can recognise them.',
+    },
+  ),
+  LOG_LEVEL: doc(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), {
+    group: 'server',
+    description: 'Level of the JSON logs (pino) written to standard output. No level logs a secret.',
+  }),
+  WORKER_ENABLED: doc(bool.default(true), {
+    group: 'worker',
+    description: 'Run the worker (batches, attachment downloads, source processing and the other jobs) inside this process; `false` when workers run as their own processes.',
+  }),
+  WORKER_CONCURRENCY: doc(z.coerce.number().int().min(1).max(64).default(4), {
+    group: 'worker',
+    description: 'Batch jobs one worker process handles at once, and as many attachment downloads besides.',
+  }),
+  DB_POOL_SIZE: doc(z.coerce.number().int().min(2).max(200).default(10), {
+    group: 'database',
+    description: 'PostgreSQL connections per process.',
+  }),
+  FETCH_ALLOW_LOOPBACK: doc(bool.default(false), {
+    group: 'server',
+    description: 'Let outbound fetches of user-supplied URLs (attachments, client metadata documents, third-party MCP servers) reach loopback addresses. Tests and local demos only.',
+  }),
+  SHUTDOWN_TIMEOUT_MS: doc(z.coerce.number().int().min(0).default(15000), {
+    group: 'server',
+    description: 'On SIGINT or SIGTERM, how long the service waits for in-flight requests and jobs before it stops.',
+  }),
+  REQUEST_TIMEOUT_MS: doc(z.coerce.number().int().min(100).default(30000), {
+    group: 'limits',
+    description: 'A request (headers and body) must arrive whole within this time; slower senders are answered 408 and cut off.',
+  }),
+  JOB_HEARTBEAT_SECONDS: doc(z.coerce.number().int().min(10).max(3600).default(30), {
+    group: 'worker',
+    description: 'A job whose worker died is retried this long after its last heartbeat.',
+  }),
+  JOB_RETRY_BASE_SECONDS: doc(z.coerce.number().int().min(0).max(3600).default(2), {
+    group: 'worker',
+    description: 'Delay before the first retry of a failed job or download; it doubles on each retry.',
+  }),
+  SMTP_URL: doc(z.url({ protocol: /^smtps?$/, error: 'an smtp:// or smtps:// URL' }).optional(), {
+    group: 'mail',
+    format: 'an `smtp://` or `smtps://` URL, credentials included (`smtp://user:password@host:587`)',
+    defaultText: 'the local outbox (`npm run admin -- mail list`)',
+    requiredWhen: 'mail (sign-in codes, invitations, confirmations) must reach real inboxes',
+    description: 'The SMTP server that delivers the mail the service sends.',
+  }),
+  MAIL_FROM: doc(z.string().min(1).default('Loupe <no-reply@loupe.localhost>'), {
+    group: 'mail',
+    format: 'a mail address, optionally with a name (`Acme <loupe@acme.example>`)',
+    description: 'The From header of the mail the service sends.',
+  }),
+  MAIL_REPLY_DOMAIN: doc(
+    z.string().regex(/^[a-z0-9.-]+\.[a-z0-9-]+$|^localhost$/i, 'a mail domain such as replies.example.com').optional(),
+    {
+      group: 'mail',
+      format: 'a mail domain such as `replies.example.com`',
+      requiredWhen: '`INBOUND_SMTP_PORT` or `INBOUND_MAIL_SECRET` is set',
+      description: 'Domain of the per-connection reply addresses (`revoke+<token>@<domain>`): replying to a confirmation mail revokes that connection. Unset, confirmation mails carry no reply address.',
+    },
+  ),
+  INBOUND_SMTP_PORT: doc(z.coerce.number().int().min(0).max(65535).optional(), {
+    group: 'mail',
+    defaultText: 'off',
+    description: 'Port of the built-in SMTP receiver of replies to confirmation mails (see `MAIL_REPLY_DOMAIN`).',
+  }),
+  INBOUND_SMTP_HOST: doc(z.string().min(1).default('127.0.0.1'), {
+    group: 'mail',
+    format: 'an address or host name',
+    description: 'Listening address of the built-in SMTP receiver (used only with `INBOUND_SMTP_PORT`).',
+  }),
+  INBOUND_MAIL_SECRET: doc(z.string().min(16, 'at least 16 characters').optional(), {
+    group: 'mail',
+    defaultText: 'off',
+    description: 'Shared secret of the inbound-mail webhook (`POST /inbound/mail`, `Authorization: Bearer <secret>`) for hosted inbound-mail services.',
+  }),
+  ACCESS_TOKEN_TTL_SECONDS: doc(z.coerce.number().int().min(5).max(3600).default(3600), {
+    group: 'oauth',
+    description: 'Lifetime of OAuth access tokens. An hour is the default and the ceiling; shorter makes clients refresh sooner.',
+  }),
+  MCP_BODY_MEMORY_MB: doc(z.coerce.number().int().min(80).default(200), {
+    group: 'mcp',
+    description: 'Megabytes of MCP request bodies one process holds at once (read, not yet answered); past it a request is answered 503 with `Retry-After`. At least 80: one body may be 75 MB.',
+  }),
+  METRICS_TOKEN: doc(z.string().min(16, 'at least 16 characters').optional(), {
+    group: 'metrics',
+    defaultText: 'none: `/metrics` is open to all',
+    requiredWhen: '`HOST` is not a loopback address and `/metrics` must not be public',
+    description: 'When set, `GET /metrics` asks for `Authorization: Bearer <METRICS_TOKEN>`.',
+  }),
+  PER_IP_LIMIT_PER_MINUTE: doc(z.coerce.number().int().min(1).default(2000), {
+    group: 'limits',
+    description: 'Requests per minute from one IP address over the whole service. Raised only for load tests.',
+  }),
+  TRUSTED_PROXIES: doc(
+    z
+      .string()
+      .regex(/^\s*(loopback|linklocal|uniquelocal|[0-9a-fA-F:.]+(\/\d{1,3})?)(\s*,\s*(loopback|linklocal|uniquelocal|[0-9a-fA-F:.]+(\/\d{1,3})?))*\s*$/,
+        'comma-separated IP addresses, CIDR ranges, or loopback / linklocal / uniquelocal')
+      .default('loopback'),
+    {
+      group: 'server',
+      format: 'comma-separated IP addresses, CIDR ranges, or `loopback`, `linklocal`, `uniquelocal`',
+      requiredWhen: 'a reverse proxy on another host forwards the requests',
+      description: 'The proxies whose `X-Forwarded-For` names the client (express "trust proxy"), for per-IP limits and logs. Any other sender\'s header is ignored.',
+    },
+  ),
 });
 
+/**
+ * The variables read apart from `envSchema`: the identity providers (their names depend on `OIDC_PROVIDERS`, so
+ * they are parsed by `identityProviders`), the command-line client's, and Node's own. `<ID>` marks a pattern.
+ */
+export const otherVariables: ReadonlyArray<VariableDoc & { name: string }> = [
+  {
+    name: 'OIDC_PROVIDERS',
+    group: 'identity',
+    format: 'comma-separated ids: a lowercase letter, then letters, digits or `-`, up to 32 each',
+    defaultText: 'no providers: sign-in by mailed code only',
+    description: 'OpenID Connect identity providers offered on the sign-in page ("Continue with …"), e.g. `google,okta`.',
+  },
+  {
+    name: 'OIDC_<ID>_ISSUER',
+    group: 'identity',
+    format: 'an `https://` URL (`http://` only for localhost), without query or fragment',
+    requiredWhen: '`OIDC_PROVIDERS` lists the id',
+    description: 'The provider\'s issuer; its `/.well-known/openid-configuration` is discovered. `<ID>` is the id upper-cased, `-` written `_` (`okta-dev` → `OIDC_OKTA_DEV_ISSUER`).',
+  },
+  {
+    name: 'OIDC_<ID>_CLIENT_ID',
+    group: 'identity',
+    requiredWhen: '`OIDC_PROVIDERS` lists the id',
+    description: 'Client id of the confidential web client registered at the provider.',
+  },
+  {
+    name: 'OIDC_<ID>_CLIENT_SECRET',
+    group: 'identity',
+    requiredWhen: '`OIDC_PROVIDERS` lists the id',
+    description: 'Client secret of that client.',
+  },
+  {
+    name: 'OIDC_<ID>_NAME',
+    group: 'identity',
+    defaultText: 'the id capitalised (`Google`)',
+    description: 'Name shown on the sign-in button.',
+  },
+  {
+    name: 'OIDC_<ID>_SCOPES',
+    group: 'identity',
+    format: 'scopes separated by spaces or commas; must include `openid`',
+    defaultText: '`openid email profile`',
+    description: 'Scopes requested from the provider.',
+  },
+  {
+    name: 'LOUPE_URL',
+    group: 'cli',
+    format: 'a URL',
+    defaultText: '`http://localhost:8080`',
+    description: 'Base URL the `npm run loupe` client talks to; `--url` overrides it.',
+  },
+  {
+    name: 'LOUPE_API_KEY',
+    group: 'cli',
+    requiredWhen: 'you run `npm run loupe` without `--key`',
+    description: 'API key of the `npm run loupe` client; never printed.',
+  },
+  {
+    name: 'NODE_EXTRA_CA_CERTS',
+    group: 'node',
+    format: 'a path to a PEM file',
+    requiredWhen: 'outbound `https` fetches must trust a private certificate authority',
+    description: 'Read by Node.js itself: certificate authorities trusted in addition to the system\'s. TLS verification is never turned off.',
+  },
+];
+
 export type Env = z.infer<typeof envSchema>;
+
+/** One variable as the configuration reference lists it: every cell already written out. */
+export interface DocumentedVariable {
+  name: string;
+  group: VariableGroup;
+  /** The default, in backticks when it is a literal value; undefined when there is none. */
+  default: string | undefined;
+  /** The values allowed. */
+  values: string;
+  /** When the variable must be set; undefined when never. */
+  requiredWhen: string | undefined;
+  description: string;
+}
+
+const valuesOf = (name: string, property: Record<string, unknown>, format: string | undefined): string => {
+  if (format) return format;
+  if (Array.isArray(property.enum)) return `one of ${property.enum.map((v) => `\`${String(v)}\``).join(', ')}`;
+  if (property.type === 'integer' || property.type === 'number') {
+    const min = typeof property.minimum === 'number' ? property.minimum : undefined;
+    const max = typeof property.maximum === 'number' && property.maximum < Number.MAX_SAFE_INTEGER ? property.maximum : undefined;
+    const kind = property.type === 'integer' ? 'an integer' : 'a number';
+    if (min !== undefined && max !== undefined) return `${kind}, ${min} to ${max}`;
+    if (min !== undefined) return `${kind}, at least ${min}`;
+    if (max !== undefined) return `${kind}, at most ${max}`;
+    return kind;
+  }
+  if (typeof property.minLength === 'number' && property.minLength > 1) return `text of at least ${property.minLength} characters`;
+  if (property.pattern || property.format) throw new Error(`${name}: give its format in words (doc({ format }))`);
+  return 'text';
+};
+
+/**
+ * Every variable of the configuration reference, in group order: those of `envSchema` (default and allowed values read
+ * from the schema itself, words from its metadata), then `otherVariables`. Throws when a variable has no documentation.
+ */
+export function documentedVariables(): DocumentedVariable[] {
+  const json = z.toJSONSchema(envSchema, { io: 'input', unrepresentable: 'any' }) as { properties: Record<string, Record<string, unknown>> };
+  const fromSchema = Object.entries(envSchema.shape).map(([name, field]): DocumentedVariable => {
+    const meta = z.globalRegistry.get(field) as Partial<VariableDoc> | undefined;
+    if (!meta?.description || !meta.group) throw new Error(`${name}: no description or group in envSchema (doc(schema, { group, description }))`);
+    const parsed = field.safeParse(undefined);
+    const literal = parsed.success && parsed.data !== undefined ? `\`${String(parsed.data)}\`` : undefined;
+    return {
+      name,
+      group: meta.group,
+      default: literal ?? meta.defaultText,
+      values: valuesOf(name, json.properties[name] ?? {}, meta.format),
+      requiredWhen: meta.requiredWhen,
+      description: meta.description,
+    };
+  });
+  const others = otherVariables.map((v): DocumentedVariable => ({
+    name: v.name,
+    group: v.group,
+    default: v.defaultText,
+    values: v.format ?? 'text',
+    requiredWhen: v.requiredWhen,
+    description: v.description,
+  }));
+  const order = Object.keys(variableGroups);
+  return [...fromSchema, ...others].sort((a, b) => order.indexOf(a.group) - order.indexOf(b.group));
+}
 
 export interface Config {
   port: number;
