@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { createSlots } from '@loupe/http';
 import { changedMiddle, diffMiddle, middleSize, type LineComparison } from './line-diff';
 
 /**
@@ -31,38 +32,8 @@ export type TextDiff = (before: string, after: string) => Promise<LineComparison
 
 const WORKER = new URL('./line-diff-worker.ts', import.meta.url);
 
-/** A counting semaphore whose waiters give up after `waitMs`. */
-function slots(size: number) {
-  let free = size;
-  const waiting: Array<() => void> = [];
-  return {
-    async take(waitMs: number): Promise<boolean> {
-      if (free > 0) {
-        free--;
-        return true;
-      }
-      return new Promise<boolean>((resolve) => {
-        const wake = () => {
-          clearTimeout(timer);
-          resolve(true);
-        };
-        const timer = setTimeout(() => {
-          waiting.splice(waiting.indexOf(wake), 1);
-          resolve(false);
-        }, waitMs);
-        waiting.push(wake);
-      });
-    },
-    give() {
-      const next = waiting.shift();
-      if (next) next();
-      else free++;
-    },
-  };
-}
-
 export function createTextDiff(limits: TextDiffLimits = TEXT_DIFF_LIMITS): TextDiff {
-  const pool = slots(limits.concurrent);
+  const pool = createSlots(limits.concurrent);
   const lineLimits = (timeoutMs: number) => ({ maxChangedLines: limits.maxChangedLines, timeoutMs });
 
   async function inWorker(before: string, after: string): Promise<LineComparison> {

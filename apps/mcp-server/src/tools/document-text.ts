@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { createSlots } from '@loupe/http';
 import { zipBombReason } from './zip-directory';
 
 export class UnreadableDocumentError extends Error {
@@ -36,36 +37,6 @@ const WORKER = new URL('./document-worker.mjs', import.meta.url);
 
 export type DocumentText = (bytes: Buffer, filename: string, mimeType?: string) => Promise<string>;
 
-/** A counting semaphore whose waiters give up after `waitMs`. */
-function slots(size: number) {
-  let free = size;
-  const waiting: Array<() => void> = [];
-  return {
-    async take(waitMs: number): Promise<boolean> {
-      if (free > 0) {
-        free--;
-        return true;
-      }
-      return new Promise<boolean>((resolve) => {
-        const wake = () => {
-          clearTimeout(timer);
-          resolve(true);
-        };
-        const timer = setTimeout(() => {
-          waiting.splice(waiting.indexOf(wake), 1);
-          resolve(false);
-        }, waitMs);
-        waiting.push(wake);
-      });
-    },
-    give() {
-      const next = waiting.shift();
-      if (next) next();
-      else free++;
-    },
-  };
-}
-
 type WorkerAnswer = { text: string | string[] } | { refused: string } | { failed: string };
 
 /**
@@ -75,7 +46,7 @@ type WorkerAnswer = { text: string | string[] } | { refused: string } | { failed
  * error, never the service its memory or its responsiveness.
  */
 export function createDocumentReader(limits: DocumentLimits = DOCUMENT_LIMITS): DocumentText {
-  const pool = slots(limits.concurrent);
+  const pool = createSlots(limits.concurrent);
 
   async function inWorker(kind: 'pdf' | 'docx', bytes: Buffer, filename: string): Promise<WorkerAnswer> {
     // One deadline for waiting and reading: a caller hears back within timeoutMs, however busy.
