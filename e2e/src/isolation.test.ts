@@ -112,7 +112,7 @@ beforeAll(async () => {
     admin('key', 'create', '--workspace', a.ws, '--name', `${MARK} read only`, '--permissions', 'mcp:read', '--product', a.product),
   ]);
   const lastLine = (out: string) => out.trim().split('\n').pop()!;
-  await admin('key', 'revoke', '--workspace', a.ws, '--key', /Created API key (\S+)/.exec(revoked)![1]!);
+  await admin('key', 'revoke', '--workspace', a.ws, '--id', /Created API key (\S+)/.exec(revoked)![1]!);
   cred['B key'] = { 'x-api-key': lastLine(keyB) };
   cred['revoked key'] = { 'x-api-key': lastLine(revoked) };
   cred['key without MCP'] = { 'x-api-key': lastLine(apiOnly) };

@@ -123,7 +123,7 @@ describe('MCP with the demo key', () => {
     expect((await other.callTool({ name: 'find_skills', arguments: {} })).isError).toBeFalsy();
     expect(await admin('credits', 'grant', '--workspace', fresh, '--amount', '2')).toContain('balance 2');
     expect((await other.callTool({ name: 'get_products', arguments: {} })).isError).toBeFalsy();
-    await admin('plan', 'set', '--name', 'Team', '--included', '1000', '--overage', 'yes');
+    await admin('plan', 'set', '--name', 'Team', '--included', '1000', '--overage', 'on');
     await admin('workspace', 'plan', '--workspace', fresh, '--plan', 'Team');
     for (let i = 0; i < 3; i++) expect((await other.callTool({ name: 'get_products', arguments: {} })).isError).toBeFalsy();
     const billed = await admin('credits', 'show', '--workspace', fresh);

@@ -1,30 +1,17 @@
 import {
-  confirmErasure, ErasureInputError, ErasureStateError, getErasure, listErasures, listSuppressions, liftSuppression, MIN_PARTICIPANT_ID_LENGTH, parseErasureInput,
+  confirmErasure, ErasureInputError, ErasureStateError, getErasure, listErasures, listSuppressions, liftSuppression, parseErasureInput,
   requestErasure, runErasure, type ErasureView,
 } from '@loupe/erasure';
 import { systemClock } from '@loupe/http';
 import { createBoss, ensureQueues, type Boss } from '@loupe/jobs';
 import type { Storage } from '@loupe/storage';
 import type pg from 'pg';
+import { noProgress, type Progress } from './cli/progress';
 
 /** A command given wrongly (missing flag, malformed value); the message says what to give. */
 export class ErasureUsageError extends Error {
   override name = 'ErasureUsageError';
 }
-
-export const ERASURE_USAGE = `  person erase     --workspace <id> [--email <email>] [--participant <participant id>] [--dry-run] [--run]
-                   erases a person from the workspace (records, sources, signals, shaping notes, attachments;
-                   see docs/ingest/erasure.md) and suppresses them; the worker does it, or this command with --run.
-                   A participant id has at least ${MIN_PARTICIPANT_ID_LENGTH} characters. --dry-run changes nothing: it shows what
-                   would be erased and the names found beside the email or id, to confirm with person confirm
-  person confirm   --workspace <id> --id <erasure id> [--use-name <name>]... [--run]
-                   erases as the dry run showed, also looking for each name given (one the preview offered, not shared)
-  person erasures  --workspace <id> [--id <erasure id>]
-                   the workspace's erasure requests (the audit: who asked, when, progress), newest first; with --id,
-                   one request and, of a dry run, its preview
-  suppression list --workspace <id> [--lifted]
-  suppression lift --workspace <id> --id <suppression id>
-                   records naming a suppressed person are refused until the suppression is lifted`;
 
 type Flags = Record<string, string | string[] | boolean | undefined>;
 
@@ -84,14 +71,32 @@ async function withBoss<T>(databaseUrl: string, fn: (boss: Boss) => Promise<T>):
   }
 }
 
+/**
+ * Runs an erasure here and now, slice after slice (the worker's job then finds it done), showing its phase and
+ * counts on the progress line after each slice.
+ */
+async function runHere(deps: { pool: pg.Pool; boss: Boss; storage: Storage; progress?: Progress }, workspaceId: string, id: string): Promise<void> {
+  const progress = deps.progress ?? noProgress;
+  try {
+    for (;;) {
+      const { status } = await runErasure({ pool: deps.pool, boss: deps.boss, storage: deps.storage, clock: systemClock }, workspaceId, id, { maxSlices: 1 });
+      if (status !== 'running') return;
+      const now = await getErasure(deps.pool, workspaceId, id);
+      if (now) progress.update(`Erasing ${id}: ${now.phase.replace(/_/g, ' ')} · ${counts(now)}`);
+    }
+  } finally {
+    progress.done();
+  }
+}
+
 /** `person erase`, `person confirm`, `person erasures`, `suppression list`, `suppression lift`: returns the lines to print. */
 export async function erasureCommand(
   command: 'person erase' | 'person confirm' | 'person erasures' | 'suppression list' | 'suppression lift', flags: Flags,
-  deps: { pool: pg.Pool; databaseUrl: string; storage: Storage },
+  deps: { pool: pg.Pool; databaseUrl: string; storage: Storage; progress?: Progress },
 ): Promise<string[]> {
   const workspaceId = need(flags, 'workspace');
   const by = { label: 'admin CLI' };
-  const run = (boss: Boss, id: string) => runErasure({ pool: deps.pool, boss, storage: deps.storage, clock: systemClock }, workspaceId, id);
+  const run = (boss: Boss, id: string) => runHere({ ...deps, boss }, workspaceId, id);
   switch (command) {
     case 'person erase': {
       let input;

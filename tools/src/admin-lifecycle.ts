@@ -7,14 +7,6 @@ export class LifecycleUsageError extends Error {
   override name = 'LifecycleUsageError';
 }
 
-export const LIFECYCLE_USAGE = `  source delete    --workspace <id> --id <source id>[,<source id>…]
-  record delete    --workspace <id> --id <record id>[,<record id>…]
-                   deletes sources and the records they were built from (either id), with their segments,
-                   attachments and files, vectors, signals and share of opportunities; credits stay charged
-  workspace retention --workspace <id> [--days <n>|off]
-                   shows, or sets (1 to ${RETENTION_MAX_DAYS} days, or off), how long sources are kept: the worker
-                   deletes those that occurred longer ago, hourly, in slices`;
-
 type Flags = Record<string, string | undefined>;
 
 function need(flags: Flags, name: string): string {

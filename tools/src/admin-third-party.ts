@@ -8,12 +8,6 @@ export class ThirdPartyUsageError extends Error {
   override name = 'ThirdPartyUsageError';
 }
 
-export const THIRD_PARTY_USAGE = `  third-party add    --workspace <id> --name <name> --url <https url> [--header "<Name>: <value>"]
-                     connects an MCP server; its tools are offered as <slug>__<tool> to keys with mcp:thirdparty
-                     (the slug comes from the name; the header value is stored encrypted and never shown)
-  third-party list   --workspace <id>
-  third-party remove --workspace <id> --id <server id>`;
-
 type Flags = Record<string, string | undefined>;
 
 function need(flags: Flags, name: string): string {

@@ -1,6 +1,5 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
-import { parseArgs } from 'node:util';
 import { ApiKeyError, createApiKey, listApiKeys, revokeApiKey } from '@loupe/api-keys';
 import { ConfigError, loadConfig } from '@loupe/config';
 import { createAccounts, MembershipError, type Role } from '@loupe/accounts';
@@ -12,92 +11,42 @@ import { decodeExportCursor, exportLines } from '@loupe/ingest-api';
 import { DEFAULT_OUTBOX_LIMIT, listOutbox } from '@loupe/mail';
 import { createLocalStorage } from '@loupe/storage';
 import { ThirdPartyServerError } from '@loupe/third-party-mcp';
-import { LIFECYCLE_USAGE, lifecycleCommand, LifecycleUsageError, RetentionError } from './admin-lifecycle';
-import { ERASURE_USAGE, erasureCommand, ErasureUsageError } from './admin-erasure';
+import { lifecycleCommand, LifecycleUsageError, RetentionError } from './admin-lifecycle';
+import { erasureCommand, ErasureUsageError } from './admin-erasure';
 import { thirdPartyCommand, ThirdPartyUsageError } from './admin-third-party';
+import { ADMIN_CLI, type AdminCommand } from './cli/admin-commands';
+import { parseCommandLine, USAGE_EXIT_CODE, type OptionValues } from './cli/program';
+import { noProgress, terminalProgress, type Progress } from './cli/progress';
+import { helpPointer } from './cli/spec';
 import { NotFoundError, createProduct, createProject, createWorkspace, listWorkspaces } from '@loupe/workspaces';
 
 export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-export const USAGE = `Usage: npm run admin -- <command> [options]
+type Values = OptionValues;
 
-  workspace create --name <name> [--owner <email>]
-  workspace list
-  product create   --workspace <id> --name <name> [--description <text>]
-  project create   --workspace <id> --product <id> --name <name>
-  key create       --workspace <id> --name <name> --permissions <list> [--product <id>]
-                   permissions: comma-separated among api:read, api:write, mcp:read, mcp:write, mcp:thirdparty
-                   (MCP permissions need --product, the key's default product)
-  key list         --workspace <id>
-  key revoke       --workspace <id> --key <key id>
-  mail list        [--to <email>] [--limit <n>]
-                   the local outbox, newest first (mail is stored there when SMTP_URL is not set)
-  user list        [--workspace <id>]
-  member add       --workspace <id> --email <email> [--role owner|admin|member]   (creates the account if needed)
-  member remove    --workspace <id> --email <email>   (revokes their keys and applications in the workspace)
-  credits grant    --workspace <id> --amount <n> [--reason <text>]
-  credits show     --workspace <id> [--days <n>]
-                   balance, plan, paused or not, and usage by API key and by application (default 30 days)
-  plan set         --name <name> --included <credits per month> --overage yes|no
-                   creates or changes a plan; overage yes: use past the credits is billed, no: MCP access pauses
-  workspace plan   --workspace <id> --plan <name>|none
-  workspace export --workspace <id> --out <file.ndjson> [--after <cursor>]
-                   every source, signal, opportunity and shaping note as NDJSON (GET /api/v1/export);
-                   a file without its last "end" line was cut short: --after the cursor of its last line
-  workspace local-storage --workspace <id> --value on|off
-                   on: the workspace keeps its data locally and every MCP tool answers "not available"
-  third-party add  --workspace <id> --name <name> --url <https url> [--header "Authorization: Bearer …"]
-  third-party list --workspace <id>
-  third-party remove --workspace <id> --id <server id>
-                   MCP servers whose tools API keys with mcp:thirdparty see, as <name>__<tool>
-${LIFECYCLE_USAGE}
-${ERASURE_USAGE}
+/** How the command runs here: mail settings, loopback fetches, where files are, and a progress line for long commands. */
+export interface AdminSettings {
+  smtpUrl?: string | undefined;
+  fetchAllowLoopback?: boolean;
+  dataDir?: string;
+  progress?: Progress;
+}
 
-Uses DATABASE_URL, or the embedded PostgreSQL under DATA_DIR (default .data), running or not.`;
-
-const OPTIONS = {
-  name: { type: 'string' },
-  owner: { type: 'string' },
-  description: { type: 'string' },
-  workspace: { type: 'string' },
-  product: { type: 'string' },
-  permissions: { type: 'string' },
-  key: { type: 'string' },
-  to: { type: 'string' },
-  limit: { type: 'string' },
-  amount: { type: 'string' },
-  reason: { type: 'string' },
-  days: { type: 'string' },
-  included: { type: 'string' },
-  overage: { type: 'string' },
-  plan: { type: 'string' },
-  value: { type: 'string' },
-  url: { type: 'string' },
-  header: { type: 'string' },
-  id: { type: 'string' },
-  email: { type: 'string' },
-  role: { type: 'string' },
-  out: { type: 'string' },
-  after: { type: 'string' },
-  participant: { type: 'string' },
-  run: { type: 'boolean' },
-  'dry-run': { type: 'boolean' },
-  'use-name': { type: 'string', multiple: true },
-  lifted: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
-
-type Values = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K] extends { multiple: true } ? string[] : (typeof OPTIONS)[K]['type'] extends 'string' ? string : boolean };
-
-function need(values: Values, name: keyof Values): string {
+function need(values: Values, name: string): string {
   const v = values[name];
   if (typeof v !== 'string' || v.trim() === '') throw new UsageError(`Missing --${name}`);
   return v.trim();
 }
 
-function positiveInt(values: Values, name: keyof Values, fallback: number): number {
+/** An option that may be left out: its value trimmed, or undefined when not given or empty. */
+function optional(values: Values, name: string): string | undefined {
+  const v = values[name];
+  return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
+}
+
+function positiveInt(values: Values, name: string, fallback: number): number {
   const v = values[name];
   if (v === undefined) return fallback;
   const n = typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : NaN;
@@ -105,7 +54,7 @@ function positiveInt(values: Values, name: keyof Values, fallback: number): numb
   return n;
 }
 
-function wholeNumber(values: Values, name: keyof Values, min: number, max: number): number {
+function wholeNumber(values: Values, name: string, min: number, max: number): number {
   const v = need(values, name);
   const n = /^\d+$/.test(v) ? Number(v) : NaN;
   if (!Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}`);
@@ -125,6 +74,20 @@ function decodeCursorOrUsage(cursor: string) {
   }
 }
 
+/** The lines of an export written so far, by kind, as a line of progress. */
+class ExportTally {
+  private readonly byKind = new Map<string, number>();
+  private total = 0;
+
+  add(line: string): string {
+    const kind = /^\{"kind":"(\w+)"/.exec(line)?.[1] ?? 'other';
+    this.byKind.set(kind, (this.byKind.get(kind) ?? 0) + 1);
+    this.total++;
+    const n = (x: number) => x.toLocaleString('en-US');
+    return `${n(this.total)} lines written (${[...this.byKind].map(([k, c]) => `${k} ${n(c)}`).join(', ')})`;
+  }
+}
+
 /** The server an SMTP URL names, without its credentials. */
 function smtpServer(smtpUrl: string): string {
   try {
@@ -135,23 +98,29 @@ function smtpServer(smtpUrl: string): string {
   }
 }
 
-/** Runs one admin command; returns the lines to print. */
-export async function runAdmin(
-  argv: string[], database: Database, servicePrefix: string, settings: { smtpUrl?: string | undefined; fetchAllowLoopback?: boolean; dataDir?: string } = {},
-): Promise<string[]> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
+/**
+ * Runs one admin command line; returns the lines to print (the help, when asked for). A command line given
+ * wrongly throws a UsageError with the message commander printed (the error and where to find the help).
+ */
+export async function runAdmin(argv: string[], database: Database, servicePrefix: string, settings: AdminSettings = {}): Promise<string[]> {
+  const parsed = parseCommandLine(ADMIN_CLI, argv);
+  if (parsed.kind === 'exit') {
+    if (parsed.code === 0) return parsed.out.trimEnd().split('\n');
+    throw new UsageError(parsed.err.trimEnd());
   }
-  const values = parsed.values as Values;
-  const [noun, verb, ...rest] = parsed.positionals;
-  if (rest.length) throw new UsageError(`Unexpected argument ${JSON.stringify(rest[0])}`);
+  return runAdminCommand(parsed.command, parsed.options, database, servicePrefix, settings);
+}
+
+/** Runs one admin command, its options parsed; returns the lines to print. */
+export async function runAdminCommand(
+  command: AdminCommand, values: Values, database: Database, servicePrefix: string, settings: AdminSettings = {},
+): Promise<string[]> {
   const { db } = database;
-  switch (`${noun ?? ''} ${verb ?? ''}`) {
+  const progress = settings.progress ?? noProgress;
+  switch (command) {
     case 'workspace create': {
-      const ws = await createWorkspace(db, { name: need(values, 'name'), ...(values.owner ? { ownerEmail: values.owner } : {}) });
+      const owner = optional(values, 'owner');
+      const ws = await createWorkspace(db, { name: need(values, 'name'), ...(owner ? { ownerEmail: owner } : {}) });
       return [`Created workspace ${ws.id} (${ws.name})`];
     }
     case 'workspace list': {
@@ -163,8 +132,9 @@ export async function runAdmin(
       ]);
     }
     case 'product create': {
+      const description = optional(values, 'description');
       const p = await createProduct(db, need(values, 'workspace'), {
-        name: need(values, 'name'), ...(values.description ? { description: values.description } : {}),
+        name: need(values, 'name'), ...(description ? { description } : {}),
       });
       return [`Created product ${p.id} (${p.name})`];
     }
@@ -177,7 +147,7 @@ export async function runAdmin(
         workspaceId: need(values, 'workspace'),
         name: need(values, 'name'),
         permissions: need(values, 'permissions').split(/[\s,]+/).filter(Boolean),
-        defaultProductId: values.product,
+        defaultProductId: optional(values, 'product'),
         servicePrefix,
       });
       return [
@@ -200,12 +170,12 @@ export async function runAdmin(
       );
     }
     case 'key revoke': {
-      const keyId = need(values, 'key');
+      const keyId = need(values, 'id');
       await revokeApiKey(db, need(values, 'workspace'), keyId);
       return [`Revoked API key ${keyId}`];
     }
     case 'mail list': {
-      const to = values.to?.trim() || undefined;
+      const to = optional(values, 'to');
       const messages = await listOutbox(database.pool, { to, limit: positiveInt(values, 'limit', DEFAULT_OUTBOX_LIMIT) });
       const lines: string[] = [];
       if (settings.smtpUrl) {
@@ -229,14 +199,14 @@ export async function runAdmin(
            FROM users u LEFT JOIN memberships m ON m.user_id = u.id LEFT JOIN workspaces w ON w.id = m.workspace_id
           WHERE $1::text IS NULL OR u.id IN (SELECT user_id FROM memberships WHERE workspace_id = $1)
           GROUP BY u.id ORDER BY u.email`,
-        [values.workspace ?? null],
+        [optional(values, 'workspace') ?? null],
       );
       if (!rows.length) return ['No users'];
       return rows.map((r) => `${r.id}  ${r.email}  since ${r.created_at.toISOString().slice(0, 10)}  ${r.workspaces ?? 'no workspace'}`);
     }
     case 'member add': {
       const workspaceId = need(values, 'workspace');
-      const role = (values.role ?? 'member') as Role;
+      const role = need(values, 'role') as Role;
       const accounts = accountsOf(database);
       const { created } = await accounts.addMember(workspaceId, need(values, 'email'), role);
       return [`${created ? 'Created the account of' : 'Added'} ${need(values, 'email').toLowerCase()} as ${role} of ${workspaceId}`];
@@ -253,7 +223,7 @@ export async function runAdmin(
     case 'credits grant': {
       const workspaceId = need(values, 'workspace');
       const amount = wholeNumber(values, 'amount', 1, 100_000_000);
-      await grantCredits(database.pool, workspaceId, amount, `admin:${newId('grant')}`, values.reason?.trim() || 'granted by an administrator');
+      await grantCredits(database.pool, workspaceId, amount, `admin:${newId('grant')}`, optional(values, 'reason') ?? 'granted by an administrator');
       return [`Granted ${amount} credits to ${workspaceId}; balance ${await balance(database.pool, workspaceId)}`];
     }
     case 'credits show': {
@@ -278,9 +248,9 @@ export async function runAdmin(
     }
     case 'plan set': {
       const overage = need(values, 'overage');
-      if (!['yes', 'no'].includes(overage)) throw new UsageError('--overage must be yes or no');
+      if (!['on', 'off'].includes(overage)) throw new UsageError('--overage must be on or off');
       const name = need(values, 'name');
-      await upsertPlan(database.pool, { name, includedCredits: wholeNumber(values, 'included', 0, 100_000_000), overageAllowed: overage === 'yes' });
+      await upsertPlan(database.pool, { name, includedCredits: wholeNumber(values, 'included', 0, 100_000_000), overageAllowed: overage === 'on' });
       return [`Plan ${name} saved`];
     }
     case 'workspace plan': {
@@ -292,15 +262,19 @@ export async function runAdmin(
     case 'workspace export': {
       const workspaceId = need(values, 'workspace');
       const file = need(values, 'out');
-      const from = values.after ? decodeCursorOrUsage(values.after) : undefined;
+      const after = optional(values, 'after');
+      const from = after ? decodeCursorOrUsage(after) : undefined;
       const out = createWriteStream(file, { flags: from ? 'a' : 'w' });
       let last = '';
+      const written = new ExportTally();
       try {
         for await (const line of exportLines(database.pool, workspaceId, from)) {
           last = line;
           if (!out.write(`${line}\n`)) await once(out, 'drain');
+          progress.update(`${file}: ${written.add(line)}`);
         }
       } finally {
+        progress.done();
         out.end();
         await once(out, 'close');
       }
@@ -318,28 +292,35 @@ export async function runAdmin(
     case 'source delete':
     case 'record delete':
     case 'workspace retention':
-      return lifecycleCommand(`${noun} ${verb}` as 'source delete', values as Record<string, string | undefined>, { pool: database.pool, storage: createLocalStorage(settings.dataDir ?? '.data') });
+      return lifecycleCommand(command, values as Record<string, string | undefined>, { pool: database.pool, storage: createLocalStorage(settings.dataDir ?? '.data') });
     case 'person erase':
     case 'person confirm':
     case 'person erasures':
     case 'suppression list':
     case 'suppression lift':
-      return erasureCommand(`${noun} ${verb}` as 'person erase', values as Record<string, string | string[] | boolean | undefined>, {
-        pool: database.pool, databaseUrl: database.url, storage: createLocalStorage(settings.dataDir ?? '.data'),
+      return erasureCommand(command, values, {
+        pool: database.pool, databaseUrl: database.url, storage: createLocalStorage(settings.dataDir ?? '.data'), progress,
       });
     case 'third-party add':
     case 'third-party list':
     case 'third-party remove':
-      return thirdPartyCommand(verb!, values as Record<string, string | undefined>, { pool: database.pool, allowLoopback: settings.fetchAllowLoopback ?? false });
-    default:
-      throw new UsageError(noun ? `Unknown command "${[noun, verb].filter(Boolean).join(' ')}"` : 'No command given');
+      return thirdPartyCommand(command.split(' ')[1]!, values as Record<string, string | undefined>, { pool: database.pool, allowLoopback: settings.fetchAllowLoopback ?? false });
   }
 }
 
+const isUsageError = (error: unknown): error is Error =>
+  error instanceof UsageError || error instanceof ThirdPartyUsageError || error instanceof LifecycleUsageError || error instanceof ErasureUsageError;
+
+const isRefusal = (error: unknown): error is Error =>
+  error instanceof ApiKeyError || error instanceof NotFoundError || error instanceof ConfigError || error instanceof CreditError || error instanceof MembershipError ||
+  error instanceof ThirdPartyServerError || error instanceof RetentionError || /permission/i.test((error as Error).message);
+
 export async function main(argv: string[]): Promise<number> {
-  if (argv.length === 0 || argv.includes('--help') || argv.includes('-h')) {
-    console.log(USAGE);
-    return argv.length === 0 ? 2 : 0;
+  const parsed = parseCommandLine(ADMIN_CLI, argv);
+  if (parsed.kind === 'exit') {
+    process.stdout.write(parsed.out);
+    process.stderr.write(parsed.err);
+    return parsed.code;
   }
   let database: Database | undefined;
   try {
@@ -347,15 +328,16 @@ export async function main(argv: string[]): Promise<number> {
     database = await openDatabase({
       databaseUrl: config.databaseUrl, dataDir: config.dataDir, embeddedPgPort: config.embeddedPgPort, poolSize: 2, whenRunning: 'share',
     });
-    for (const line of await runAdmin(argv, database, config.servicePrefix, { smtpUrl: config.smtpUrl, fetchAllowLoopback: config.fetchAllowLoopback, dataDir: config.dataDir })) console.log(line);
+    const settings = { smtpUrl: config.smtpUrl, fetchAllowLoopback: config.fetchAllowLoopback, dataDir: config.dataDir, progress: terminalProgress(process.stderr) };
+    for (const line of await runAdminCommand(parsed.command, parsed.options, database, config.servicePrefix, settings)) console.log(line);
     return 0;
   } catch (error) {
-    if (error instanceof UsageError || error instanceof ThirdPartyUsageError || error instanceof LifecycleUsageError || error instanceof ErasureUsageError) {
-      console.error(`Error: ${error.message}\n\n${USAGE}`);
-      return 2;
+    if (isUsageError(error)) {
+      console.error(`error: ${error.message}\n${helpPointer(ADMIN_CLI, parsed.command)}`);
+      return USAGE_EXIT_CODE;
     }
-    if (error instanceof ApiKeyError || error instanceof NotFoundError || error instanceof ConfigError || error instanceof CreditError || error instanceof MembershipError || error instanceof ThirdPartyServerError || error instanceof RetentionError || /permission/i.test((error as Error).message)) {
-      console.error(`Error: ${(error as Error).message}`);
+    if (isRefusal(error)) {
+      console.error(`error: ${error.message}`);
       return 1;
     }
     throw error;

@@ -1,39 +1,27 @@
-import { parseArgs } from 'node:util';
 import { createIngestClient, IngestApiError } from '@loupe/ingest-client';
+import { DEFAULT_LOUPE_URL, LOUPE_CLI } from './cli/loupe-commands';
+import { parseCommandLine, USAGE_EXIT_CODE } from './cli/program';
+import { helpPointer } from './cli/spec';
 import { progressLine, rejectedFileOf, stateFileOf, uploadFile } from './upload';
-
-export const USAGE = `Usage: npm run loupe -- <command> [options]
-
-  upload <file>        send every record of a JSON array, {"records": [...]} or NDJSON file, any size,
-                       with a progress bar; run it again after an interrupt to resume (nothing is sent twice)
-  batches watch <id>   follow a batch until it is COMPLETE or FAILED, with its attachment downloads
-
-Options: --url <base url> (or LOUPE_URL; default http://localhost:8080)
-         --key <api key>  (or LOUPE_API_KEY; never printed)`;
 
 /** The `loupe` command-line client of the ingestion API. */
 export async function main(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options: { url: { type: 'string' }, key: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
-  } catch (error) {
-    console.error(`Error: ${(error as Error).message}\n\n${USAGE}`);
-    return 2;
+  const parsed = parseCommandLine(LOUPE_CLI, argv);
+  if (parsed.kind === 'exit') {
+    process.stdout.write(parsed.out);
+    process.stderr.write(parsed.err);
+    return parsed.code;
   }
-  const [command, ...rest] = parsed.positionals;
-  if (parsed.values.help || !command) {
-    console.log(USAGE);
-    return command ? 0 : 2;
-  }
-  const apiKey = parsed.values.key ?? process.env.LOUPE_API_KEY;
+  const { command, options, args } = parsed;
+  const apiKey = (options.key as string | undefined) ?? process.env.LOUPE_API_KEY;
   if (!apiKey) {
-    console.error('Error: no API key. Set LOUPE_API_KEY or pass --key.');
-    return 2;
+    console.error(`error: no API key. Set LOUPE_API_KEY or pass --key.\n${helpPointer(LOUPE_CLI, command)}`);
+    return USAGE_EXIT_CODE;
   }
-  const client = createIngestClient({ baseUrl: parsed.values.url ?? process.env.LOUPE_URL ?? 'http://localhost:8080', apiKey });
+  const client = createIngestClient({ baseUrl: (options.url as string | undefined) ?? process.env.LOUPE_URL ?? DEFAULT_LOUPE_URL, apiKey });
   try {
-    if (command === 'upload' && rest.length === 1) {
-      const file = rest[0]!;
+    if (command === 'upload') {
+      const file = args[0]!;
       const stop = new AbortController();
       process.once('SIGINT', () => {
         process.stderr.write('\nStopping after the request in flight; run the same command again to resume.\n');
@@ -57,29 +45,25 @@ export async function main(argv: string[]): Promise<number> {
       if (done.rejected) console.log(`Rejected records with their index and reason: ${rejectedFileOf(file)}`);
       return 0;
     }
-    if (command === 'batches' && rest[0] === 'watch' && rest.length === 2) {
-      const batch = await client.waitUntilComplete(rest[1]!, {
-        intervalMs: 1000,
-        timeoutMs: 24 * 3600_000,
-        onProgress: (b) => {
-          const downloads = b.attachmentDownloadTotal
-            ? ` · downloads ${b.attachmentDownloadComplete ?? 0}/${b.attachmentDownloadTotal} (${b.attachmentDownloadFailed ?? 0} failed, ${b.attachmentDownloadStatus})`
-            : '';
-          process.stderr.write(`${b.status} · ${b.acceptedCount} accepted · ${b.billing.totalCreditsCharged} credits${downloads}\n`);
-        },
-      });
-      console.log(`${batch.batchId}: ${batch.status}`);
-      return batch.status === 'COMPLETE' ? 0 : 1;
-    }
-    console.error(`Error: unknown command "${[command, ...rest].join(' ')}"\n\n${USAGE}`);
-    return 2;
+    const batch = await client.waitUntilComplete(args[0]!, {
+      intervalMs: 1000,
+      timeoutMs: 24 * 3600_000,
+      onProgress: (b) => {
+        const downloads = b.attachmentDownloadTotal
+          ? ` · downloads ${b.attachmentDownloadComplete ?? 0}/${b.attachmentDownloadTotal} (${b.attachmentDownloadFailed ?? 0} failed, ${b.attachmentDownloadStatus})`
+          : '';
+        process.stderr.write(`${b.status} · ${b.acceptedCount} accepted · ${b.billing.totalCreditsCharged} credits${downloads}\n`);
+      },
+    });
+    console.log(`${batch.batchId}: ${batch.status}`);
+    return batch.status === 'COMPLETE' ? 0 : 1;
   } catch (error) {
     if (error instanceof IngestApiError) {
-      console.error(`Error: the API answered ${error.message}`);
+      console.error(`error: the API answered ${error.message}`);
       for (const e of error.recordErrors.slice(0, 5)) console.error(`  record ${e.index}: ${e.message}`);
       return 1;
     }
-    console.error(`Error: ${(error as Error).message}`);
+    console.error(`error: ${(error as Error).message}`);
     return 1;
   }
 }
