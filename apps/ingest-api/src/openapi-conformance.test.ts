@@ -55,6 +55,12 @@ describe('the published OpenAPI document', () => {
     const limited = await h.startApp({ rateLimiter: createRateLimiter(h.t.pool, { limit: 1, windowMs: 60_000, clock: { now: () => Date.now() } }) });
     await post(limited, h.b.writeKey, [rec(h.b)]);
     await check(await post(limited, h.b.writeKey, [rec(h.b)]), 429);
+    // The per-IP limit, counted before the key is read, answers its own body.
+    const perIp = await h.startApp({ perIp: createRateLimiter(h.t.pool, { limit: 1, windowMs: 60_000, clock: { now: () => Date.now() } }) });
+    await post(perIp, h.b.writeKey, [rec(h.b)]);
+    const ipLimited = await post(perIp, h.b.writeKey, [rec(h.b)]);
+    expect(ipLimited.body).toMatchObject({ error: 'rate_limit_exceeded', retryAfterSeconds: expect.any(Number) });
+    await check(ipLimited, 429);
   });
 
   it('describes every answer of the batch endpoints', async () => {

@@ -2,11 +2,13 @@ import { z } from 'zod';
 
 // Erasing a person (libs/erasure): the request, its progress, its dry run's preview, and suppressions.
 // Bodies name no one, but a preview, which names what it found so that the requester can confirm it.
+const count = (what: string) => z.int().min(0).optional().meta({ description: what });
 const counts = z.strictObject({
-  records: z.int().min(0).optional(), attachments: z.int().min(0).optional(), sources: z.int().min(0).optional(),
-  segments: z.int().min(0).optional(), signalsDeleted: z.int().min(0).optional(), signalsRedacted: z.int().min(0).optional(),
-  signalChanges: z.int().min(0).optional(), opportunities: z.int().min(0).optional(), shapingNotes: z.int().min(0).optional(),
-  other: z.int().min(0).optional(),
+  records: count('Records redacted.'), attachments: count('Attachments deleted with their files.'), sources: count('Sources redacted.'),
+  segments: count('Segments (turns, messages, paragraphs) redacted.'), signalsDeleted: count('Signals the person said, deleted.'),
+  signalsRedacted: count('Signals that mention the person, redacted.'), signalChanges: count('Entries of signals\' history redacted.'),
+  opportunities: count('Opportunities whose name or words named the person, renamed.'), shapingNotes: count('Shaping notes (and their versions) redacted.'),
+  other: count('Other copies redacted: errors kept with batches, replayed answers, skills, job payloads.'),
 });
 
 const shared = {
@@ -17,41 +19,45 @@ const shared = {
 export const erasurePreviewSchema = z.strictObject({
   counts: counts.meta({ description: 'What the erasure would redact or delete, by the addresses and ids alone.' }),
   samples: z.array(z.strictObject({
-    kind: z.enum(['record', 'source', 'signal', 'signal_change', 'opportunity', 'shaping_note', 'other']),
-    id: z.string().max(200),
+    kind: z.enum(['record', 'source', 'signal', 'signal_change', 'opportunity', 'shaping_note', 'other']).meta({ description: 'What the row is.' }),
+    id: z.string().max(200).meta({ description: 'The row\'s id.' }),
     field: z.string().max(2000).meta({ description: 'Where in the row it first changes (a JSON path, or empty).' }),
-    before: z.string().max(1000),
+    before: z.string().max(1000).meta({ description: 'The text around the change, as it is now.' }),
     after: z.string().max(1000).nullable().meta({ description: 'null: deleted (a signal the person said).' }),
   })).max(21).meta({ description: 'Up to 3 rows of each kind, cut around their first change.' }),
-  identifiers: z.array(z.strictObject({ kind: z.enum(['email', 'participant_id']), value: z.string().max(320), ...shared }))
+  identifiers: z.array(z.strictObject({
+    kind: z.enum(['email', 'participant_id']).meta({ description: 'An email address or a participant id.' }),
+    value: z.string().max(320).meta({ description: 'The address or id found.' }),
+    ...shared,
+  }))
     .meta({ description: 'Addresses and participant ids found in the participant entries carrying the given ones: erased and suppressed too, unless shared.' }),
   names: z.array(z.strictObject({
-    name: z.string().max(256), ...shared,
+    name: z.string().max(256).meta({ description: 'A name found beside the person\'s addresses and ids.' }), ...shared,
     mentions: z.int().min(0).nullable().meta({ description: 'How many more rows confirming this name would change (null when shared).' }),
   })).max(20).meta({ description: 'Names found beside the addresses and ids: looked for only when confirmed (POST …/confirm), a shared one never.' }),
   expiresAt: z.int().meta({ description: 'Until when it can be confirmed (24 hours); then what it found of the person is dropped (status expired).' }),
 });
 
 export const erasureSchema = z.strictObject({
-  id: z.string().max(128),
+  id: z.string().max(128).meta({ description: 'The erasure request\'s id.' }),
   status: z.enum(['queued', 'running', 'previewed', 'complete', 'expired', 'failed']).meta({
     description: 'queued → running → complete; a dry run queued → running → previewed, then confirmed (queued again) or expired; ' +
       'failed: out of retries, it carries on when the person is asked to be erased again.',
   }),
   phase: z.string().max(64).meta({ description: 'Where the worker is: discover_records … other, then done.' }),
-  subjectKind: z.enum(['email', 'participant_id']),
+  subjectKind: z.enum(['email', 'participant_id']).meta({ description: 'Whether the person was named by an email or a participant id (the value itself is never shown).' }),
   dryRun: z.boolean().meta({ description: 'A dry run (a preview) until confirmed: it changes nothing and suppresses no one.' }),
   counts: counts.meta({ description: 'What was redacted or deleted so far (of a dry run: what would be).' }),
-  requestedBy: z.string().max(400),
-  createdAt: z.int(),
-  updatedAt: z.int(),
-  completedAt: z.int().optional(),
-  error: z.string().max(500).optional(),
+  requestedBy: z.string().max(400).meta({ description: 'Who asked: the API key, or the person on the privacy page.' }),
+  createdAt: z.int().meta({ description: 'When it was asked, in milliseconds since 1970-01-01 UTC.' }),
+  updatedAt: z.int().meta({ description: 'When it last moved on, in milliseconds since 1970-01-01 UTC.' }),
+  completedAt: z.int().optional().meta({ description: 'When it ended (complete, previewed, failed), in milliseconds since 1970-01-01 UTC.' }),
+  error: z.string().max(500).optional().meta({ description: 'Why it failed, when it did.' }),
   preview: erasurePreviewSchema.optional().meta({ description: 'Of a dry run once previewed (GET /api/v1/erasures/{erasureId} only).' }),
 });
 
 export const erasureRequestSchema = z.strictObject({
-  email: z.string().max(320).optional(),
+  email: z.string().max(320).optional().meta({ description: 'The person\'s email address, compared case-insensitively.' }),
   participant_id: z.string().min(3).max(256).optional().meta({ description: 'At least 3 characters: a shorter id is refused (give the email instead).' }),
   dry_run: z.boolean().optional().meta({ description: 'true: change nothing; find what would be erased and the names to confirm (status previewed), then POST …/confirm.' }),
 }).meta({ description: 'The person to erase: their email, their participant id as sent in records, or both.', minProperties: 1 });
@@ -62,13 +68,13 @@ export const erasureConfirmSchema = z.strictObject({
 });
 
 export const suppressionSchema = z.strictObject({
-  id: z.string().max(128),
-  kind: z.enum(['email', 'participant_id']),
-  erasureId: z.string().max(128).optional(),
-  createdBy: z.string().max(400),
-  createdAt: z.int(),
-  liftedAt: z.int().optional(),
-  liftedBy: z.string().max(400).optional(),
+  id: z.string().max(128).meta({ description: 'The suppression\'s id.' }),
+  kind: z.enum(['email', 'participant_id']).meta({ description: 'What is suppressed: an email address or a participant id (stored as a hash, never shown).' }),
+  erasureId: z.string().max(128).optional().meta({ description: 'The erasure that made it.' }),
+  createdBy: z.string().max(400).meta({ description: 'Who asked for the erasure.' }),
+  createdAt: z.int().meta({ description: 'Since when records naming the person are refused, in milliseconds since 1970-01-01 UTC.' }),
+  liftedAt: z.int().optional().meta({ description: 'When it was lifted; records naming the person are accepted again.' }),
+  liftedBy: z.string().max(400).optional().meta({ description: 'Who lifted it.' }),
 });
 
 type Helpers = {
@@ -148,7 +154,7 @@ export function erasurePaths({ error, one, common, forbiddenWithRole }: Helpers)
         tags: ['Privacy'],
         summary: 'The workspace\'s erasure requests, newest first: who asked and when (the audit log)',
         responses: {
-          '200': { description: 'Up to 100 requests', content: { 'application/json': { schema: { type: 'object', properties: { erasures: { type: 'array', items: erasure } }, required: ['erasures'], additionalProperties: false }, example: { erasures: [ERASURE_EXAMPLE] } } } },
+          '200': { description: 'Up to 100 requests', content: { 'application/json': { schema: { type: 'object', properties: { erasures: { type: 'array', items: erasure, description: 'The workspace\'s erasure requests, newest first.' } }, required: ['erasures'], additionalProperties: false }, example: { erasures: [ERASURE_EXAMPLE] } } } },
           ...common,
         },
       },
@@ -206,7 +212,7 @@ export function erasurePaths({ error, one, common, forbiddenWithRole }: Helpers)
         summary: 'Active suppressions (with include=lifted, lifted ones too): people whose records are refused',
         parameters: [{ name: 'include', in: 'query', required: false, schema: { type: 'string', enum: ['lifted'] } }],
         responses: {
-          '200': { description: 'Newest first; a suppression names its person only by a salted hash, never shown', content: { 'application/json': { schema: { type: 'object', properties: { suppressions: { type: 'array', items: suppression } }, required: ['suppressions'], additionalProperties: false }, example: { suppressions: [SUPPRESSION_EXAMPLE] } } } },
+          '200': { description: 'Newest first; a suppression names its person only by a salted hash, never shown', content: { 'application/json': { schema: { type: 'object', properties: { suppressions: { type: 'array', items: suppression, description: 'The workspace\'s suppressions, newest first.' } }, required: ['suppressions'], additionalProperties: false }, example: { suppressions: [SUPPRESSION_EXAMPLE] } } } },
           '400': error('include other than lifted', one('Bad include', { error: 'INVALID_REQUEST', message: 'Query parameter "include" can only be "lifted"' })),
           ...common,
         },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import {
-  FORMATS, LIMITS, attachmentSchema, batchListSchema, batchSchema, deletedRecordSchema, deletedSourceSchema, errorResponseSchema, participantSchema,
+  FORMATS, LIMITS, attachmentSchema, batchListSchema, batchSchema, deletedRecordSchema, deletedSourceSchema, errorResponseSchema, ipRateLimitedSchema, participantSchema,
   piiEntitySchema, piiSchema, recordErrorSchema, recordSchema, submissionResponseSchema,
 } from './schemas';
 import { erasurePaths } from './openapi-erasure';
@@ -22,6 +22,7 @@ function components() {
   registry.add(batchSchema, { id: 'Batch' });
   registry.add(batchListSchema, { id: 'BatchList' });
   registry.add(errorResponseSchema, { id: 'ErrorResponse' });
+  registry.add(ipRateLimitedSchema, { id: 'IpRateLimited' });
   registry.add(deletedSourceSchema, { id: 'DeletedSource' });
   registry.add(deletedRecordSchema, { id: 'DeletedRecord' });
   const out = z.toJSONSchema(registry, { target: 'draft-2020-12', io: 'input', uri: (id) => `#/components/schemas/${id}` });
@@ -52,8 +53,25 @@ const common = {
   }),
   '403': error('The key lacks the permission this endpoint needs',
     one('A read-only key sending records', { error: 'FORBIDDEN', message: 'This API key lacks the "api:write" permission' })),
-  '429': error('Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header',
-    one('Too fast', { error: 'RATE_LIMITED', message: 'Rate limit of 10 requests per second per API key exceeded', retryAfter: 1 })),
+  '429': {
+    description: 'Rate limit exceeded: 10 requests per second per API key (an ErrorResponse, RATE_LIMITED), or the limit of one IP address ' +
+      'across the service (an IpRateLimited body); see the Retry-After header',
+    content: {
+      'application/json': {
+        schema: { oneOf: [ref('ErrorResponse'), ref('IpRateLimited')] },
+        examples: {
+          key: { summary: 'Too fast for this API key', value: { error: 'RATE_LIMITED', message: 'Rate limit of 10 requests per second per API key exceeded', retryAfter: 1 } },
+          ip: {
+            summary: 'Too many requests from one IP address',
+            value: {
+              msg: 'Too many requests from your IP address: at most 2000 per minute. Retry in 12 seconds.', retryAfterSeconds: 12, limit: 2000, windowSeconds: 60,
+              error: 'rate_limit_exceeded', error_description: 'Too many requests from this IP address; retry in 12 seconds', retry_after: 12,
+            },
+          },
+        },
+      },
+    },
+  },
   '500': error('Unexpected server error; retry',
     one('Logged with the request id', { error: 'INTERNAL_ERROR', message: 'Unexpected server error; retry. Request id: 3f1c…' })),
   '503': error('Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds',
@@ -215,7 +233,7 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
                     { type: 'array', items: ref('Record'), minItems: 1, maxItems: LIMITS.recordsPerRequest },
                     {
                       type: 'object',
-                      properties: { records: { type: 'array', items: ref('Record'), minItems: 1, maxItems: LIMITS.recordsPerRequest } },
+                      properties: { records: { type: 'array', items: ref('Record'), minItems: 1, maxItems: LIMITS.recordsPerRequest, description: 'The records, 1 to 1,000.' } },
                       required: ['records'],
                       additionalProperties: false,
                     },

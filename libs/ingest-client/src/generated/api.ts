@@ -208,127 +208,251 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         Record: {
-            /** @enum {string} */
+            /**
+             * @description What the record is; decides which keys of `data` are read. Every record of one request has the same `_type`.
+             * @enum {string}
+             */
             _type: "email_thread" | "email" | "meeting_notes" | "call" | "call_transcription" | "conversation" | "message" | "document" | "spreadsheet";
-            /** @constant */
+            /**
+             * @description The version of this record format.
+             * @constant
+             */
             _schema_version: "1.0.0";
+            /** @description When it happened, in UTC: YYYY-MM-DDThh:mm:ss, optionally .s to .sss, then Z. Kept to the second. */
             _event_at: string;
             /** @description Origin identifiers; at least one entry. */
             _vendor_ids: {
                 [key: string]: string;
             };
+            /** @description A product of the key's workspace (prod_…). Every record of one request has the same product. */
             _product_id: string;
+            /** @description Projects of that product (proj_…) the record belongs to, 1 to 100. */
             _project_ids: string[];
-            /** @enum {string} */
+            /**
+             * @description evidence: what customers said or did; guidance: how your team works (policies, playbooks); context: background.
+             * @enum {string}
+             */
             _nature: "evidence" | "guidance" | "context";
+            /** @description The content, stored exactly as sent. The keys read for each `_type` (title, transcript, messages…) are in the ingestion guide. */
             data: {
                 [key: string]: unknown;
             };
+            /** @description Groups the records of one thread or conversation. */
             _thread_id?: string;
+            /** @description Who took part, up to 5,000. Names speakers and lets a person be found for erasure. */
             _participants?: components["schemas"]["Participant"][];
+            /** @description Files of the record, up to 10; those with a vendor_url are downloaded. */
             _attachments?: components["schemas"]["Attachment"][];
+            /** @description Your labels, up to 200 of at most 64 characters. */
             _tags?: string[];
+            /** @description What your system knows of the personal data in the record. */
             _pii?: components["schemas"]["Pii"];
         };
         Participant: {
+            /** @description The participant in the system the record came from: an email address, a user id or a phone number. Matched by erasure requests. */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description internal: your team; external: a customer or prospect; unknown: not said.
+             * @enum {string}
+             */
             role: "internal" | "external" | "unknown";
+            /** @description Display name; a speaker in `data` with this name is this participant. */
             name?: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description Email address; its domain counts as the participant's company.
+             */
             email?: string;
-            /** @enum {string} */
+            /**
+             * @description What kind of participant the source system says it is.
+             * @enum {string}
+             */
             type?: "user" | "contact" | "workspace_member" | "bot" | "system" | "unknown";
         };
         Attachment: {
-            /** @enum {string} */
+            /**
+             * @description What the file holds.
+             * @enum {string}
+             */
             type: "audio" | "video" | "file" | "image" | "text" | "unknown";
+            /** @description The file's name, kept for display and download. */
             filename?: string;
+            /** @description Size in bytes; a download larger than this fails. At most 2 GB is downloaded. */
             size?: number;
+            /** @description Media type, e.g. audio/mpeg. */
             mime_type?: string;
+            /** @description Hex SHA-1 of the file; a download that does not match fails. */
             sha1?: string;
+            /** @description Hex MD5 of the file; a download that does not match fails. */
             md5?: string;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description An https URL the worker downloads the file from (public addresses only); progress shows on the batch.
+             */
             vendor_url?: string;
+            /** @description The id of a file uploaded by other means; recorded, not downloaded. */
             upload_intent_id?: string;
         };
         Pii: {
+            /** @description The content holds email addresses. */
             contains_email?: boolean;
+            /** @description The content holds phone numbers. */
             contains_phone?: boolean;
+            /** @description How sensitive the content is, 0 to 1, as your system judged it. */
             sensitive_score?: number;
+            /** @description Personal data found in the content, up to 1,000. */
             detected_entities?: components["schemas"]["PiiEntity"][];
-            /** @enum {string} */
+            /**
+             * @description Whether personal data was removed or encrypted before sending.
+             * @enum {string}
+             */
             redaction_status?: "unredacted" | "redacted" | "encrypted";
         };
         PiiEntity: {
+            /** @description Kind of personal data, e.g. email, phone, name. */
             type: string;
+            /** @description The value found. */
             value?: string;
+            /** @description How sure the detector was, 0 to 1. */
             confidence?: number;
         };
         RecordError: {
+            /** @description Position of the record in the request, from 0. */
             index: number;
+            /** @description Stable error code, e.g. VALIDATION_ERROR, DUPLICATE_IN_REQUEST, PERSON_SUPPRESSED. */
             code: string;
+            /** @description What was wrong and where, e.g. "_event_at: is not a real date and time". */
             message: string;
         };
         SubmissionResponse: {
+            /** @description The batch the accepted records landed in; follow it at GET /api/v1/ingest/batches/{batchId}. */
             batchId: string;
+            /** @description Records that passed validation and are stored, duplicates included. */
             acceptedCount: number;
+            /** @description Records refused; nothing of them was stored. */
             rejectedCount: number;
+            /** @description Errors found in all; `errors` lists the first 20. */
             totalErrorCount: number;
+            /** @description Accepted records already sent before (same `_type`, `_vendor_ids` and `_event_at`); stored once, charged once. */
             duplicateCount?: number;
+            /** @description The first 20 errors, each with the record's index. */
             errors?: components["schemas"]["RecordError"][];
         };
         Batch: {
+            /** @description The batch's id. */
             batchId: string;
-            /** @enum {string} */
+            /**
+             * @description LANDED: stored, waiting for the worker; PROCESSING; COMPLETE or FAILED: final.
+             * @enum {string}
+             */
             status: "LANDING" | "LANDED" | "PROCESSING" | "COMPLETE" | "FAILED";
+            /** @description When the batch was received, in milliseconds since 1970-01-01 UTC. */
             createdAt: number;
+            /** @description Records accepted, duplicates included. */
             acceptedCount: number;
+            /** @description Records refused when the batch was sent. */
             rejectedCount: number;
+            /** @description Accepted records that had been sent before. */
             duplicateCount: number;
+            /** @description Errors of the request and of processing, in all. */
             totalErrorCount: number;
+            /** @description The first 20 errors, with the record's index. */
             errors: components["schemas"]["RecordError"][];
+            /** @description Where the batch came from: api. */
             source: string;
+            /** @description The `_type` of its records. */
             type: string;
-            /** @enum {string} */
+            /**
+             * @description The format given with the request, if any.
+             * @enum {string}
+             */
             format?: "text" | "audio" | "video" | "file";
+            /** @description Attachments to download (those with a vendor_url); absent when none. */
             attachmentDownloadTotal?: number;
+            /** @description Attachments downloaded and checked. */
             attachmentDownloadComplete?: number;
+            /** @description Attachments that could not be downloaded. */
             attachmentDownloadFailed?: number;
-            /** @enum {string} */
+            /**
+             * @description PENDING, IN_PROGRESS, then COMPLETE, PARTIAL_FAILURE or FAILED once every attachment is done.
+             * @enum {string}
+             */
             attachmentDownloadStatus?: "PENDING" | "IN_PROGRESS" | "COMPLETE" | "PARTIAL_FAILURE" | "FAILED";
+            /** @description Records of the batch deleted since (by DELETE or retention); present once one is. */
             deletedCount?: number;
+            /** @description What processing the batch cost. */
             billing: {
+                /** @description Credits charged: one per processed record that was not a duplicate. */
                 totalCreditsCharged: number;
             };
         };
         BatchList: {
+            /** @description Batches, newest first. */
             batches: components["schemas"]["Batch"][];
+            /** @description Pass as `cursor` for the next page; absent on the last page. */
             nextCursor?: string;
         };
         ErrorResponse: {
+            /** @description Stable error code, e.g. VALIDATION_ERROR, UNAUTHORIZED, RATE_LIMITED. */
             error: string;
+            /** @description What was wrong and where, in plain words. */
             message: string;
+            /** @description Seconds to wait before retrying (429 and 503), as in the Retry-After header. */
             retryAfter?: number;
+            /** @description Facts about the error, e.g. the roles an endpoint needs. */
             details?: {
                 [key: string]: unknown;
             };
+            /** @description The first 20 refused records of a request, each with its index. */
             errors?: components["schemas"]["RecordError"][];
         };
+        IpRateLimited: {
+            /** @description What happened and when to retry, in plain words. */
+            msg: string;
+            /** @description Seconds to wait before retrying, as in the Retry-After header. */
+            retryAfterSeconds: number;
+            /** @description Requests allowed from one IP address per window. */
+            limit: number;
+            /** @description The window's length in seconds. */
+            windowSeconds: number;
+            /**
+             * @description Always rate_limit_exceeded (the OAuth error code, for OAuth clients).
+             * @constant
+             */
+            error: "rate_limit_exceeded";
+            /** @description The same, for OAuth clients. */
+            error_description: string;
+            /** @description The same as retryAfterSeconds, for OAuth clients. */
+            retry_after: number;
+        };
         DeletedSource: {
+            /** @description The deleted source's id. */
             id: string;
-            /** @constant */
+            /**
+             * @description What was deleted.
+             * @constant
+             */
             object: "source";
-            /** @constant */
+            /**
+             * @description Always true.
+             * @constant
+             */
             deleted: true;
             /** @description The record the source was built from, deleted with it (null: the source was written over MCP) */
             recordId: string | null;
         };
         DeletedRecord: {
+            /** @description The deleted record's id. */
             id: string;
-            /** @constant */
+            /**
+             * @description What was deleted.
+             * @constant
+             */
             object: "record";
-            /** @constant */
+            /**
+             * @description Always true.
+             * @constant
+             */
             deleted: true;
             /** @description The source built from the record, deleted with it (null: the record had not become a source) */
             sourceId: string | null;
@@ -400,6 +524,7 @@ export interface operations {
                  *     ]
                  */
                 "application/json": components["schemas"]["Record"][] | {
+                    /** @description The records, 1 to 1,000. */
                     records: components["schemas"]["Record"][];
                 };
                 "application/x-ndjson": string;
@@ -502,7 +627,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
+            /** @description Rate limit exceeded: 10 requests per second per API key (an ErrorResponse, RATE_LIMITED), or the limit of one IP address across the service (an IpRateLimited body); see the Retry-After header */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -512,7 +637,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["IpRateLimited"];
                 };
             };
             /** @description Unexpected server error; retry */
@@ -624,7 +749,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
+            /** @description Rate limit exceeded: 10 requests per second per API key (an ErrorResponse, RATE_LIMITED), or the limit of one IP address across the service (an IpRateLimited body); see the Retry-After header */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -634,7 +759,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["IpRateLimited"];
                 };
             };
             /** @description Unexpected server error; retry */
@@ -752,7 +877,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
+            /** @description Rate limit exceeded: 10 requests per second per API key (an ErrorResponse, RATE_LIMITED), or the limit of one IP address across the service (an IpRateLimited body); see the Retry-After header */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -762,7 +887,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["IpRateLimited"];
                 };
             };
             /** @description Unexpected server error; retry */
@@ -850,7 +975,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
+            /** @description Rate limit exceeded: 10 requests per second per API key (an ErrorResponse, RATE_LIMITED), or the limit of one IP address across the service (an IpRateLimited body); see the Retry-After header */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -860,7 +985,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["IpRateLimited"];
                 };
             };
             /** @description Unexpected server error; retry */
@@ -963,7 +1088,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
+            /** @description Rate limit exceeded: 10 requests per second per API key (an ErrorResponse, RATE_LIMITED), or the limit of one IP address across the service (an IpRateLimited body); see the Retry-After header */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -973,7 +1098,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["IpRateLimited"];
                 };
             };
             /** @description Unexpected server error; retry */
@@ -1076,7 +1201,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
+            /** @description Rate limit exceeded: 10 requests per second per API key (an ErrorResponse, RATE_LIMITED), or the limit of one IP address across the service (an IpRateLimited body); see the Retry-After header */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1086,7 +1211,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["IpRateLimited"];
                 };
             };
             /** @description Unexpected server error; retry */
@@ -1152,7 +1277,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description The workspace's erasure requests, newest first. */
                         erasures: {
+                            /** @description The erasure request's id. */
                             id: string;
                             /**
                              * @description queued → running → complete; a dry run queued → running → previewed, then confirmed (queued again) or expired; failed: out of retries, it carries on when the person is asked to be erased again.
@@ -1161,58 +1288,95 @@ export interface operations {
                             status: "queued" | "running" | "previewed" | "complete" | "expired" | "failed";
                             /** @description Where the worker is: discover_records … other, then done. */
                             phase: string;
-                            /** @enum {string} */
+                            /**
+                             * @description Whether the person was named by an email or a participant id (the value itself is never shown).
+                             * @enum {string}
+                             */
                             subjectKind: "email" | "participant_id";
                             /** @description A dry run (a preview) until confirmed: it changes nothing and suppresses no one. */
                             dryRun: boolean;
                             /** @description What was redacted or deleted so far (of a dry run: what would be). */
                             counts: {
+                                /** @description Records redacted. */
                                 records?: number;
+                                /** @description Attachments deleted with their files. */
                                 attachments?: number;
+                                /** @description Sources redacted. */
                                 sources?: number;
+                                /** @description Segments (turns, messages, paragraphs) redacted. */
                                 segments?: number;
+                                /** @description Signals the person said, deleted. */
                                 signalsDeleted?: number;
+                                /** @description Signals that mention the person, redacted. */
                                 signalsRedacted?: number;
+                                /** @description Entries of signals' history redacted. */
                                 signalChanges?: number;
+                                /** @description Opportunities whose name or words named the person, renamed. */
                                 opportunities?: number;
+                                /** @description Shaping notes (and their versions) redacted. */
                                 shapingNotes?: number;
+                                /** @description Other copies redacted: errors kept with batches, replayed answers, skills, job payloads. */
                                 other?: number;
                             };
+                            /** @description Who asked: the API key, or the person on the privacy page. */
                             requestedBy: string;
+                            /** @description When it was asked, in milliseconds since 1970-01-01 UTC. */
                             createdAt: number;
+                            /** @description When it last moved on, in milliseconds since 1970-01-01 UTC. */
                             updatedAt: number;
+                            /** @description When it ended (complete, previewed, failed), in milliseconds since 1970-01-01 UTC. */
                             completedAt?: number;
+                            /** @description Why it failed, when it did. */
                             error?: string;
                             /** @description Of a dry run once previewed (GET /api/v1/erasures/{erasureId} only). */
                             preview?: {
                                 /** @description What the erasure would redact or delete, by the addresses and ids alone. */
                                 counts: {
+                                    /** @description Records redacted. */
                                     records?: number;
+                                    /** @description Attachments deleted with their files. */
                                     attachments?: number;
+                                    /** @description Sources redacted. */
                                     sources?: number;
+                                    /** @description Segments (turns, messages, paragraphs) redacted. */
                                     segments?: number;
+                                    /** @description Signals the person said, deleted. */
                                     signalsDeleted?: number;
+                                    /** @description Signals that mention the person, redacted. */
                                     signalsRedacted?: number;
+                                    /** @description Entries of signals' history redacted. */
                                     signalChanges?: number;
+                                    /** @description Opportunities whose name or words named the person, renamed. */
                                     opportunities?: number;
+                                    /** @description Shaping notes (and their versions) redacted. */
                                     shapingNotes?: number;
+                                    /** @description Other copies redacted: errors kept with batches, replayed answers, skills, job payloads. */
                                     other?: number;
                                 };
                                 /** @description Up to 3 rows of each kind, cut around their first change. */
                                 samples: {
-                                    /** @enum {string} */
+                                    /**
+                                     * @description What the row is.
+                                     * @enum {string}
+                                     */
                                     kind: "record" | "source" | "signal" | "signal_change" | "opportunity" | "shaping_note" | "other";
+                                    /** @description The row's id. */
                                     id: string;
                                     /** @description Where in the row it first changes (a JSON path, or empty). */
                                     field: string;
+                                    /** @description The text around the change, as it is now. */
                                     before: string;
                                     /** @description null: deleted (a signal the person said). */
                                     after: string | null;
                                 }[];
                                 /** @description Addresses and participant ids found in the participant entries carrying the given ones: erased and suppressed too, unless shared. */
                                 identifiers: {
-                                    /** @enum {string} */
+                                    /**
+                                     * @description An email address or a participant id.
+                                     * @enum {string}
+                                     */
                                     kind: "email" | "participant_id";
+                                    /** @description The address or id found. */
                                     value: string;
                                     /** @description Another participant (with an address or id the person does not have) carries it too: never used. */
                                     shared: boolean;
@@ -1221,6 +1385,7 @@ export interface operations {
                                 }[];
                                 /** @description Names found beside the addresses and ids: looked for only when confirmed (POST …/confirm), a shared one never. */
                                 names: {
+                                    /** @description A name found beside the person's addresses and ids. */
                                     name: string;
                                     /** @description Another participant (with an address or id the person does not have) carries it too: never used. */
                                     shared: boolean;
@@ -1258,7 +1423,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
+            /** @description Rate limit exceeded: 10 requests per second per API key (an ErrorResponse, RATE_LIMITED), or the limit of one IP address across the service (an IpRateLimited body); see the Retry-After header */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1268,7 +1433,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["IpRateLimited"];
                 };
             };
             /** @description Unexpected server error; retry */
@@ -1304,6 +1469,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The person's email address, compared case-insensitively. */
                     email?: string;
                     /** @description At least 3 characters: a shorter id is refused (give the email instead). */
                     participant_id?: string;
@@ -1336,6 +1502,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description The erasure request's id. */
                         id: string;
                         /**
                          * @description queued → running → complete; a dry run queued → running → previewed, then confirmed (queued again) or expired; failed: out of retries, it carries on when the person is asked to be erased again.
@@ -1344,58 +1511,95 @@ export interface operations {
                         status: "queued" | "running" | "previewed" | "complete" | "expired" | "failed";
                         /** @description Where the worker is: discover_records … other, then done. */
                         phase: string;
-                        /** @enum {string} */
+                        /**
+                         * @description Whether the person was named by an email or a participant id (the value itself is never shown).
+                         * @enum {string}
+                         */
                         subjectKind: "email" | "participant_id";
                         /** @description A dry run (a preview) until confirmed: it changes nothing and suppresses no one. */
                         dryRun: boolean;
                         /** @description What was redacted or deleted so far (of a dry run: what would be). */
                         counts: {
+                            /** @description Records redacted. */
                             records?: number;
+                            /** @description Attachments deleted with their files. */
                             attachments?: number;
+                            /** @description Sources redacted. */
                             sources?: number;
+                            /** @description Segments (turns, messages, paragraphs) redacted. */
                             segments?: number;
+                            /** @description Signals the person said, deleted. */
                             signalsDeleted?: number;
+                            /** @description Signals that mention the person, redacted. */
                             signalsRedacted?: number;
+                            /** @description Entries of signals' history redacted. */
                             signalChanges?: number;
+                            /** @description Opportunities whose name or words named the person, renamed. */
                             opportunities?: number;
+                            /** @description Shaping notes (and their versions) redacted. */
                             shapingNotes?: number;
+                            /** @description Other copies redacted: errors kept with batches, replayed answers, skills, job payloads. */
                             other?: number;
                         };
+                        /** @description Who asked: the API key, or the person on the privacy page. */
                         requestedBy: string;
+                        /** @description When it was asked, in milliseconds since 1970-01-01 UTC. */
                         createdAt: number;
+                        /** @description When it last moved on, in milliseconds since 1970-01-01 UTC. */
                         updatedAt: number;
+                        /** @description When it ended (complete, previewed, failed), in milliseconds since 1970-01-01 UTC. */
                         completedAt?: number;
+                        /** @description Why it failed, when it did. */
                         error?: string;
                         /** @description Of a dry run once previewed (GET /api/v1/erasures/{erasureId} only). */
                         preview?: {
                             /** @description What the erasure would redact or delete, by the addresses and ids alone. */
                             counts: {
+                                /** @description Records redacted. */
                                 records?: number;
+                                /** @description Attachments deleted with their files. */
                                 attachments?: number;
+                                /** @description Sources redacted. */
                                 sources?: number;
+                                /** @description Segments (turns, messages, paragraphs) redacted. */
                                 segments?: number;
+                                /** @description Signals the person said, deleted. */
                                 signalsDeleted?: number;
+                                /** @description Signals that mention the person, redacted. */
                                 signalsRedacted?: number;
+                                /** @description Entries of signals' history redacted. */
                                 signalChanges?: number;
+                                /** @description Opportunities whose name or words named the person, renamed. */
                                 opportunities?: number;
+                                /** @description Shaping notes (and their versions) redacted. */
                                 shapingNotes?: number;
+                                /** @description Other copies redacted: errors kept with batches, replayed answers, skills, job payloads. */
                                 other?: number;
                             };
                             /** @description Up to 3 rows of each kind, cut around their first change. */
                             samples: {
-                                /** @enum {string} */
+                                /**
+                                 * @description What the row is.
+                                 * @enum {string}
+                                 */
                                 kind: "record" | "source" | "signal" | "signal_change" | "opportunity" | "shaping_note" | "other";
+                                /** @description The row's id. */
                                 id: string;
                                 /** @description Where in the row it first changes (a JSON path, or empty). */
                                 field: string;
+                                /** @description The text around the change, as it is now. */
                                 before: string;
                                 /** @description null: deleted (a signal the person said). */
                                 after: string | null;
                             }[];
                             /** @description Addresses and participant ids found in the participant entries carrying the given ones: erased and suppressed too, unless shared. */
                             identifiers: {
-                                /** @enum {string} */
+                                /**
+                                 * @description An email address or a participant id.
+                                 * @enum {string}
+                                 */
                                 kind: "email" | "participant_id";
+                                /** @description The address or id found. */
                                 value: string;
                                 /** @description Another participant (with an address or id the person does not have) carries it too: never used. */
                                 shared: boolean;
@@ -1404,6 +1608,7 @@ export interface operations {
                             }[];
                             /** @description Names found beside the addresses and ids: looked for only when confirmed (POST …/confirm), a shared one never. */
                             names: {
+                                /** @description A name found beside the person's addresses and ids. */
                                 name: string;
                                 /** @description Another participant (with an address or id the person does not have) carries it too: never used. */
                                 shared: boolean;
@@ -1476,7 +1681,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
+            /** @description Rate limit exceeded: 10 requests per second per API key (an ErrorResponse, RATE_LIMITED), or the limit of one IP address across the service (an IpRateLimited body); see the Retry-After header */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1486,7 +1691,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["IpRateLimited"];
                 };
             };
             /** @description Unexpected server error; retry */
@@ -1533,6 +1738,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The erasure request's id. */
                         id: string;
                         /**
                          * @description queued → running → complete; a dry run queued → running → previewed, then confirmed (queued again) or expired; failed: out of retries, it carries on when the person is asked to be erased again.
@@ -1541,58 +1747,95 @@ export interface operations {
                         status: "queued" | "running" | "previewed" | "complete" | "expired" | "failed";
                         /** @description Where the worker is: discover_records … other, then done. */
                         phase: string;
-                        /** @enum {string} */
+                        /**
+                         * @description Whether the person was named by an email or a participant id (the value itself is never shown).
+                         * @enum {string}
+                         */
                         subjectKind: "email" | "participant_id";
                         /** @description A dry run (a preview) until confirmed: it changes nothing and suppresses no one. */
                         dryRun: boolean;
                         /** @description What was redacted or deleted so far (of a dry run: what would be). */
                         counts: {
+                            /** @description Records redacted. */
                             records?: number;
+                            /** @description Attachments deleted with their files. */
                             attachments?: number;
+                            /** @description Sources redacted. */
                             sources?: number;
+                            /** @description Segments (turns, messages, paragraphs) redacted. */
                             segments?: number;
+                            /** @description Signals the person said, deleted. */
                             signalsDeleted?: number;
+                            /** @description Signals that mention the person, redacted. */
                             signalsRedacted?: number;
+                            /** @description Entries of signals' history redacted. */
                             signalChanges?: number;
+                            /** @description Opportunities whose name or words named the person, renamed. */
                             opportunities?: number;
+                            /** @description Shaping notes (and their versions) redacted. */
                             shapingNotes?: number;
+                            /** @description Other copies redacted: errors kept with batches, replayed answers, skills, job payloads. */
                             other?: number;
                         };
+                        /** @description Who asked: the API key, or the person on the privacy page. */
                         requestedBy: string;
+                        /** @description When it was asked, in milliseconds since 1970-01-01 UTC. */
                         createdAt: number;
+                        /** @description When it last moved on, in milliseconds since 1970-01-01 UTC. */
                         updatedAt: number;
+                        /** @description When it ended (complete, previewed, failed), in milliseconds since 1970-01-01 UTC. */
                         completedAt?: number;
+                        /** @description Why it failed, when it did. */
                         error?: string;
                         /** @description Of a dry run once previewed (GET /api/v1/erasures/{erasureId} only). */
                         preview?: {
                             /** @description What the erasure would redact or delete, by the addresses and ids alone. */
                             counts: {
+                                /** @description Records redacted. */
                                 records?: number;
+                                /** @description Attachments deleted with their files. */
                                 attachments?: number;
+                                /** @description Sources redacted. */
                                 sources?: number;
+                                /** @description Segments (turns, messages, paragraphs) redacted. */
                                 segments?: number;
+                                /** @description Signals the person said, deleted. */
                                 signalsDeleted?: number;
+                                /** @description Signals that mention the person, redacted. */
                                 signalsRedacted?: number;
+                                /** @description Entries of signals' history redacted. */
                                 signalChanges?: number;
+                                /** @description Opportunities whose name or words named the person, renamed. */
                                 opportunities?: number;
+                                /** @description Shaping notes (and their versions) redacted. */
                                 shapingNotes?: number;
+                                /** @description Other copies redacted: errors kept with batches, replayed answers, skills, job payloads. */
                                 other?: number;
                             };
                             /** @description Up to 3 rows of each kind, cut around their first change. */
                             samples: {
-                                /** @enum {string} */
+                                /**
+                                 * @description What the row is.
+                                 * @enum {string}
+                                 */
                                 kind: "record" | "source" | "signal" | "signal_change" | "opportunity" | "shaping_note" | "other";
+                                /** @description The row's id. */
                                 id: string;
                                 /** @description Where in the row it first changes (a JSON path, or empty). */
                                 field: string;
+                                /** @description The text around the change, as it is now. */
                                 before: string;
                                 /** @description null: deleted (a signal the person said). */
                                 after: string | null;
                             }[];
                             /** @description Addresses and participant ids found in the participant entries carrying the given ones: erased and suppressed too, unless shared. */
                             identifiers: {
-                                /** @enum {string} */
+                                /**
+                                 * @description An email address or a participant id.
+                                 * @enum {string}
+                                 */
                                 kind: "email" | "participant_id";
+                                /** @description The address or id found. */
                                 value: string;
                                 /** @description Another participant (with an address or id the person does not have) carries it too: never used. */
                                 shared: boolean;
@@ -1601,6 +1844,7 @@ export interface operations {
                             }[];
                             /** @description Names found beside the addresses and ids: looked for only when confirmed (POST …/confirm), a shared one never. */
                             names: {
+                                /** @description A name found beside the person's addresses and ids. */
                                 name: string;
                                 /** @description Another participant (with an address or id the person does not have) carries it too: never used. */
                                 shared: boolean;
@@ -1661,7 +1905,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
+            /** @description Rate limit exceeded: 10 requests per second per API key (an ErrorResponse, RATE_LIMITED), or the limit of one IP address across the service (an IpRateLimited body); see the Retry-After header */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1671,7 +1915,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["IpRateLimited"];
                 };
             };
             /** @description Unexpected server error; retry */
@@ -1745,6 +1989,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description The erasure request's id. */
                         id: string;
                         /**
                          * @description queued → running → complete; a dry run queued → running → previewed, then confirmed (queued again) or expired; failed: out of retries, it carries on when the person is asked to be erased again.
@@ -1753,58 +1998,95 @@ export interface operations {
                         status: "queued" | "running" | "previewed" | "complete" | "expired" | "failed";
                         /** @description Where the worker is: discover_records … other, then done. */
                         phase: string;
-                        /** @enum {string} */
+                        /**
+                         * @description Whether the person was named by an email or a participant id (the value itself is never shown).
+                         * @enum {string}
+                         */
                         subjectKind: "email" | "participant_id";
                         /** @description A dry run (a preview) until confirmed: it changes nothing and suppresses no one. */
                         dryRun: boolean;
                         /** @description What was redacted or deleted so far (of a dry run: what would be). */
                         counts: {
+                            /** @description Records redacted. */
                             records?: number;
+                            /** @description Attachments deleted with their files. */
                             attachments?: number;
+                            /** @description Sources redacted. */
                             sources?: number;
+                            /** @description Segments (turns, messages, paragraphs) redacted. */
                             segments?: number;
+                            /** @description Signals the person said, deleted. */
                             signalsDeleted?: number;
+                            /** @description Signals that mention the person, redacted. */
                             signalsRedacted?: number;
+                            /** @description Entries of signals' history redacted. */
                             signalChanges?: number;
+                            /** @description Opportunities whose name or words named the person, renamed. */
                             opportunities?: number;
+                            /** @description Shaping notes (and their versions) redacted. */
                             shapingNotes?: number;
+                            /** @description Other copies redacted: errors kept with batches, replayed answers, skills, job payloads. */
                             other?: number;
                         };
+                        /** @description Who asked: the API key, or the person on the privacy page. */
                         requestedBy: string;
+                        /** @description When it was asked, in milliseconds since 1970-01-01 UTC. */
                         createdAt: number;
+                        /** @description When it last moved on, in milliseconds since 1970-01-01 UTC. */
                         updatedAt: number;
+                        /** @description When it ended (complete, previewed, failed), in milliseconds since 1970-01-01 UTC. */
                         completedAt?: number;
+                        /** @description Why it failed, when it did. */
                         error?: string;
                         /** @description Of a dry run once previewed (GET /api/v1/erasures/{erasureId} only). */
                         preview?: {
                             /** @description What the erasure would redact or delete, by the addresses and ids alone. */
                             counts: {
+                                /** @description Records redacted. */
                                 records?: number;
+                                /** @description Attachments deleted with their files. */
                                 attachments?: number;
+                                /** @description Sources redacted. */
                                 sources?: number;
+                                /** @description Segments (turns, messages, paragraphs) redacted. */
                                 segments?: number;
+                                /** @description Signals the person said, deleted. */
                                 signalsDeleted?: number;
+                                /** @description Signals that mention the person, redacted. */
                                 signalsRedacted?: number;
+                                /** @description Entries of signals' history redacted. */
                                 signalChanges?: number;
+                                /** @description Opportunities whose name or words named the person, renamed. */
                                 opportunities?: number;
+                                /** @description Shaping notes (and their versions) redacted. */
                                 shapingNotes?: number;
+                                /** @description Other copies redacted: errors kept with batches, replayed answers, skills, job payloads. */
                                 other?: number;
                             };
                             /** @description Up to 3 rows of each kind, cut around their first change. */
                             samples: {
-                                /** @enum {string} */
+                                /**
+                                 * @description What the row is.
+                                 * @enum {string}
+                                 */
                                 kind: "record" | "source" | "signal" | "signal_change" | "opportunity" | "shaping_note" | "other";
+                                /** @description The row's id. */
                                 id: string;
                                 /** @description Where in the row it first changes (a JSON path, or empty). */
                                 field: string;
+                                /** @description The text around the change, as it is now. */
                                 before: string;
                                 /** @description null: deleted (a signal the person said). */
                                 after: string | null;
                             }[];
                             /** @description Addresses and participant ids found in the participant entries carrying the given ones: erased and suppressed too, unless shared. */
                             identifiers: {
-                                /** @enum {string} */
+                                /**
+                                 * @description An email address or a participant id.
+                                 * @enum {string}
+                                 */
                                 kind: "email" | "participant_id";
+                                /** @description The address or id found. */
                                 value: string;
                                 /** @description Another participant (with an address or id the person does not have) carries it too: never used. */
                                 shared: boolean;
@@ -1813,6 +2095,7 @@ export interface operations {
                             }[];
                             /** @description Names found beside the addresses and ids: looked for only when confirmed (POST …/confirm), a shared one never. */
                             names: {
+                                /** @description A name found beside the person's addresses and ids. */
                                 name: string;
                                 /** @description Another participant (with an address or id the person does not have) carries it too: never used. */
                                 shared: boolean;
@@ -1909,7 +2192,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
+            /** @description Rate limit exceeded: 10 requests per second per API key (an ErrorResponse, RATE_LIMITED), or the limit of one IP address across the service (an IpRateLimited body); see the Retry-After header */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1919,7 +2202,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["IpRateLimited"];
                 };
             };
             /** @description Unexpected server error; retry */
@@ -1979,14 +2262,24 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description The workspace's suppressions, newest first. */
                         suppressions: {
+                            /** @description The suppression's id. */
                             id: string;
-                            /** @enum {string} */
+                            /**
+                             * @description What is suppressed: an email address or a participant id (stored as a hash, never shown).
+                             * @enum {string}
+                             */
                             kind: "email" | "participant_id";
+                            /** @description The erasure that made it. */
                             erasureId?: string;
+                            /** @description Who asked for the erasure. */
                             createdBy: string;
+                            /** @description Since when records naming the person are refused, in milliseconds since 1970-01-01 UTC. */
                             createdAt: number;
+                            /** @description When it was lifted; records naming the person are accepted again. */
                             liftedAt?: number;
+                            /** @description Who lifted it. */
                             liftedBy?: string;
                         }[];
                     };
@@ -2026,7 +2319,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
+            /** @description Rate limit exceeded: 10 requests per second per API key (an ErrorResponse, RATE_LIMITED), or the limit of one IP address across the service (an IpRateLimited body); see the Retry-After header */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2036,7 +2329,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["IpRateLimited"];
                 };
             };
             /** @description Unexpected server error; retry */
@@ -2094,13 +2387,22 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description The suppression's id. */
                         id: string;
-                        /** @enum {string} */
+                        /**
+                         * @description What is suppressed: an email address or a participant id (stored as a hash, never shown).
+                         * @enum {string}
+                         */
                         kind: "email" | "participant_id";
+                        /** @description The erasure that made it. */
                         erasureId?: string;
+                        /** @description Who asked for the erasure. */
                         createdBy: string;
+                        /** @description Since when records naming the person are refused, in milliseconds since 1970-01-01 UTC. */
                         createdAt: number;
+                        /** @description When it was lifted; records naming the person are accepted again. */
                         liftedAt?: number;
+                        /** @description Who lifted it. */
                         liftedBy?: string;
                     };
                 };
@@ -2151,7 +2453,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Rate limit exceeded (10 requests per second per key); see retryAfter and the Retry-After header */
+            /** @description Rate limit exceeded: 10 requests per second per API key (an ErrorResponse, RATE_LIMITED), or the limit of one IP address across the service (an IpRateLimited body); see the Retry-After header */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2161,7 +2463,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["IpRateLimited"];
                 };
             };
             /** @description Unexpected server error; retry */
