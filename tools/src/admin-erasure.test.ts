@@ -100,6 +100,26 @@ describe('admin erasure commands', () => {
     await expect(erasureCommand('person confirm', { workspace: ws, id }, deps)).rejects.toThrow(/is complete: only a preview \(status "previewed"\) can be confirmed/);
   });
 
+  it('shows the erasure\'s phase and counts on the progress line while --run erases, then clears it', async () => {
+    const ws = newId('ws');
+    await t.pool.query('INSERT INTO workspaces (id, name) VALUES ($1, $1)', [ws]);
+    await t.pool.query("INSERT INTO products (id, workspace_id, name) VALUES ($1, $2, 'P')", [`prod_${ws}`, ws]);
+    await t.pool.query(
+      `INSERT INTO sources (id, workspace_id, product_id, project_ids, type, nature, title, occurred_at, status, participants)
+       VALUES ($1, $2, $3, '{}', 'call', 'evidence', 'Call', now(), 'ready', '[{"id":"p-bo","name":"Bo","email":"bo@globex.test"}]')`,
+      [newId('src'), ws, `prod_${ws}`],
+    );
+    const shown: string[] = [];
+    const progress = { update: (text: string) => shown.push(text), done: () => shown.push('(done)') };
+    const erased = await erasureCommand('person erase', { workspace: ws, email: 'bo@globex.test', run: true }, { pool: t.pool, databaseUrl: t.url, storage: createLocalStorage(dir), progress });
+    expect(erased[0]).toMatch(/ {2}complete {2}.*sources 1/);
+    const id = erased[0]!.split(' ')[0]!;
+    expect(shown.length).toBeGreaterThan(2);
+    expect(shown[0]).toMatch(new RegExp(`^Erasing ${id}: discover \\w+ · `));
+    expect(shown).toContainEqual(expect.stringMatching(new RegExp(`^Erasing ${id}: \\w[\\w ]* · .*sources 1`)));
+    expect(shown.at(-1)).toBe('(done)');
+  });
+
   it('refuses a participant id shorter than 3 characters, naming the flag and the minimum; takes --dry-run and --use-name from the command line', async () => {
     const deps = { pool: t.pool, databaseUrl: t.url, storage: createLocalStorage(dir) };
     await expect(erasureCommand('person erase', { workspace: 'ws_x', participant: '42' }, deps)).rejects.toThrow(/^--participant: must be at least 3 characters \(this one has 2\)/);

@@ -1,6 +1,18 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { newId } from '@loupe/db';
 import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin, UsageError } from './admin';
+import type { Progress } from './cli/progress';
+
+/** A progress line that keeps what it was asked to show. */
+function recordedProgress() {
+  const shown: string[] = [];
+  const progress: Progress = { update: (text) => shown.push(text), done: () => shown.push('(done)') };
+  return { shown, progress };
+}
 
 describe('runAdmin', () => {
   let t: TestDatabase;
@@ -24,6 +36,29 @@ describe('runAdmin', () => {
     expect(await runAdmin(['plan', 'set', '--name', 'Paused', '--included', '10', '--overage', 'off'], database, 'loupe_')).toEqual(['Plan Paused saved']);
     const { rows } = await t.pool.query("SELECT name, overage_allowed FROM plans WHERE name IN ('Billed', 'Paused') ORDER BY name");
     expect(rows).toEqual([{ name: 'Billed', overage_allowed: true }, { name: 'Paused', overage_allowed: false }]);
+  });
+
+  it('shows the lines written so far while exporting, then clears the line before the result', async () => {
+    const ws = newId('ws');
+    await t.pool.query('INSERT INTO workspaces (id, name) VALUES ($1, $1)', [ws]);
+    await t.pool.query("INSERT INTO products (id, workspace_id, name) VALUES ($1, $2, 'P')", [`prod_${ws}`, ws]);
+    for (let i = 0; i < 2; i++) {
+      await t.pool.query(
+        `INSERT INTO sources (id, workspace_id, product_id, project_ids, type, nature, title, occurred_at, status) VALUES ($1, $2, $3, '{}', 'call', 'evidence', 'Call', now(), 'ready')`,
+        [newId('src'), ws, `prod_${ws}`],
+      );
+    }
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'loupe-admin-export-'));
+    try {
+      const file = path.join(dir, 'export.ndjson');
+      const { shown, progress } = recordedProgress();
+      const out = await runAdmin(['workspace', 'export', '--workspace', ws, '--out', file], database, 'loupe_', { progress });
+      expect(out).toEqual([`Wrote 2 sources, 0 signals, 0 opportunities and 0 shaping notes to ${file}`]);
+      expect(shown).toEqual([`${file}: 1 line written (source 1)`, `${file}: 2 lines written (source 2)`, `${file}: 2 lines written (source 2)`, '(done)']);
+      expect((await readFile(file, 'utf8')).trimEnd().split('\n')).toHaveLength(3);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('returns a command\'s help, and throws the parser\'s short message for a command line given wrongly', async () => {

@@ -81,10 +81,12 @@ class ExportTally {
 
   add(line: string): string {
     const kind = /^\{"kind":"(\w+)"/.exec(line)?.[1] ?? 'other';
-    this.byKind.set(kind, (this.byKind.get(kind) ?? 0) + 1);
-    this.total++;
+    if (kind !== 'end') {
+      this.byKind.set(kind, (this.byKind.get(kind) ?? 0) + 1);
+      this.total++;
+    }
     const n = (x: number) => x.toLocaleString('en-US');
-    return `${n(this.total)} lines written (${[...this.byKind].map(([k, c]) => `${k} ${n(c)}`).join(', ')})`;
+    return `${n(this.total)} line${this.total === 1 ? '' : 's'} written (${[...this.byKind].map(([k, c]) => `${k} ${n(c)}`).join(', ')})`;
   }
 }
 
