@@ -25,6 +25,18 @@ export default tseslint.config(
     },
   },
   {
+    // The console runs no authorization server: it reads and revokes grants through @loupe/oauth/grants.
+    files: ['apps/web/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [
+          { name: 'oidc-provider', message: 'The web app does not run the authorization server.' },
+          { name: '@loupe/oauth', message: 'It loads oidc-provider: import @loupe/oauth/grants.' },
+        ],
+      }],
+    },
+  },
+  {
     files: ['**/*.test.ts', '**/test/**/*.ts', '**/testing/**/*.ts', 'e2e/**/*.ts', 'tools/bench/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },

@@ -2,7 +2,7 @@
  * The evidence pages of the account app at scale (issue 27: "a page renders in < 200 ms at 100,000
  * sources and 100,000 signals"). A workspace is filled in bulk (SQL) with BENCH_PAGES_SOURCES sources
  * (one of 2,000 turns), BENCH_PAGES_SIGNALS signals grouped 50 to an opportunity, and 1,000 shaping
- * notes; the auth server's pages are then requested over HTTP as a signed-in member, each
+ * notes; the web app's pages are then requested over HTTP as a signed-in member, each
  * BENCH_PAGES_CALLS times, and p50/p95/max per page are printed with the machine.
  *
  *   npm run bench:evidence-pages      BENCH_PAGES_SOURCES, BENCH_PAGES_SIGNALS (default 100000 each), BENCH_PAGES_CALLS (default 20)
@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort, openDatabase } from '@loupe/db';
 import { createAuthApp } from '@loupe/auth-server';
+import { createWebApp } from '@loupe/web';
 import { appShell, createLogger, listen, systemClock } from '@loupe/http';
 import { ensureSignalTypes } from '@loupe/evidence';
 import { refreshSearchDocuments } from '@loupe/sources';
@@ -87,7 +88,10 @@ const mail: Array<{ to: string; text: string }> = [];
 let url = '';
 const log = createLogger('silent');
 const app = appShell(log, (a) => {
-  a.use(createAuthApp({ pool, db: t.db, clock: systemClock, log, baseUrl: () => url, servicePrefix: 'loupe_', mailer: { send: async (m) => void mail.push(m) }, storage: createLocalStorage(dataDir) }));
+  const mailer = { send: async (m: { to: string; text: string }) => void mail.push(m) };
+  // As npm start mounts them: the sign-in page (authorization server) and the evidence pages (web) on one origin.
+  a.use(createAuthApp({ pool, db: t.db, clock: systemClock, log, baseUrl: () => url, servicePrefix: 'loupe_', mailer }));
+  a.use(createWebApp({ pool, db: t.db, clock: systemClock, log, baseUrl: () => url, servicePrefix: 'loupe_', mailer, storage: createLocalStorage(dataDir) }));
 });
 const server = await listen(app, 0, '127.0.0.1', { requestTimeoutMs: 30_000 });
 url = `http://127.0.0.1:${server.port}`;

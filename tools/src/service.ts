@@ -6,6 +6,7 @@ import {
 } from '@loupe/http';
 import { createIngestApp } from '@loupe/ingest-api';
 import { createAuthApp, inboundReplyHandler, OAUTH_TOKEN_PATH } from '@loupe/auth-server';
+import { createWebApp } from '@loupe/web';
 import { createMcpApp, MCP_PATH } from '@loupe/mcp-server';
 import { createBoss, enqueue, ensureQueues, QUEUES, type Boss } from '@loupe/jobs';
 import { createWorker, type Worker } from '@loupe/worker';
@@ -80,6 +81,9 @@ export async function startService({ config, log = createLogger(config.logLevel)
         fetchSettings: { allowLoopback: config.fetchAllowLoopback }, identityProviders: config.identityProviders,
         accessTokenTtlSeconds: config.accessTokenTtlSeconds,
         replies: config.replies,
+      }));
+      a.use(createWebApp({
+        pool: database.pool, db: database.db, clock, log, mailer, baseUrl: () => publicUrl, servicePrefix: config.servicePrefix,
         scheduleRecompute: async (workspaceId, productId) => void (await enqueue(boss, QUEUES.recomputeOpportunities, { workspaceId, productId })),
         boss,
         semanticSearch,

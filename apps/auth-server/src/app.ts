@@ -1,26 +1,21 @@
-import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import { Router, type NextFunction, type Request, type Response } from 'express';
 import cookieParser from 'cookie-parser';
-import helmet from 'helmet';
 import type pg from 'pg';
 import { createAccounts } from '@loupe/accounts';
 import type { IdentityProviderConfig } from '@loupe/config';
 import type { Db } from '@loupe/db';
 import type { Clock, Logger } from '@loupe/http';
-import { createOAuthProvider, randomSecret, sharedSecret } from '@loupe/oauth';
+import { createOAuthProvider } from '@loupe/oauth';
 import type { SafeFetchSettings } from '@loupe/safe-fetch';
-import { accountPages } from './account';
+import { ASSETS_PATH, createSessionMiddleware, loadWebSecrets, pageAssets, securityHeadersFor } from '@loupe/web-pages';
+import { accountSignIn } from './account-sign-in';
 import { inboundMailWebhook, inboundReplyHandler } from './inbound-mail';
-import { frontDoor } from './front-door';
 import { identityProviderRoutes } from './identity-providers';
 import { interactionPages, type Mailer } from './interaction';
 import { oauthEndpoints } from './oauth-endpoints';
-import { assetsDir, renderOAuthErrorHtml } from './pages';
+import { renderOAuthErrorHtml } from './pages';
 import { createOAuthLimiters } from './rate-limits';
 import type { AuthRuntime } from './runtime';
-import { createSessionMiddleware } from './web-session';
-import type { Boss } from '@loupe/jobs';
-import type { SemanticSearch } from '@loupe/sources';
-import type { Storage } from '@loupe/storage';
 
 export interface AuthAppDeps {
   pool: pg.Pool;
@@ -41,14 +36,6 @@ export interface AuthAppDeps {
   replies?: { domain: string; webhookSecret?: string | undefined } | undefined;
   /** OpenID Connect identity providers offered beside email sign-in (config.identityProviders). */
   identityProviders?: readonly IdentityProviderConfig[];
-  /** Queues a product's opportunities update after a person edits a signal on the account pages (the worker's queue). */
-  scheduleRecompute?: (workspaceId: string, productId: string) => Promise<void>;
-  /** The job queue: the Privacy page queues erasures with it (without it, the page cannot start one). */
-  boss?: Boss;
-  /** The MCP server's index of meaning when it runs in the same process (npm start): the sources page ranks like find_sources. */
-  semanticSearch?: SemanticSearch;
-  /** Where attachment files are stored: deleting a source on the account pages deletes its files. */
-  storage: Storage;
 }
 
 /** Paths oidc-provider serves; everything else falls through to the other apps and the 404. */
@@ -70,7 +57,8 @@ const PATH_INSERTED_METADATA: Record<string, string> = {
 
 /**
  * The OAuth 2.1 authorization server: oidc-provider under /oauth with our rules in front of it,
- * discovery, the pre-registered clients, and the sign-in, workspace and consent pages.
+ * discovery, the pre-registered clients, and the sign-in, workspace and consent pages (the console's
+ * sign-in page too: one sign-in for every page). The console itself is the web app.
  */
 export function createAuthApp(deps: AuthAppDeps): Router {
   let starting: Promise<AuthRuntime> | undefined;
@@ -89,16 +77,10 @@ export function createAuthApp(deps: AuthAppDeps): Router {
     req.url = PATH_INSERTED_METADATA[req.path]! + req.url.slice(req.path.length);
     next();
   });
-  // Built once (helmet parses its policy when called): the scheme decides which, per request.
-  const providerHeaders = { http: securityHeaders(false), https: securityHeaders(true) };
-  const headersFor = (req: Request, res: Response, next: NextFunction) => providerHeaders[deps.baseUrl().startsWith('https://') ? 'https' : 'http'](req, res, next);
+  const headersFor = securityHeadersFor(deps.baseUrl);
   router.use(onProviderPaths(headersFor));
-  // The account pages and the front door: their own security headers (one script of ours, for the copy button).
-  const accountHeaders = { http: securityHeaders(false, { ownScripts: true }), https: securityHeaders(true, { ownScripts: true }) };
-  const pageHeaders = (req: Request, res: Response, next: NextFunction) => accountHeaders[deps.baseUrl().startsWith('https://') ? 'https' : 'http'](req, res, next);
-  router.use(frontDoor(deps.baseUrl, pageHeaders));
   router.use(onProviderPaths(cookieParser()));
-  router.use('/oauth/assets', express.static(assetsDir, { maxAge: '1h', index: false, fallthrough: false }));
+  router.use(ASSETS_PATH, pageAssets());
   router.use(oauthEndpoints(runtime));
   router.use(interactionPages(runtime, { mailer: deps.mailer, log: deps.log, identityProviders: deps.identityProviders, replyDomain: deps.replies?.domain }));
   if (deps.replies) {
@@ -106,40 +88,17 @@ export function createAuthApp(deps: AuthAppDeps): Router {
     router.use(inboundMailWebhook(handle, deps.replies.webhookSecret));
   }
   router.use('/auth/idp', headersFor, identityProviderRoutes(runtime, { providers: deps.identityProviders ?? [], log: deps.log, allowLoopback: deps.fetchSettings?.allowLoopback }));
-  router.use('/account', pageHeaders, cookieParser());
-  router.use(accountPages(runtime, { db: deps.db, mailer: deps.mailer, log: deps.log, identityProviders: deps.identityProviders ?? [], scheduleRecompute: deps.scheduleRecompute, boss: deps.boss, semanticSearch: deps.semanticSearch, storage: deps.storage }));
+  // The console's sign-in page: the pages' headers (one script of ours, as on every console page).
+  router.use('/account/sign-in', securityHeadersFor(deps.baseUrl, { ownScripts: true }), cookieParser());
+  router.use(accountSignIn(runtime, { identityProviders: deps.identityProviders }));
   router.use(onProviderPaths((req, res, next) => runtime().then((rt) => rt.handle(req, res), next)));
   return router;
-}
-
-function securityHeaders(https: boolean, options: { ownScripts?: boolean } = {}) {
-  return helmet({
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: {
-        defaultSrc: ["'self'"],
-        scriptSrc: options.ownScripts ? ["'self'"] : ["'none'"],
-        styleSrc: ["'self'"],
-        imgSrc: ["'self'", 'data:'],
-        fontSrc: ["'self'"],
-        objectSrc: ["'none'"],
-        baseUri: ["'none'"],
-        // No form-action: Chromium applies it to the redirect that follows a consent POST, and that goes to the client.
-        frameAncestors: ["'none'"],
-        ...(https ? { upgradeInsecureRequests: [] } : {}),
-      },
-    },
-    frameguard: { action: 'deny' },
-    strictTransportSecurity: https ? { maxAge: 31536000 } : false,
-    referrerPolicy: { policy: 'no-referrer' },
-    crossOriginResourcePolicy: false, // discovery and tokens are fetched cross-origin by browser-based clients
-  });
 }
 
 async function build(deps: AuthAppDeps): Promise<AuthRuntime> {
   const issuer = deps.baseUrl();
   const secure = issuer.startsWith('https://');
-  const [provider, codeSecret, csrfSecret, sessionSecret] = await Promise.all([
+  const [provider, { signInCodeSecret: codeSecret, csrfSecret, sessionSecret }] = await Promise.all([
     createOAuthProvider({
       pool: deps.pool,
       clock: deps.clock,
@@ -155,9 +114,7 @@ async function build(deps: AuthAppDeps): Promise<AuthRuntime> {
         ctx.body = renderOAuthErrorHtml(out);
       },
     }),
-    sharedSecret(deps.pool, 'accounts.sign-in-code-secret', randomSecret),
-    sharedSecret(deps.pool, 'web.csrf-secret', randomSecret),
-    sharedSecret(deps.pool, 'web.session-secret', randomSecret),
+    loadWebSecrets(deps.pool),
   ]);
   provider.on('server_error', (_ctx, err) => deps.log.error({ err }, 'oauth server error'));
   const accounts = createAccounts({ pool: deps.pool, db: deps.db, clock: deps.clock, mailer: deps.mailer, codeSecret });

@@ -4,7 +4,7 @@ import cookieParser from 'cookie-parser';
 import * as oidc from 'openid-client';
 import type { IdentityProviderConfig } from '@loupe/config';
 import type { Logger } from '@loupe/http';
-import { signIn } from './web-session';
+import { signIn } from '@loupe/web-pages';
 import { renderPage } from './pages';
 import type { AuthRuntime } from './runtime';
 

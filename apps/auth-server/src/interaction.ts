@@ -8,7 +8,8 @@ import type { Logger } from '@loupe/http';
 import { clientView } from './client-view';
 import { connectionConfirmation } from './mails';
 import { renderErrorPage, renderPage } from './pages';
-import { codeProblem, codeRequestProblem, signedInUser, signIn, signOut } from './web-session';
+import { signedInUser, signIn, signOut } from '@loupe/web-pages';
+import { codeProblem, codeRequestProblem } from './sign-in-problems';
 import type { AuthRuntime } from './runtime';
 
 type Runtime = () => Promise<AuthRuntime>;

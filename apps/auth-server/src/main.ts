@@ -1,28 +1,22 @@
 import { createMetrics } from '@loupe/metrics';
-import { createLocalStorage } from '@loupe/storage';
 import { baseUrl, loadConfig } from '@loupe/config';
 import { migrationsApplied, migrationsDir, openDatabase } from '@loupe/db';
 import { appShell, createLogger, createPerIpLimiter, databaseReadiness, healthRouter, listen, systemClock } from '@loupe/http';
-import { createBoss, enqueue, ensureQueues, QUEUES } from '@loupe/jobs';
 import { createMailer, startInboundSmtp } from '@loupe/mail';
 import { isReplyAddress } from '@loupe/oauth';
 import { createAuthApp } from './app';
 import { inboundReplyHandler } from './inbound-mail';
 import { OAUTH_TOKEN_PATH } from './rate-limits';
 
-// The authorization server alone (behind a proxy that routes /oauth, /.well-known/oauth-authorization-server
-// and /.well-known/openid-configuration here and /api/mcp to the MCP server, on one public host).
+// The authorization server alone (behind a proxy that routes /oauth, /.well-known/oauth-authorization-server,
+// /.well-known/openid-configuration, /auth/idp and /account/sign-in here, /account and / to the web app
+// and /api/mcp to the MCP server, on one public host).
 const config = loadConfig();
 const log = createLogger(config.logLevel, { app: 'auth-server' });
 const database = await openDatabase({
   databaseUrl: config.databaseUrl, dataDir: config.dataDir, embeddedPgPort: config.embeddedPgPort, poolSize: config.dbPoolSize,
 });
 const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, pool: database.pool, log });
-// The account pages queue a product's opportunities update after a person edits a signal (the worker does it).
-const boss = createBoss({ connectionString: database.url, supervise: false });
-boss.on('error', (err) => log.error({ err }, 'pg-boss error'));
-await boss.start();
-await ensureQueues(boss, config.jobs);
 let url = baseUrl(config);
 const metrics = createMetrics({ pool: database.pool, token: config.metricsToken });
 const app = appShell(log, (a) => {
@@ -34,9 +28,6 @@ const app = appShell(log, (a) => {
     fetchSettings: { allowLoopback: config.fetchAllowLoopback }, identityProviders: config.identityProviders,
     accessTokenTtlSeconds: config.accessTokenTtlSeconds,
     replies: config.replies,
-    scheduleRecompute: async (workspaceId, productId) => void (await enqueue(boss, QUEUES.recomputeOpportunities, { workspaceId, productId })),
-    boss,
-    storage: createLocalStorage(config.dataDir),
   }));
 }, { trustedProxies: config.trustedProxies, perIp: createPerIpLimiter(database.pool, systemClock, config.perIpLimitPerMinute), perIpDeferredPaths: [OAUTH_TOKEN_PATH] });
 const server = await listen(app, config.port, config.host, { requestTimeoutMs: config.requestTimeoutMs });
@@ -51,7 +42,6 @@ if (config.replies?.smtp) {
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {
     await server.close(config.shutdownTimeoutMs);
-    await boss.stop({ graceful: true, close: true });
     await database.close();
     process.exit(0);
   });

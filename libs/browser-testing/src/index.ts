@@ -218,3 +218,6 @@ export async function keyboardReachable(page: Page, accessibleNames: string[]): 
 }
 
 export type { Browser, Page };
+
+/** A browser's cookies for HTTP tests without a browser. */
+export { CookieJar } from './cookie-jar';

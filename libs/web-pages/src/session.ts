@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import session from 'express-session';
 import type pg from 'pg';
-import { HashedSessionStore, WEB_SESSION_TTL_MS, type Accounts, type RequestCodeResult, type VerifyCodeResult } from '@loupe/accounts';
+import { HashedSessionStore, WEB_SESSION_TTL_MS, type Accounts } from '@loupe/accounts';
 import type { Logger } from '@loupe/http';
 
 export const sessionCookieName = (secure: boolean) => (secure ? '__Host-loupe_session' : 'loupe_session');
@@ -27,7 +27,8 @@ export function createSessionMiddleware(deps: { pool: pg.Pool; secret: string; s
   });
 }
 
-interface SessionRuntime {
+/** What the session helpers need of an app's runtime. */
+export interface SessionRuntime {
   session: RequestHandler;
   secure: boolean;
   accounts: Accounts;
@@ -63,20 +64,4 @@ export async function signOut(rt: SessionRuntime, req: Request, res: Response) {
 /** Clears the cookie with the attributes it was set with (a `__Host-` cookie is only replaced by a Secure one). */
 export function clearSessionCookie(rt: { secure: boolean }, res: Response) {
   res.clearCookie(sessionCookieName(rt.secure), { httpOnly: true, sameSite: 'lax', secure: rt.secure, path: '/' });
-}
-
-/** What to tell a person whose code request was refused. */
-export function codeRequestProblem(sent: Extract<RequestCodeResult, { ok: false }>): string {
-  return sent.reason === 'invalid_email'
-    ? 'Enter a valid email address, like ada@example.com.'
-    : `Too many codes were requested. Try again in ${Math.ceil((sent.retryAfterSeconds ?? 60) / 60)} minutes.`;
-}
-
-/** What to tell a person whose code did not sign them in. */
-export function codeProblem(result: Extract<VerifyCodeResult, { ok: false }>): string {
-  return {
-    invalid_code: 'That code is not right. Check the latest email from Loupe and try again.',
-    expired: 'That code has expired. Send a new code.',
-    too_many_attempts: 'Too many wrong codes. Send a new code.',
-  }[result.reason] ?? 'That code cannot be used. Send a new code.';
 }

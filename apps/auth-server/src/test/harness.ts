@@ -1,7 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import os from 'node:os';
-import path from 'node:path';
-import { createLocalStorage, type Storage } from '@loupe/storage';
 import type pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
 import { newId } from '@loupe/db';
@@ -10,9 +7,7 @@ import type { SafeFetchSettings } from '@loupe/safe-fetch';
 import type { IdentityProviderConfig } from '@loupe/config';
 import { createAuthApp } from '../app';
 import { OAUTH_TOKEN_PATH } from '../rate-limits';
-import { CookieJar } from './cookie-jar';
-import type { SemanticSearch } from '@loupe/sources';
-import type { Boss } from '@loupe/jobs';
+import { CookieJar } from '@loupe/browser-testing';
 
 export { CookieJar };
 
@@ -32,14 +27,6 @@ export async function startAuthServer(
     fetchSettings?: SafeFetchSettings; publicUrl?: string; identityProviders?: IdentityProviderConfig[]; replies?: { domain: string; webhookSecret?: string };
     /** Another instance on this database (closing it leaves the database open). */
     database?: TestDatabase;
-    /** What the account pages call to bring a product's opportunities up to date after an edit. */
-    scheduleRecompute?: (workspaceId: string, productId: string) => Promise<void>;
-    /** The job queue of the Privacy page's erasures. */
-    boss?: Boss;
-    /** The index of meaning the sources page fuses with the words (npm start passes the MCP server's). */
-    semanticSearch?: SemanticSearch;
-    /** Where attachment files are (a shared temporary directory by default). */
-    storage?: Storage;
   } = {},
 ): Promise<AuthHarness> {
   const t = options.database ?? (await createTestDatabase());
@@ -54,10 +41,6 @@ export async function startAuthServer(
       fetchSettings: options.fetchSettings,
       identityProviders: options.identityProviders,
       replies: options.replies,
-      scheduleRecompute: options.scheduleRecompute,
-      boss: options.boss,
-      ...(options.semanticSearch ? { semanticSearch: options.semanticSearch } : {}),
-      storage: options.storage ?? createLocalStorage(path.join(os.tmpdir(), 'loupe-auth-harness-storage')),
     }));
   }, { perIp: createPerIpLimiter(t.pool, systemClock), perIpDeferredPaths: [OAUTH_TOKEN_PATH] });
   const server: Listening = await listen(app, 0, '127.0.0.1', { requestTimeoutMs: 30_000 });

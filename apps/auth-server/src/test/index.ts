@@ -1,3 +1,3 @@
 // What other projects' tests use: a second OpenID Connect provider and a cookie jar.
 export { startTestIdp, type TestIdp, type TestPerson } from './test-idp';
-export { CookieJar } from './cookie-jar';
+export { CookieJar } from '@loupe/browser-testing';

@@ -12,10 +12,10 @@ import { createShapingNote, updateShapingNote } from '@loupe/shaping';
 import { createSourceFromRecord } from '@loupe/sources';
 import { createLocalStorage, type Storage } from '@loupe/storage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { csrfOf, Person, signInToAccount, startAuthServer, type AuthHarness } from './test/harness';
+import { csrfOf, Person, signInToAccount, startWebServer, type WebHarness } from './test/harness';
 
 // Issue 28 item 2 on the account pages: Privacy — erase a person, follow it, lift suppressions, the audit.
-let h: AuthHarness;
+let h: WebHarness;
 let dir: string;
 let storage: Storage;
 let boss: Boss;
@@ -32,7 +32,7 @@ beforeAll(async () => {
   boss.on('error', () => {});
   await boss.start();
   await ensureQueues(boss);
-  [h, browser] = await Promise.all([startAuthServer({ storage, boss, database }), launchChromium()]);
+  [h, browser] = await Promise.all([startWebServer({ storage, boss, database }), launchChromium()]);
   owner = new Person(h, 'owner@privacy.test');
   member = new Person(h, 'member@privacy.test');
   for (const p of [owner, member]) await signInToAccount(h, p);

@@ -1,9 +1,9 @@
 import { Router } from 'express';
 import { canManage, InvitationLimitError, MembershipError, ROLES, type Role } from '@loupe/accounts';
-import { revokeUserGrants } from '@loupe/oauth';
+import { revokeUserGrants } from '@loupe/oauth/grants';
 import { renderErrorPage, renderPage } from '../pages';
 import { form, pages, renderAccount, returnHere, str, toSignIn, type AccountDeps, type InWorkspace, type Runtime } from './context';
-import { signedInUser } from '../web-session';
+import { signedInUser } from '@loupe/web-pages';
 import { invitationMail } from './mails';
 
 const DONE: Record<string, string> = {

@@ -1,26 +1,22 @@
 import type { NextFunction, Request, Response } from 'express';
 import express from 'express';
-import { doubleCsrf } from 'csrf-csrf';
-import type { Role } from '@loupe/accounts';
+import type { Mailer, Role } from '@loupe/accounts';
 import type { Db } from '@loupe/db';
 import type { Logger } from '@loupe/http';
 import type { Boss } from '@loupe/jobs';
-import type { Mailer } from '../interaction';
-import { sessionCookieName, signedInUser } from '../web-session';
+import { createSessionCsrf, signedInUser } from '@loupe/web-pages';
 import { renderErrorPage, renderPage } from '../pages';
-import type { AuthRuntime } from '../runtime';
+import type { WebRuntime } from '../runtime';
 import { fmt } from './format';
 import type { SemanticSearch } from '@loupe/sources';
 import type { Storage } from '@loupe/storage';
 
-export type Runtime = () => Promise<AuthRuntime>;
+export type Runtime = () => Promise<WebRuntime>;
 
 export interface AccountDeps {
   db: Db;
   mailer: Mailer;
   log: Logger;
-  /** Offered on the sign-in page beside the emailed code. */
-  identityProviders?: readonly { id: string; name: string }[];
   /**
    * Queues the product's opportunities to be brought up to date (after an edit changed a signal's
    * text); without it the worker picks the pending signals up at its next start or job.
@@ -38,7 +34,7 @@ export interface AccountDeps {
 }
 
 export interface SignedIn {
-  rt: AuthRuntime;
+  rt: WebRuntime;
   user: { id: string; email: string };
   csrf: string;
 }
@@ -51,26 +47,7 @@ export interface InWorkspace extends SignedIn {
 export const form = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 40 });
 export const str = (v: unknown) => (typeof v === 'string' ? v : '');
 
-const csrfCookie = (secure: boolean) => (secure ? '__Host-loupe_account_csrf' : 'loupe_account_csrf');
-
-/** Double-submit CSRF tokens bound to the web session (or, before sign-in, to no one); one per app instance. */
-function createCsrf() {
-  let csrf: ReturnType<typeof doubleCsrf> | undefined;
-  const of = (rt: AuthRuntime) =>
-    (csrf ??= doubleCsrf({
-      getSecret: () => rt.csrfSecret,
-      getSessionIdentifier: (req) => String(req.cookies?.[sessionCookieName(rt.secure)] ?? 'signed-out'),
-      cookieName: csrfCookie(rt.secure),
-      cookieOptions: { sameSite: 'lax', path: '/', secure: rt.secure, httpOnly: true },
-      getCsrfTokenFromRequest: (req) => (req.body as Record<string, unknown> | undefined)?._csrf as string | undefined,
-    }));
-  return {
-    valid: (rt: AuthRuntime, req: Request) => of(rt).validateRequest(req),
-    token: (rt: AuthRuntime, req: Request, res: Response) => of(rt).generateCsrfToken(req, res, { overwrite: false, validateOnReuse: false }),
-  };
-}
-
-/** Where a signed-out visitor is sent: the sign-in page, coming back here after. */
+/** Where a signed-out visitor is sent: the sign-in page (the authorization server's), coming back here after. */
 export function toSignIn(req: Request, res: Response) {
   res.redirect(303, `/account/sign-in?return_to=${encodeURIComponent(returnHere(req))}`);
 }
@@ -91,8 +68,8 @@ type Handler<C> = (ctx: C, req: Request, res: Response) => Promise<unknown>;
  * workspace's pages answer 404, never revealing it exists).
  */
 export function pages(runtime: Runtime) {
-  const csrf = createCsrf();
-  const base = (fn: (rt: AuthRuntime, req: Request, res: Response) => Promise<unknown>) =>
+  const csrf = createSessionCsrf();
+  const base = (fn: (rt: WebRuntime, req: Request, res: Response) => Promise<unknown>) =>
     async (req: Request, res: Response, next: NextFunction) => {
       try {
         const rt = await runtime();

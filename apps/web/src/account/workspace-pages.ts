@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { canManage } from '@loupe/accounts';
 import { consumerNames, creditStatus, planOf, usageByConsumer } from '@loupe/credits';
-import { findConnection, listConnections, revokeGrant, SCOPE_DESCRIPTIONS, type Scope } from '@loupe/oauth';
+import { findConnection, listConnections, revokeGrant, SCOPE_DESCRIPTIONS, type Scope } from '@loupe/oauth/grants';
 import { createProduct, createProject, listProducts, NotFoundError, renameProduct, renameProject } from '@loupe/workspaces';
 import { form, pages, renderAccount, str, type AccountDeps, type InWorkspace, type Runtime } from './context';
 

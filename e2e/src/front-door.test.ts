@@ -1,17 +1,27 @@
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { accessibilityViolations, keyboardReachable, launchChromium, saveScreenshot, type Browser } from '@loupe/browser-testing';
+import { freePort } from '@loupe/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAuthServer, type AuthHarness } from './test/harness';
+import { startProcess, type Started } from './process';
 
-// The front door: GET / is a page for a browser and the service's addresses as JSON for everything else.
-let h: AuthHarness;
+// The front door of `npm start`: GET / is a page for a browser and the service's addresses as JSON for
+// everything else. The page is the web app's; its Sign in link leads to the authorization server's
+// sign-in page, on the same origin.
+let h: Started;
 let browser: Browser;
+let dataDir: string;
 beforeAll(async () => {
-  [h, browser] = await Promise.all([startAuthServer(), launchChromium()]);
-});
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'loupe-e2e-front-door-'));
+  delete process.env.DATABASE_URL;
+  const env = { DATA_DIR: dataDir, PORT: String(await freePort()), EMBEDDED_PG_PORT: String(await freePort()) };
+  [h, browser] = await Promise.all([startProcess(env), launchChromium()]);
+}, 120_000);
 afterAll(async () => {
   await browser?.close();
-  await h?.close();
+  await h?.stop();
+  await rm(dataDir, { recursive: true, force: true });
 });
 
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';

@@ -9,13 +9,13 @@ import { retentionPages } from './retention';
 import { opportunityPages } from './opportunities';
 import { signalPages } from './signals';
 import { sourcePages } from './sources';
-import { accountSignIn } from './sign-in';
+import { signOutPage } from './sign-out';
 import { workspacePages } from './workspace-pages';
 
-/** The account web app under /account: sign-in, workspaces, the evidence (signals, opportunities), API keys, members, connected applications, products, usage. */
+/** The console under /account: sign-out (sign-in is the authorization server's), workspaces, the evidence (signals, opportunities), API keys, members, connected applications, products, usage. */
 export function accountPages(runtime: Runtime, deps: AccountDeps): Router {
   const router = Router();
-  router.use(accountSignIn(runtime, deps));
+  router.use(signOutPage(runtime));
   router.use(homePages(runtime));
   router.use(keyPages(runtime, deps));
   router.use(memberPages(runtime, deps));

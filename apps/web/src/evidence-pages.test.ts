@@ -7,11 +7,11 @@ import { refreshSearchDocuments, type SemanticSearch } from '@loupe/sources';
 import { createShapingNote, updateShapingNote } from '@loupe/shaping';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessibilityViolations, launchChromium, saveScreenshot } from '@loupe/browser-testing';
-import { csrfOf, Person, signInToAccount, startAuthServer, type AuthHarness } from './test/harness';
+import { csrfOf, Person, signInToAccount, startWebServer, type WebHarness } from './test/harness';
 
 // Issue 27: the evidence pages of the account app (signals, opportunities), on a real database, with
 // the real clustering behind them.
-let h: AuthHarness;
+let h: WebHarness;
 let semantics: SemanticsThread;
 const clock = { now: () => Date.now() };
 const recomputed: string[] = [];
@@ -19,7 +19,7 @@ const update = (ws: string, prod: string) => updateOpportunities({ pool: h.pool,
 
 beforeAll(async () => {
   semantics = startSemanticsThread();
-  h = await startAuthServer({
+  h = await startWebServer({
     scheduleRecompute: async (ws, prod) => {
       recomputed.push(prod);
       await update(ws, prod);
@@ -256,7 +256,7 @@ describe('evidence pages', () => {
       search: async (workspaceId, query) => (asked.push(`${workspaceId} ${query}`), { hits: workspaceId === ws ? [{ sourceId: src, position: null }] : [], indexing: false }),
       pending: async () => 0,
     };
-    const withMeaning = await startAuthServer({ database: h.t, semanticSearch });
+    const withMeaning = await startWebServer({ database: h.t, semanticSearch });
     try {
       const viaMeaning = new Person(withMeaning, owner.email);
       await signInToAccount(withMeaning, viaMeaning);

@@ -7,10 +7,10 @@ import { newId } from '@loupe/db';
 import { refreshSearchDocuments } from '@loupe/sources';
 import { createLocalStorage, type Storage } from '@loupe/storage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { csrfOf, Person, signInToAccount, startAuthServer, type AuthHarness } from './test/harness';
+import { csrfOf, Person, signInToAccount, startWebServer, type WebHarness } from './test/harness';
 
 // Issue 28 on the account pages: deleting a source (owners and admins, confirmed) and the workspace's retention.
-let h: AuthHarness;
+let h: WebHarness;
 let dir: string;
 let storage: Storage;
 let owner: Person;
@@ -20,7 +20,7 @@ let browser: Browser;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'loupe-lifecycle-pages-'));
   storage = createLocalStorage(dir);
-  [h, browser] = await Promise.all([startAuthServer({ storage }), launchChromium()]);
+  [h, browser] = await Promise.all([startWebServer({ storage }), launchChromium()]);
   owner = new Person(h, 'owner@lifecycle.test');
   member = new Person(h, 'member@lifecycle.test');
   for (const p of [owner, member]) await signInToAccount(h, p);

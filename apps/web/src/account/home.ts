@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { InvalidWorkspaceNameError, MembershipError, WORKSPACE_NAME_MAX_LENGTH, WorkspaceLimitError } from '@loupe/accounts';
-import { revokeUserGrants } from '@loupe/oauth';
-import { clearSessionCookie } from '../web-session';
+import { revokeUserGrants } from '@loupe/oauth/grants';
+import { clearSessionCookie } from '@loupe/web-pages';
 import { form, pages, renderAccount, str, type Runtime, type SignedIn } from './context';
 
 /**

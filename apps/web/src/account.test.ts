@@ -1,11 +1,11 @@
 import { newId } from '@loupe/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_ACTIVE_KEYS } from './account/keys';
-import { csrfOf, Person, signInToAccount, startAuthServer, type AuthHarness } from './test/harness';
+import { csrfOf, Person, signInToAccount, startWebServer, type WebHarness } from './test/harness';
 
-let h: AuthHarness;
+let h: WebHarness;
 beforeAll(async () => {
-  h = await startAuthServer();
+  h = await startWebServer();
 });
 afterAll(() => h.close());
 
@@ -34,7 +34,7 @@ describe('account pages', () => {
   });
 
   it('a web session works on another instance on the same database, and signing out there ends it everywhere', async () => {
-    const other = await startAuthServer({ database: h.t });
+    const other = await startWebServer({ database: h.t });
     try {
       const person = new Person(h, 'two-instances@acct.test');
       await signIn(person);
@@ -62,8 +62,6 @@ describe('account pages', () => {
     const res = await visitor.get('/account/w/ws_x/keys');
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe('/account/sign-in?return_to=%2Faccount%2Fw%2Fws_x%2Fkeys');
-    const page = await (await visitor.get('/account/sign-in?return_to=https://evil.test/')).text();
-    expect(page).toContain('name="return_to" value="/account"');
     // A 12 KB address is not echoed into a Location header most clients cannot read (found by e2e/src/mcp-hostile.slow.test.ts).
     const long = await visitor.get(`/account/w/ws_x/keys?q=${'é'.repeat(2000)}`);
     expect([long.status, long.headers.get('location')]).toEqual([303, '/account/sign-in?return_to=%2Faccount']);
@@ -163,17 +161,5 @@ describe('account pages', () => {
     expect((await h.pool.query('SELECT 1 FROM users WHERE email = $1', ['leaving@acct.test'])).rowCount).toBe(0);
     expect((await h.pool.query('SELECT 1 FROM workspaces WHERE id = $1', [ws])).rowCount).toBe(0);
     expect((await leaving.get('/account')).status).toBe(303); // signed out
-  });
-
-  it('offers the configured identity providers on its sign-in page, coming back to the account pages', async () => {
-    const other = await startAuthServer({ identityProviders: [{ id: 'corp', name: 'Corp SSO', issuer: 'https://idp.example', clientId: 'c', clientSecret: 's', scopes: 'openid email' }] });
-    try {
-      const page = await (await fetch(`${other.url}/account/sign-in?return_to=/account/w/ws_1/keys`)).text();
-      expect(page).toContain('Continue with Corp SSO');
-      expect(page).toContain('href="/auth/idp/corp/start?return_to=%2Faccount%2Fw%2Fws_1%2Fkeys"');
-    } finally {
-      await other.close();
-    }
-    expect(await (await fetch(`${h.url}/account/sign-in`)).text()).not.toContain('Continue with');
   });
 });

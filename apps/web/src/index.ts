@@ -1,0 +1,1 @@
+export { createWebApp, type WebAppDeps } from './app';
