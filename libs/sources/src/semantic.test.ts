@@ -1,6 +1,6 @@
 import { newId } from '@loupe/db';
 import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
-import { startSemanticsThread, type SemanticsThread } from '@loupe/semantics';
+import { quantize, startSemanticsThread, type SemanticsThread } from '@loupe/semantics';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSemanticSearch, embedPendingSources, pendingSemanticSources, refreshSearchDocuments, searchSources } from './index';
 import { pendingCountStatement } from './semantic';
@@ -212,7 +212,6 @@ describe('semantic search of sources', () => {
     await embedPendingSources({ pool: t.pool, semantics }, ws);
     const { vectors, dims, denseDims } = await semantics.run('embed', { texts: ['Call with [erased]\n[erased]'] });
     expect(dims).toBeGreaterThan(0);
-    const { quantize } = await import('@loupe/semantics');
     expect((await row()).vector).toEqual(Buffer.from(quantize(vectors.subarray(0, denseDims))));
   });
 
