@@ -250,7 +250,6 @@ export async function runAdminCommand(
     }
     case 'plan set': {
       const overage = need(values, 'overage');
-      if (!['on', 'off'].includes(overage)) throw new UsageError('--overage must be on or off');
       const name = need(values, 'name');
       await upsertPlan(database.pool, { name, includedCredits: wholeNumber(values, 'included', 0, 100_000_000), overageAllowed: overage === 'on' });
       return [`Plan ${name} saved`];
@@ -286,7 +285,6 @@ export async function runAdminCommand(
     case 'workspace local-storage': {
       const workspaceId = need(values, 'workspace');
       const value = need(values, 'value');
-      if (!['on', 'off'].includes(value)) throw new UsageError('--value must be on or off');
       const { rowCount } = await database.pool.query('UPDATE workspaces SET local_data_storage = $2 WHERE id = $1', [workspaceId, value === 'on']);
       if (!rowCount) throw new NotFoundError(`Workspace ${workspaceId} not found`);
       return [value === 'on' ? `Workspace ${workspaceId} keeps its data locally: MCP tools answer "Tool is not available for this workspace"` : `Workspace ${workspaceId} uses Loupe's storage`];
