@@ -194,7 +194,7 @@ export const ADMIN_CLI = {
       options: [
         workspace,
         id('erasure (era_…) of the dry run'),
-        { name: 'use-name', value: 'name', description: 'also look for this name (one the preview offered, not shared)', repeatable: true },
+        { name: 'use-name', value: 'name', description: 'also look for this name: one the preview offered, not shared', repeatable: true },
         { name: 'run', description: 'erase here and now, showing the progress on a terminal, instead of leaving it to the worker' },
       ],
     },

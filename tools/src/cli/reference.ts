@@ -20,12 +20,10 @@ export interface ReferencedCli {
   about: string;
 }
 
+/** What the option's term does not show: its default, and whether it may be repeated (its choices are in the term). */
 function optionNotes(o: OptionSpec): string {
-  return [
-    o.choices ? ` One of ${o.choices.join(', ')}.` : '',
-    o.default !== undefined ? ` Default ${o.default}.` : '',
-    o.repeatable ? ' May be given more than once.' : '',
-  ].join('');
+  const notes = [o.default !== undefined ? `default ${o.default}` : '', o.repeatable ? 'may be given more than once' : ''].filter(Boolean);
+  return notes.length ? ` (${notes.join('; ')})` : '';
 }
 
 function commandSection(cli: CliSpec, command: CommandSpec): string[] {
