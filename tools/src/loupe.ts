@@ -1,6 +1,6 @@
 import { createIngestClient, IngestApiError } from '@loupe/ingest-client';
 import { DEFAULT_LOUPE_URL, LOUPE_CLI } from './cli/loupe-commands';
-import { parseCommandLine, USAGE_EXIT_CODE } from './cli/program';
+import { parseCommandLine, textOption, USAGE_EXIT_CODE } from './cli/program';
 import { helpPointer } from './cli/spec';
 import { progressLine, rejectedFileOf, stateFileOf, uploadFile } from './upload';
 
@@ -13,12 +13,12 @@ export async function main(argv: string[]): Promise<number> {
     return parsed.code;
   }
   const { command, options, args } = parsed;
-  const apiKey = (options.key as string | undefined) ?? process.env.LOUPE_API_KEY;
+  const apiKey = textOption(options, 'key') ?? process.env.LOUPE_API_KEY;
   if (!apiKey) {
     console.error(`error: no API key. Set LOUPE_API_KEY or pass --key.\n${helpPointer(LOUPE_CLI, command)}`);
     return USAGE_EXIT_CODE;
   }
-  const client = createIngestClient({ baseUrl: (options.url as string | undefined) ?? process.env.LOUPE_URL ?? DEFAULT_LOUPE_URL, apiKey });
+  const client = createIngestClient({ baseUrl: textOption(options, 'url') ?? process.env.LOUPE_URL ?? DEFAULT_LOUPE_URL, apiKey });
   try {
     if (command === 'upload') {
       const file = args[0]!;

@@ -14,6 +14,12 @@ export type ParsedCommandLine<Name extends string> =
 
 export type CommandName<Cli extends CliSpec> = Cli['commands'][number]['name'];
 
+/** The value of an option that takes one, or undefined when it was not given. */
+export function textOption(options: OptionValues, name: string): string | undefined {
+  const value = options[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
 /** The options given to `command`, by long flag name. */
 function valuesOf(command: Command): OptionValues {
   const values: OptionValues = {};
@@ -100,14 +106,7 @@ export function parseCommandLine<Cli extends CliSpec>(cli: Cli, argv: readonly s
     program.parse([...argv], { from: 'user' });
   } catch (error) {
     if (!(error instanceof CommanderError)) throw error;
-    const asked = error.code === 'commander.helpDisplayed' || error.code === 'commander.version';
-    return { kind: 'exit', code: asked ? 0 : USAGE_EXIT_CODE, out, err };
+    return { kind: 'exit', code: error.code === 'commander.helpDisplayed' ? 0 : USAGE_EXIT_CODE, out, err };
   }
   return result ?? { kind: 'exit', code: USAGE_EXIT_CODE, out, err };
-}
-
-/** The `--help` of one command, or of the whole CLI with `words` empty: what `<words> --help` prints. */
-export function helpText(cli: CliSpec, words: string): string {
-  const parsed = parseCommandLine(cli, [...words.split(' ').filter(Boolean), '--help']);
-  return parsed.kind === 'exit' ? parsed.out : '';
 }
