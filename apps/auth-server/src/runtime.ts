@@ -16,7 +16,7 @@ export interface AuthRuntime {
   accounts: Accounts;
   limiters: OAuthLimiters;
   csrfSecret: string;
-  /** express-session for the web pages (web-session.ts); run through loadSession, not mounted. */
+  /** express-session for the pages (@loupe/web-pages), the session the console shares; run through loadSession, not mounted. */
   session: RequestHandler;
   pool: pg.Pool;
   clock: Clock;

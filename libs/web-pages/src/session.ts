@@ -8,7 +8,7 @@ import type { Logger } from '@loupe/http';
 export const sessionCookieName = (secure: boolean) => (secure ? '__Host-loupe_session' : 'loupe_session');
 
 /**
- * The web pages' sessions (sign-in, consent, account pages, identity-provider sign-in share one):
+ * The web pages' sessions (sign-in, consent, the console, identity-provider sign-in share one, in every app):
  * express-session with its store in PostgreSQL, so they survive restarts and work across instances.
  * 256-bit ids, signed cookies, a fixed 14-day life; only the signed-in user's id is kept.
  */

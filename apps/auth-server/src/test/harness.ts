@@ -134,7 +134,7 @@ export async function addMember(pool: pg.Pool, email: string, workspaceName: str
 
 export { systemClock };
 
-/** Signs `person` in on the account pages with the emailed code. */
+/** Signs `person` in on the console's sign-in page with the emailed code. */
 export async function signInToAccount(h: AuthHarness, person: Person): Promise<void> {
   const page = await (await person.get('/account/sign-in')).text();
   const sent = h.mail.length;
