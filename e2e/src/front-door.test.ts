@@ -4,6 +4,7 @@ import path from 'node:path';
 import { accessibilityViolations, keyboardReachable, launchChromium, saveScreenshot, type Browser } from '@loupe/browser-testing';
 import { freePort } from '@loupe/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signInWithLoggedCode } from './callback-server';
 import { startProcess, type Started } from './process';
 
 // The front door of `npm start`: GET / is a page for a browser and the service's addresses as JSON for
@@ -113,6 +114,24 @@ describe('the front page in a browser', () => {
       } finally {
         await context.close();
       }
+    }
+  });
+});
+
+// The console (web app) and the sign-in page (authorization server) on one origin: one sign-in, one session.
+describe('one sign-in for every page', () => {
+  it('a console page visited signed out sends the browser to the sign-in page, and back to that page once signed in', async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${h.url}/account?all=1`);
+      await page.waitForURL(`${h.url}/account/sign-in?return_to=%2Faccount%3Fall%3D1`);
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Sign in to Loupe');
+      await signInWithLoggedCode(page, 'returning@front-door.test', h.output);
+      await page.waitForURL(`${h.url}/account?all=1`);
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Your account');
+    } finally {
+      await context.close();
     }
   });
 });
