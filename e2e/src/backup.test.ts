@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { access, mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '@loupe/db';
 import { demoFrom } from './cluster';
-import { root, startProcess, type Started } from './process';
+import { bash, root, startProcess, until, type Started } from './process';
 
 /** The sh block of docs/self-hosting/backup-and-restore.md marked `<!-- backup-test: NAME -->`. */
 async function docBlock(name: 'backup' | 'restore'): Promise<string> {
@@ -15,26 +14,6 @@ async function docBlock(name: 'backup' | 'restore'): Promise<string> {
   const at = lines.indexOf(`<!-- backup-test: ${name} -->`);
   if (at < 0 || lines[at + 1] !== '```sh') throw new Error(`no sh block marked backup-test: ${name}`);
   return lines.slice(at + 2, lines.indexOf('```', at + 2)).join('\n');
-}
-
-function bash(code: string, cwd: string, env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('bash', ['-euo', 'pipefail', '-c', code], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('close', (exit) => resolve({ code: exit, out }));
-  });
-}
-
-async function until<T>(what: string, check: () => Promise<T | undefined | false>, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
 }
 
 // The embedded cluster's backup and restore, as the self-hosting guide gives them: copy `.data/` with
@@ -82,14 +61,14 @@ describe('backup and restore of the embedded cluster (docs/self-hosting/backup-a
     expect(await service.stop()).toBe(0);
     service = undefined;
 
-    const backup = await bash(await docBlock('backup'), original);
+    const backup = await bash(await docBlock('backup'), { cwd: original });
     expect(backup.code, backup.out).toBe(0);
     const [copy] = (await readdir(original)).filter((name) => /^loupe-backup-\d{8}T\d{6}Z$/.test(name));
     expect(copy, 'the backup block made a loupe-backup-<time> directory').toBeDefined();
 
     // Another checkout, with a stale .data of its own that the restore replaces.
     await mkdir(path.join(restored, '.data', 'attachments'), { recursive: true });
-    const restore = await bash(await docBlock('restore'), restored, { BACKUP: path.join(original, copy!) });
+    const restore = await bash(await docBlock('restore'), { cwd: restored, env: { BACKUP: path.join(original, copy!) } });
     expect(restore.code, restore.out).toBe(0);
     service = await startProcess({ ...env, DATA_DIR: path.join(restored, '.data') });
     expect(service.output(), 'no second demo workspace is seeded').not.toContain('API key:');

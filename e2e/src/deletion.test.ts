@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '@loupe/db';
-import { runTool, startProcess, type Started } from './process';
+import { runTool, startProcess, until, type Started } from './process';
 
 // Issue 28 against npm start: a source deleted through the API is gone from every tool, the export,
 // /metrics and the disk; retention set with the admin CLI is applied by the worker after a restart.
@@ -39,15 +39,6 @@ describe('deleting data and retention against npm start', () => {
   async function exported(): Promise<Array<Record<string, any>>> {
     const text = await (await api('GET', '/api/v1/export')).text();
     return text.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
-  }
-  async function until<T>(what: string, check: () => Promise<T | undefined | false>, ms = 60_000): Promise<T> {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const v = await check();
-      if (v) return v;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
   }
   async function findSources(query: string): Promise<string> {
     const client = new Client({ name: 'e2e-delete', version: '1.0.0' });

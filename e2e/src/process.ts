@@ -94,3 +94,29 @@ function collect(child: ChildProcess) {
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
+
+/** Polls `check` every 250 ms until it answers something truthy, which it returns; fails after `ms`. */
+export async function until<T>(what: string, check: () => Promise<T | undefined | false>, ms = 60_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** Runs shell code from the docs with `bash -euo pipefail`, as a reader would paste it: its exit code and output. */
+export function bash(code: string, options: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['-euo', 'pipefail', '-c', code], { cwd: options.cwd ?? root, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('close', (exit) => {
+      clearTimeout(timer);
+      resolve({ code: exit, out });
+    });
+  });
+}

@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '@loupe/db';
 import { demoFrom } from './cluster';
-import { root, startProcess, type Started } from './process';
+import { bash, root, startProcess, type Started } from './process';
 
 /**
  * The quickstart's shell commands, run as written against a started service, so the page stays true.
@@ -33,20 +32,6 @@ function blocksOf(markdown: string): Block[] {
     i = end;
   }
   return blocks;
-}
-
-function bash(code: string, env: Record<string, string>): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('bash', ['-euo', 'pipefail', '-c', code], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('close', (exit) => {
-      clearTimeout(timer);
-      resolve({ code: exit, out });
-    });
-  });
 }
 
 describe('docs/quickstart.md', () => {
@@ -85,7 +70,7 @@ describe('docs/quickstart.md', () => {
         if (((await res.json()) as { status: string }).status === 'COMPLETE') break;
         await new Promise((r) => setTimeout(r, 250));
       }
-      const { code: exit, out } = await bash(code, env);
+      const { code: exit, out } = await bash(code, { env });
       expect([`docs/quickstart.md:${block.line}`, exit], out).toEqual([`docs/quickstart.md:${block.line}`, 0]);
       if (block.expects) expect(out, `docs/quickstart.md:${block.line}`).toContain(block.expects);
       batchId ||= /"batchId":"(bat_[0-9a-z]+)"/.exec(out)?.[1] ?? '';

@@ -220,4 +220,4 @@ export async function keyboardReachable(page: Page, accessibleNames: string[]): 
 export type { Browser, Page };
 
 /** A browser's cookies for HTTP tests without a browser. */
-export { CookieJar } from './cookie-jar';
+export { CookieJar, FormBrowser, csrfOf } from './cookie-jar';

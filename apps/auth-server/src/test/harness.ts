@@ -7,7 +7,7 @@ import type { SafeFetchSettings } from '@loupe/safe-fetch';
 import type { IdentityProviderConfig } from '@loupe/config';
 import { createAuthApp } from '../app';
 import { OAUTH_TOKEN_PATH } from '../rate-limits';
-import { CookieJar } from '@loupe/browser-testing';
+import { CookieJar, csrfOf, FormBrowser } from '@loupe/browser-testing';
 
 export { CookieJar };
 
@@ -60,7 +60,7 @@ export function pkce() {
   return { verifier, challenge };
 }
 
-export const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+export { csrfOf };
 export const codeIn = (text: string) => /\b(\d{3})[ -]?(\d{3})\b/.exec(text)!.slice(1).join('');
 
 export async function registerClient(url: string, metadata: Record<string, unknown> = {}) {
@@ -73,25 +73,9 @@ export async function registerClient(url: string, metadata: Record<string, unkno
 }
 
 /** A person in a browser without JavaScript: follows redirects by hand, keeps cookies, reads pages. */
-export class Person {
-  jar = new CookieJar();
-  constructor(readonly h: AuthHarness, readonly email: string) {}
-
-  async get(pathOrUrl: string) {
-    const res = await fetch(new URL(pathOrUrl, this.h.url), { redirect: 'manual', headers: { cookie: this.jar.header() } });
-    this.jar.store(res);
-    return res;
-  }
-
-  async post(path: string, form: Record<string, string> | string[][]) {
-    const res = await fetch(new URL(path, this.h.url), {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { cookie: this.jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams(form),
-    });
-    this.jar.store(res);
-    return res;
+export class Person extends FormBrowser {
+  constructor(readonly h: AuthHarness, readonly email: string) {
+    super(h);
   }
 
   /** Follows same-host redirects until a page or a redirect to another host (the client's callback). */

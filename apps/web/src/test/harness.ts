@@ -3,7 +3,7 @@ import path from 'node:path';
 import express from 'express';
 import type pg from 'pg';
 import { createAccounts } from '@loupe/accounts';
-import { CookieJar } from '@loupe/browser-testing';
+import { CookieJar, csrfOf, FormBrowser } from '@loupe/browser-testing';
 import { newId } from '@loupe/db';
 import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
 import { appShell, createLogger, createPerIpLimiter, listen, systemClock, type Listening } from '@loupe/http';
@@ -80,28 +80,12 @@ export async function startWebServer(
   };
 }
 
-export const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+export { csrfOf };
 
 /** A person in a browser without JavaScript: follows redirects by hand, keeps cookies, reads pages. */
-export class Person {
-  jar = new CookieJar();
-  constructor(readonly h: WebHarness, readonly email: string) {}
-
-  async get(pathOrUrl: string) {
-    const res = await fetch(new URL(pathOrUrl, this.h.url), { redirect: 'manual', headers: { cookie: this.jar.header() } });
-    this.jar.store(res);
-    return res;
-  }
-
-  async post(path: string, form: Record<string, string> | string[][]) {
-    const res = await fetch(new URL(path, this.h.url), {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { cookie: this.jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams(form),
-    });
-    this.jar.store(res);
-    return res;
+export class Person extends FormBrowser {
+  constructor(readonly h: WebHarness, readonly email: string) {
+    super(h);
   }
 }
 
