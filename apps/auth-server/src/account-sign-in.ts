@@ -1,5 +1,5 @@
-import express, { Router, type NextFunction, type Request, type Response } from 'express';
-import { createSessionCsrf, signedInUser, signIn } from '@loupe/web-pages';
+import express, { Router } from 'express';
+import { createSessionCsrf, formPages, signedInUser, signIn } from '@loupe/web-pages';
 import { safeReturnTo } from './identity-providers';
 import { renderErrorPage, renderPage } from './pages';
 import type { AuthRuntime } from './runtime';
@@ -19,17 +19,7 @@ export function accountSignIn(runtime: Runtime, deps: { identityProviders?: read
   const router = Router();
   const csrf = createSessionCsrf();
   const providers = (deps.identityProviders ?? []).map(({ id, name }) => ({ id, name }));
-  const page = (fn: (rt: AuthRuntime, req: Request, res: Response) => Promise<unknown>) => async (req: Request, res: Response, next: NextFunction) => {
-    try {
-      const rt = await runtime();
-      if (req.method === 'POST' && !csrf.valid(rt, req)) {
-        return renderErrorPage(res, 403, 'This page has expired', 'For your security this form can no longer be sent. Go back, reload the page and try again.', 'invalid_csrf_token');
-      }
-      await fn(rt, req, res);
-    } catch (error) {
-      next(error);
-    }
-  };
+  const page = formPages(runtime, csrf, renderErrorPage);
 
   router.get('/account/sign-in', page(async (rt, req, res) => {
     const returnTo = safeReturnTo(req.query.return_to);

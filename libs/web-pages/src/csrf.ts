@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { doubleCsrf } from 'csrf-csrf';
 import { sessionCookieName } from './session';
 
@@ -32,3 +32,23 @@ export function createSessionCsrf() {
 }
 
 export type SessionCsrf = ReturnType<typeof createSessionCsrf>;
+
+type ErrorPage = (res: Response, status: number, title: string, message: string, code: string) => unknown;
+
+/**
+ * Wraps the handlers of pages with forms: each gets the app's runtime, a POST whose CSRF token does not
+ * check out gets the "page has expired" page (403) instead, and errors go to `next`.
+ */
+export function formPages<R extends CsrfRuntime>(runtime: () => Promise<R>, csrf: SessionCsrf, renderErrorPage: ErrorPage) {
+  return (fn: (rt: R, req: Request, res: Response) => Promise<unknown>) => async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const rt = await runtime();
+      if (req.method === 'POST' && !csrf.valid(rt, req)) {
+        return renderErrorPage(res, 403, 'This page has expired', 'For your security this form can no longer be sent. Go back, reload the page and try again.', 'invalid_csrf_token');
+      }
+      await fn(rt, req, res);
+    } catch (error) {
+      next(error);
+    }
+  };
+}

@@ -1,7 +1,7 @@
 export {
   clearSessionCookie, createSessionMiddleware, loadSession, sessionCookieName, signedInUser, signIn, signOut, type SessionRuntime,
 } from './session';
-export { createSessionCsrf, type CsrfRuntime, type SessionCsrf } from './csrf';
+export { createSessionCsrf, formPages, type CsrfRuntime, type SessionCsrf } from './csrf';
 export { createPageRenderer, sharedViewsDir, type PageRenderer } from './render';
 export { ASSETS_PATH, assetsDir, pageAssets } from './assets';
 export { securityHeaders, securityHeadersFor } from './security-headers';

@@ -1,10 +1,10 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import express from 'express';
 import type { Mailer, Role } from '@loupe/accounts';
 import type { Db } from '@loupe/db';
 import type { Logger } from '@loupe/http';
 import type { Boss } from '@loupe/jobs';
-import { createSessionCsrf, signedInUser } from '@loupe/web-pages';
+import { createSessionCsrf, formPages, signedInUser } from '@loupe/web-pages';
 import { renderErrorPage, renderPage } from '../pages';
 import type { WebRuntime } from '../runtime';
 import { fmt } from './format';
@@ -69,18 +69,7 @@ type Handler<C> = (ctx: C, req: Request, res: Response) => Promise<unknown>;
  */
 export function pages(runtime: Runtime) {
   const csrf = createSessionCsrf();
-  const base = (fn: (rt: WebRuntime, req: Request, res: Response) => Promise<unknown>) =>
-    async (req: Request, res: Response, next: NextFunction) => {
-      try {
-        const rt = await runtime();
-        if (req.method === 'POST' && !csrf.valid(rt, req)) {
-          return renderErrorPage(res, 403, 'This page has expired', 'For your security this form can no longer be sent. Go back, reload the page and try again.', 'invalid_csrf_token');
-        }
-        await fn(rt, req, res);
-      } catch (error) {
-        next(error);
-      }
-    };
+  const base = formPages(runtime, csrf, renderErrorPage);
   const signedIn = (fn: Handler<SignedIn>) => base(async (rt, req, res) => {
     const user = await signedInUser(rt, req, res);
     if (!user) return toSignIn(req, res);
