@@ -54,6 +54,10 @@ function nativeType(field: DmmfField): string {
       return `timestamp(${args[0] ?? 3}) without time zone`;
     case 'VarChar':
       return args[0] ? `character varying(${args[0]})` : 'character varying';
+    case 'Decimal':
+      return args.length ? `numeric(${args.join(',')})` : 'numeric';
+    case 'Date':
+      return 'date';
     default:
       return name.toLowerCase();
   }
