@@ -73,6 +73,8 @@ export async function ensureQueues(boss: PgBoss, policy: JobPolicy = DEFAULT_JOB
   await create(QUEUES.embedSources, shortQueue(5, 30 * 60));
   // one sweep waits (an hour ahead), and one slice per workspace: a slice is one short transaction
   await create(QUEUES.retention, shortQueue(5, 15 * 60));
+  // the workspace as key: one waits while one runs, so a burst of company and people imports re-resolves once more at most
+  await create(QUEUES.resolveCompanies, shortQueue(5, 30 * 60));
   // An erasure resumes from its stored phase and cursor, so a retry repeats at most one slice.
   await create(QUEUES.erasePerson, {
     retryLimit: 10,

@@ -60,4 +60,14 @@ describe('queues', () => {
     );
     expect(rows.map((r) => r.k)).toEqual(['w1:p1', 'w1:p2', 'w2:p1']);
   });
+
+  it('collapses a burst of company re-resolutions into one pending job per workspace', async () => {
+    expect((await boss.getQueue(QUEUES.resolveCompanies))?.policy).toBe('short');
+    await expect(enqueue(boss, QUEUES.resolveCompanies, {} as never)).rejects.toThrow(/workspaceId/);
+    const burst = await Promise.all(Array.from({ length: 5 }, () => enqueue(boss, QUEUES.resolveCompanies, { workspaceId: 'w1' })));
+    expect(burst.filter(Boolean)).toHaveLength(1);
+    expect(await enqueue(boss, QUEUES.resolveCompanies, { workspaceId: 'w2' })).toBeTruthy();
+    const { rows } = await t.pool.query<{ k: string }>('SELECT singleton_key AS k FROM pgboss.job WHERE name = $1 ORDER BY 1', [QUEUES.resolveCompanies]);
+    expect(rows.map((r) => r.k)).toEqual(['w1', 'w2']);
+  });
 });

@@ -20,6 +20,11 @@ export const QUEUES = {
    * workspace's old sources deleted, queued again while there are more.
    */
   retention: 'lifecycle.retention',
+  /**
+   * Re-resolve a workspace's signals to its companies after its companies or people changed (libs/companies):
+   * one pending job per workspace, so a burst of imports queues one.
+   */
+  resolveCompanies: 'companies.resolve',
   /** Jobs that exhausted their retries, kept for inspection and redrive. */
   deadLetter: 'dead-letter',
 } as const;
@@ -54,6 +59,9 @@ export const payloadSchemas = {
   [QUEUES.retention]: z.strictObject({
     workspaceId: z.string().min(1).optional(),
   }),
+  [QUEUES.resolveCompanies]: z.strictObject({
+    workspaceId: z.string().min(1),
+  }),
   [QUEUES.deadLetter]: z.looseObject({}),
 } satisfies Record<QueueName, z.ZodType>;
 
@@ -70,6 +78,7 @@ export const singletonKeys: { [Q in QueueName]?: (payload: Payload<Q>) => string
   [QUEUES.settleOpportunities]: (p) => recomputeOpportunitiesKey(p.workspaceId, p.productId),
   [QUEUES.embedSources]: (p) => p.workspaceId,
   [QUEUES.retention]: (p) => p.workspaceId ?? 'sweep',
+  [QUEUES.resolveCompanies]: (p) => p.workspaceId,
 };
 
 export function recomputeOpportunitiesKey(workspaceId: string, productId: string): string {
