@@ -1,4 +1,5 @@
-const FREE_MAIL = new Set(['gmail.com', 'googlemail.com', 'outlook.com', 'hotmail.com', 'live.com', 'yahoo.com', 'icloud.com', 'me.com', 'aol.com', 'proton.me', 'protonmail.com', 'gmx.com', 'gmx.de', 'web.de']);
+/** Free-mail domains: anyone has an address there, so they never identify a company. */
+export const FREE_MAIL: ReadonlySet<string> = new Set(['gmail.com', 'googlemail.com', 'outlook.com', 'hotmail.com', 'live.com', 'yahoo.com', 'icloud.com', 'me.com', 'aol.com', 'proton.me', 'protonmail.com', 'gmx.com', 'gmx.de', 'web.de']);
 
 /** The company a signal comes from: the email domain of its participant or speaker, free-mail domains left out. */
 export function companyOf(participantId: string | null | undefined, whoSaidIt: string | null | undefined): string | null {

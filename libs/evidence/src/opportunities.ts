@@ -18,7 +18,10 @@ import { withTransaction } from '@loupe/db';
 import type { Clock } from '@loupe/http';
 import { withoutCommon, type CommonComponent, type EmbeddingInfo, type SemanticsThread } from '@loupe/semantics';
 import { addChanges, loadClusteringState, saveClusteringState, type ClusteringState } from './clustering-state';
+import { lockProduct } from './product-lock';
+import { COMPANY_KEY_SQL, refreshImpact, type Impact } from './impact';
 import { listSignalsOfProduct, type SignalView } from './signals';
+import { subtitleOf } from './subtitle';
 
 /** Average cosine (centred vectors) at which signals share an opportunity: measured with tools/eval (npm run eval:evidence). */
 export const OPPORTUNITY_THRESHOLD = 0.35;
@@ -78,8 +81,7 @@ function phaseTimer(phases: Record<string, number>) {
   return Object.assign(time, { add });
 }
 
-export const lockProduct = (client: pg.PoolClient, workspaceId: string, productId: string) =>
-  client.query("SELECT pg_advisory_xact_lock(hashtextextended('opportunities:' || $1 || ':' || $2, 0))", [workspaceId, productId]);
+export { lockProduct };
 
 /** Stored vectors side by side; a missing one (or one of other dims) is zero. */
 function vectorsFromRows(rows: Array<{ embedding: Buffer | null }>, dims: number): Float32Array {
@@ -319,7 +321,7 @@ async function placePending(deps: OpportunityDeps, workspaceId: string, productI
   }
 }
 
-/** Counts, companies, type and subtitle of the given opportunities from their members; empty ones are removed. */
+/** Counts, companies, type, subtitle and impact of the given opportunities from their members; empty ones are removed. */
 export async function refreshCounts(client: pg.PoolClient, workspaceId: string, productId: string, ids: string[], now: Date): Promise<void> {
   await client.query(
     `DELETE FROM opportunities o WHERE o.workspace_id = $1 AND o.product_id = $2 AND o.id = ANY($3)
@@ -328,7 +330,7 @@ export async function refreshCounts(client: pg.PoolClient, workspaceId: string, 
   );
   const { rows } = await client.query<{ id: string; n: number; companies: number; keywords: string[] | null }>(
     `UPDATE opportunities o SET evidence_count = x.n, unique_company_count = x.companies, type = x.type, updated_at = $4
-       FROM (SELECT os.opportunity_id AS id, count(*)::int AS n, count(DISTINCT s.company)::int AS companies,
+       FROM (SELECT os.opportunity_id AS id, count(*)::int AS n, count(DISTINCT ${COMPANY_KEY_SQL('s')})::int AS companies,
                     mode() WITHIN GROUP (ORDER BY t.key) AS type
                FROM opportunity_signals os JOIN signals s ON s.id = os.signal_id AND s.workspace_id = $1
                JOIN signal_types t ON t.id = s.type_id
@@ -341,12 +343,10 @@ export async function refreshCounts(client: pg.PoolClient, workspaceId: string, 
     `UPDATE opportunities o SET subtitle = x.subtitle FROM unnest($2::text[], $3::text[]) AS x(id, subtitle) WHERE o.workspace_id = $1 AND o.id = x.id`,
     [workspaceId, rows.map((r) => r.id), rows.map((r) => subtitleOf(r.n, r.companies, r.keywords ?? []))],
   );
+  await refreshImpact(client, workspaceId, rows.map((r) => r.id), now);
 }
 
-export function subtitleOf(signals: number, companies: number, keywords: readonly string[]): string {
-  const counts = `${signals} signal${signals === 1 ? '' : 's'}${companies ? ` from ${companies} compan${companies === 1 ? 'y' : 'ies'}` : ''}`;
-  return keywords.length ? `${counts} · ${keywords.join(', ')}` : counts;
-}
+export { subtitleOf };
 
 type ClusterRow = {
   id: string; content_hash: string; type: string; company: string | null; updated_at: Date; cluster_pending: boolean; embedding: Buffer | null; keywords: string[] | null;
@@ -403,7 +403,7 @@ async function reclusterOnce(deps: OpportunityDeps, workspaceId: string, product
   const pages: Float32Array[] = [];
   await time('read', async () => { for (;;) {
     const { rows: page } = await deps.pool.query<ClusterRow>(
-      `SELECT s.id, s.content_hash, t.key AS type, s.company, s.updated_at, s.cluster_pending, s.embedding, s.keywords,
+      `SELECT s.id, s.content_hash, t.key AS type, ${COMPANY_KEY_SQL('s')} AS company, s.updated_at, s.cluster_pending, s.embedding, s.keywords,
               CASE WHEN s.pinned THEN (SELECT os.opportunity_id FROM opportunity_signals os WHERE os.signal_id = s.id) END AS pinned_to
          FROM signals s JOIN signal_types t ON t.id = s.type_id
         WHERE s.workspace_id = $1 AND s.product_id = $2 AND s.id > $3 AND s.embedding_version = $4
@@ -525,6 +525,10 @@ async function reclusterOnce(deps: OpportunityDeps, workspaceId: string, product
         [slice.map((m) => m[1]), slice.map((m) => m[0])],
       );
     }
+    // The impact, from the companies the signals resolve to now (read under the lock, as the write).
+    for (let at = 0; at < opportunities.length; at += 1_000) {
+      await refreshImpact(client, workspaceId, opportunities.slice(at, at + 1_000).map((o) => o.id), now);
+    }
     const pending = [...rows, ...pinned].filter((r) => r.cluster_pending);
     // In slices: one statement's parameters for 100,000 signals took 0.3 s to serialise on the event loop.
     for (let at = 0; at < pending.length; at += 5_000) {
@@ -642,32 +646,96 @@ export interface OpportunityRow {
   createdAt: Date;
   updatedAt: Date;
   evidenceCount: number;
+  /** Distinct companies of its signals: a signal's resolved company, else its email domain. */
   uniqueCompanyCount: number;
+  /** The sum of the ARR of the distinct companies its signals resolve to. */
+  revenue: number;
+  segments: string[];
+  plans: string[];
+  stages: string[];
+  /** YYYY-MM-DD. */
+  nearestRenewal: string | null;
+  newestEvidenceAt: Date | null;
+  impact: Impact;
 }
 
-type OpportunityDbRow = { id: string; product_id: string; title: string; subtitle: string; type: string; keywords: string[] | null; created_at: Date; updated_at: Date; evidence_count: number; unique_company_count: number };
+type OpportunityDbRow = {
+  id: string; product_id: string; title: string; subtitle: string; type: string; keywords: string[] | null; created_at: Date; updated_at: Date; evidence_count: number;
+  unique_company_count: number; revenue: string | number; segments: string[] | null; plans: string[] | null; stages: string[] | null; nearest_renewal: Date | string | null;
+  newest_evidence_at: Date | null; impact: Partial<Impact> | null;
+};
+const dateOnly = (d: Date | string | null) => (d === null ? null : typeof d === 'string' ? d.slice(0, 10) : `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`);
 const toRow = (r: OpportunityDbRow): OpportunityRow => ({
   id: r.id, title: r.title, subtitle: r.subtitle, type: r.type, keywords: r.keywords ?? [], createdAt: r.created_at, updatedAt: r.updated_at,
-  evidenceCount: r.evidence_count, uniqueCompanyCount: r.unique_company_count,
+  evidenceCount: r.evidence_count, uniqueCompanyCount: r.unique_company_count, revenue: Number(r.revenue ?? 0), segments: r.segments ?? [], plans: r.plans ?? [],
+  stages: r.stages ?? [], nearestRenewal: dateOnly(r.nearest_renewal), newestEvidenceAt: r.newest_evidence_at,
+  impact: { resolved_companies: r.impact?.resolved_companies ?? 0, segments: r.impact?.segments ?? [], plans: r.impact?.plans ?? [], stages: r.impact?.stages ?? [] },
 });
+
+const OPPORTUNITY_COLUMNS = `o.id, o.product_id, o.title, o.subtitle, o.type, o.keywords, o.created_at, o.updated_at, o.evidence_count, o.unique_company_count,
+  o.revenue, o.segments, o.plans, o.stages, o.nearest_renewal::text AS nearest_renewal, o.newest_evidence_at, o.impact`;
+
+/** How a list of opportunities is ordered: most evidence (the default), most companies, most revenue, most signals in the last 7 days. */
+export const OPPORTUNITY_SORTS = ['evidence', 'companies', 'revenue', 'growth'] as const;
+export type OpportunitySort = (typeof OPPORTUNITY_SORTS)[number];
+
+/** Which opportunities a list keeps: those with evidence from a company of that segment, plan or stage (any case), or from those companies. */
+export interface OpportunityFilter {
+  segment?: string | undefined;
+  plan?: string | undefined;
+  stage?: string | undefined;
+  /** Company ids (resolve an external id or name with findCompanies first). */
+  companyIds?: readonly string[] | undefined;
+}
+
+const ORDER: Record<OpportunitySort, string> = {
+  evidence: 'o.evidence_count DESC, o.unique_company_count DESC, o.id',
+  companies: 'o.unique_company_count DESC, o.evidence_count DESC, o.id',
+  revenue: 'o.revenue DESC, o.unique_company_count DESC, o.evidence_count DESC, o.id',
+  growth: 'COALESCE(g.week, 0) DESC, o.evidence_count DESC, o.id',
+};
 
 export async function listOpportunities(
   pool: pg.Pool,
   workspaceId: string,
   productId: string,
   page: { limit: number; offset: number },
+  options: { sort?: OpportunitySort | undefined; filter?: OpportunityFilter | undefined; now?: Date | undefined } = {},
 ): Promise<{ items: OpportunityRow[]; total: number; pendingSignals: number; settling: boolean }> {
+  const sort = options.sort ?? 'evidence';
+  const f = options.filter ?? {};
+  const params: unknown[] = [workspaceId, productId];
+  const where = ['o.workspace_id = $1', 'o.product_id = $2'];
+  const add = (sql: (at: string) => string, value: unknown) => {
+    params.push(value);
+    where.push(sql(`$${params.length}`));
+  };
+  const anyCase = (column: string) => (at: string) => `EXISTS (SELECT 1 FROM unnest(o.${column}) v WHERE lower(v) = lower(${at}))`;
+  if (f.segment !== undefined) add(anyCase('segments'), f.segment);
+  if (f.plan !== undefined) add(anyCase('plans'), f.plan);
+  if (f.stage !== undefined) add(anyCase('stages'), f.stage);
+  if (f.companyIds !== undefined) {
+    add((at) => `o.id IN (SELECT os.opportunity_id FROM signals s JOIN opportunity_signals os ON os.signal_id = s.id
+                          WHERE s.workspace_id = $1 AND s.product_id = $2 AND s.company_id = ANY(${at}::text[]))`, f.companyIds);
+  }
+  const filterParams = params.length;
+  // Growth: signals recorded or edited in the last 7 days, as opportunityGrowth counts them.
+  const growth = sort === 'growth'
+    ? `LEFT JOIN (SELECT os.opportunity_id, count(*)::int AS week FROM signals s JOIN opportunity_signals os ON os.signal_id = s.id
+                   WHERE s.workspace_id = $1 AND s.product_id = $2 AND s.updated_at >= $${filterParams + 3} GROUP BY os.opportunity_id) g ON g.opportunity_id = o.id`
+    : '';
+  const listParams = [...params, page.limit, page.offset, ...(sort === 'growth' ? [new Date((options.now ?? new Date()).getTime() - 7 * 86_400_000)] : [])];
   const [{ rows }, { rows: count }] = await Promise.all([
     pool.query<OpportunityDbRow>(
-      `SELECT id, product_id, title, subtitle, type, keywords, created_at, updated_at, evidence_count, unique_company_count FROM opportunities
-        WHERE workspace_id = $1 AND product_id = $2 ORDER BY evidence_count DESC, unique_company_count DESC, id LIMIT $3 OFFSET $4`,
-      [workspaceId, productId, page.limit, page.offset],
+      `SELECT ${OPPORTUNITY_COLUMNS} FROM opportunities o ${growth}
+        WHERE ${where.join(' AND ')} ORDER BY ${ORDER[sort]} LIMIT $${filterParams + 1} OFFSET $${filterParams + 2}`,
+      listParams,
     ),
     pool.query<{ n: number; pending: number; settling: boolean }>(
-      `SELECT (SELECT count(*)::int FROM opportunities WHERE workspace_id = $1 AND product_id = $2) AS n,
+      `SELECT (SELECT count(*)::int FROM opportunities o WHERE ${where.join(' AND ')}) AS n,
               (SELECT count(*)::int FROM signals WHERE workspace_id = $1 AND product_id = $2 AND cluster_pending) AS pending,
-              EXISTS (SELECT 1 FROM product_clusterings WHERE workspace_id = $1 AND product_id = $2 AND changes_since > 0 AND signal_count <= $3) AS settling`,
-      [workspaceId, productId, SETTLE_MAX],
+              EXISTS (SELECT 1 FROM product_clusterings WHERE workspace_id = $1 AND product_id = $2 AND changes_since > 0 AND signal_count <= $${filterParams + 1}) AS settling`,
+      [...params, SETTLE_MAX],
     ),
   ]);
   return { items: rows.map(toRow), total: count[0]!.n, pendingSignals: count[0]!.pending, settling: count[0]!.settling };
@@ -680,7 +748,7 @@ export async function getOpportunity(
   id: string,
   page: { limit: number; offset: number } = { limit: 50, offset: 0 },
 ): Promise<(OpportunityRow & { productId: string; evidence: SignalView[]; evidenceTotal: number }) | undefined> {
-  const { rows } = await pool.query<OpportunityDbRow>('SELECT * FROM opportunities WHERE workspace_id = $1 AND id = $2', [workspaceId, id]);
+  const { rows } = await pool.query<OpportunityDbRow>(`SELECT ${OPPORTUNITY_COLUMNS} FROM opportunities o WHERE o.workspace_id = $1 AND o.id = $2`, [workspaceId, id]);
   const r = rows[0];
   if (!r) return undefined;
   const { rows: evidence } = await pool.query<{ id: string; total: number }>(

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { newId, withTransaction } from '@loupe/db';
 import type { Clock } from '@loupe/http';
 import { companyOf } from './companies';
+import { resolveSignalCompanies } from './company-resolution';
 import { SignalNotFoundError, SourceNotFoundError, UnknownSignalTypeError } from './errors';
 import { listSignalTypes, matchType, type SignalType } from './signal-types';
 
@@ -90,6 +91,8 @@ export async function addSignals(
       }
       results.push({ id: row.id, reused: !row.inserted });
     }
+    // The company each new signal's speaker resolves to, in the same transaction.
+    await resolveSignalCompanies(client, input.workspaceId, results.filter((r) => !r.reused).map((r) => r.id));
     return { results, productIds: results.some((r) => !r.reused) ? [source.product_id] : [] };
   });
 }
@@ -161,6 +164,10 @@ export async function updateSignalsWith(
         [workspaceId, u.id, title, content, typeId, contentHash(typeId, content), u.createdAt ?? null,
           whoSaidIt, participantId, theme, companyOf(participantId, whoSaidIt), replace, now],
       );
+      // Another speaker may be of another company: its opportunity's figures follow when it is placed again.
+      if ((await resolveSignalCompanies(client, workspaceId, [u.id])).length) {
+        await client.query('UPDATE signals SET cluster_pending = true WHERE workspace_id = $1 AND id = $2', [workspaceId, u.id]);
+      }
       if (changed) {
         const typeKey = (id: string) => types.find((t) => t.id === id)?.key ?? id;
         await changed(client, {
