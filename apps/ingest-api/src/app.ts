@@ -8,6 +8,10 @@ import type { Storage } from '@loupe/storage';
 import type pg from 'pg';
 import { apiKeyAuth, requireCreatorRole, requirePermission } from './auth';
 import { getHandler, listHandler } from './batches';
+import {
+  batchHandler as directoryBatch, COMPANY_KIND, deleteHandler as directoryDelete, getHandler as directoryGet, listHandler as directoryList, PERSON_KIND,
+  putHandler as directoryPut, type DirectoryKind,
+} from './companies/route';
 import { deleteHandler } from './deletion/route';
 import {
   confirmErasureHandler, createErasureHandler, getErasureHandler, liftSuppressionHandler, listErasuresHandler, listSuppressionsHandler,
@@ -67,5 +71,15 @@ export function createIngestApp(deps: IngestAppDeps): Router {
   // Deleting evidence (libs/lifecycle): a source and its record go together, so both need an owner's or an admin's key.
   router.delete('/api/v1/sources/:sourceId', auth, requirePermission('api:write'), requireCreatorRole('deleteSource'), deleteHandler(deps, 'source'));
   router.delete('/api/v1/records/:recordId', auth, requirePermission('api:write'), requireCreatorRole('deleteSource'), deleteHandler(deps, 'record'));
+  // Companies and people (libs/companies): upserted by the team's own id, one or a batch; a literal colon in a path is escaped.
+  const directory = <I, V>(kind: DirectoryKind<I, V>) => {
+    router.put(`${kind.path}/:externalId`, auth, requirePermission('api:write'), directoryPut(deps, kind));
+    router.post(`${kind.path}\\:batch`, auth, requirePermission('api:write'), directoryBatch(deps, kind));
+    router.get(kind.path, auth, requirePermission('api:read', 'api:write'), directoryList(deps, kind));
+    router.get(`${kind.path}/:externalId`, auth, requirePermission('api:read', 'api:write'), directoryGet(deps, kind));
+    router.delete(`${kind.path}/:externalId`, auth, requirePermission('api:write'), directoryDelete(deps, kind));
+  };
+  directory(COMPANY_KIND);
+  directory(PERSON_KIND);
   return router;
 }
