@@ -1,5 +1,5 @@
 import { runErasure } from '@loupe/erasure';
-import { updateOpportunities } from '@loupe/evidence';
+import { resolveWorkspaceCompanies, updateOpportunities } from '@loupe/evidence';
 import { applyRetentionSlice, pruneSourceDeletions, sweepStorageDeletions, workspacesWithRetention } from '@loupe/lifecycle';
 import { embedPendingSources } from '@loupe/sources';
 import type { Config } from '@loupe/config';
@@ -48,7 +48,8 @@ export interface Worker {
 const EMBED_YIELDS_TO_BATCHES = 3;
 
 const QUEUES_WORKED = [
-  QUEUES.processBatch, QUEUES.downloadAttachment, QUEUES.recomputeOpportunities, QUEUES.settleOpportunities, QUEUES.embedSources, QUEUES.erasePerson, QUEUES.retention, QUEUES.deadLetter,
+  QUEUES.processBatch, QUEUES.downloadAttachment, QUEUES.recomputeOpportunities, QUEUES.settleOpportunities, QUEUES.embedSources, QUEUES.erasePerson, QUEUES.retention, QUEUES.resolveCompanies,
+  QUEUES.deadLetter,
 ] as const;
 
 function attemptOf(job: JobWithMetadata<unknown>): Attempt {
@@ -167,6 +168,19 @@ export function createWorker(deps: WorkerDeps): Worker {
         if (slice.more) await enqueue(deps.boss, QUEUES.retention, { workspaceId });
         if (slice.sources || slice.records) deps.log.info({ workspaceId, ...slice }, 'retention deleted old evidence');
         return slice;
+      },
+    );
+    // Companies or people changed (libs/companies queues one job per workspace): every signal of the workspace
+    // resolves again, a slice per short transaction, and its opportunities' impact follows.
+    await deps.boss.work<unknown, unknown, typeof polling>(
+      QUEUES.resolveCompanies,
+      polling,
+      async ([job]) => {
+        if (!job) return undefined;
+        const { workspaceId } = payloadSchemas[QUEUES.resolveCompanies].parse(job.data);
+        const result = await resolveWorkspaceCompanies(ctx.pool, workspaceId, ctx.clock, { signal: job.signal });
+        if (result.changed || result.opportunities) deps.log.info({ workspaceId, ...result }, 'signals resolved to companies again');
+        return result;
       },
     );
     // A start resumes retention at once (a slice job per workspace with it on, whatever sweep waits);
