@@ -56,4 +56,25 @@ describe('@loupe/ingest-client', () => {
     expect(done.status).toBe('COMPLETE');
     expect(seen[0]).toBe('LANDED');
   });
+
+  it('upserts, imports, lists, reads and deletes companies and people, typed', async () => {
+    const client = createIngestClient({ baseUrl: h.base, apiKey: h.a.writeKey });
+    const put = await client.upsertCompany('cli-1', { name: 'Client Co', domains: ['client.example'], arr: 99.5, segment: 'smb' });
+    expect(put).toMatchObject({ created: true, company: { external_id: 'cli-1', arr: 99.5, domains: ['client.example'] } });
+    expect((await client.upsertCompany('cli-1', { name: 'Client Co' })).created).toBe(false);
+    const items = Array.from({ length: 1205 }, (_, i) => ({ external_id: `cli-bulk-${i}`, name: `Bulk ${i}`, ...(i === 1100 ? { arr: -5 } : {}) }));
+    const imported = await client.importCompanies(items);
+    expect(imported).toMatchObject({ createdCount: 1204, updatedCount: 0, rejectedCount: 1, errors: [{ index: 1100, code: 'VALIDATION_ERROR' }] });
+    expect((await client.listCompanies({ limit: 3 })).companies).toHaveLength(3);
+    expect((await client.getCompany('cli-1')).name).toBe('Client Co');
+    const person = await client.upsertPerson('cli-p', { email: 'Ana@Client.example', company_external_id: 'cli-1' });
+    expect(person).toMatchObject({ created: true, person: { email: 'ana@client.example', company_external_id: 'cli-1' } });
+    expect(await client.importPeople([{ external_id: 'cli-q', company_external_id: 'missing' }])).toMatchObject({ rejectedCount: 1, errors: [{ index: 0, code: 'UNKNOWN_COMPANY' }] });
+    expect((await client.listPeople()).people.map((p) => p.external_id)).toEqual(['cli-p']);
+    expect((await client.getPerson('cli-p')).name).toBeNull();
+    expect(await client.deleteCompany('cli-1')).toEqual({ external_id: 'cli-1', object: 'company', deleted: true });
+    expect(await client.deletePerson('cli-p')).toEqual({ external_id: 'cli-p', object: 'person', deleted: true });
+    await expect(client.getCompany('cli-1')).rejects.toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    await expect(client.upsertCompany('cli-2', { name: 'X', domains: ['gmail.com'] })).rejects.toMatchObject({ status: 400, code: 'FREE_MAIL_DOMAIN' });
+  });
 });

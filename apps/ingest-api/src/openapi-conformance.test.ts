@@ -98,6 +98,68 @@ describe('the published OpenAPI document', () => {
     conforms('/api/v1/ingest/batches/{batchId}', 'get', 200, batch.body);
   });
 
+  it('describes every answer of the company and people endpoints', async () => {
+    const send = async (method: string, path: string, key: string | undefined, body: unknown, options: { raw?: string; contentType?: string } = {}) => {
+      const res = await fetch(`${h.base}${path}`, {
+        method, headers: { 'content-type': options.contentType ?? 'application/json', ...(key ? { 'x-api-key': key } : {}) },
+        ...(options.raw !== undefined ? { body: options.raw } : body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: res.status, body: (await res.json()) as unknown };
+    };
+    const check = async (path: string, method: string, status: number, r: Promise<{ status: number; body: unknown }>) => {
+      const answer = await r;
+      expect({ path, method, status: answer.status }).toEqual({ path, method, status });
+      conforms(path, method, status, answer.body);
+    };
+    for (const [noun, item, conflict, badItem] of [
+      ['companies', { name: 'Docs Co', domains: ['docs.example'], arr: 10, attributes: { tier: 'gold' } }, { name: 'Other', domains: ['docs.example'] }, { name: 'X', arr: -1 }],
+      ['people', { email: 'ana@docs.example', name: 'Ana', company_external_id: 'doc-1' }, { email: 'ana@docs.example' }, { company_external_id: 'nope' }],
+    ] as const) {
+      const one = `/api/v1/${noun}/{external_id}`;
+      const at = (id: string) => `/api/v1/${noun}/${id}`;
+      await check(one, 'put', 201, send('PUT', at('doc-1'), h.a.writeKey, item));
+      await check(one, 'put', 200, send('PUT', at('doc-1'), h.a.writeKey, item));
+      await check(one, 'put', 409, send('PUT', at('doc-2'), h.a.writeKey, conflict));
+      await check(one, 'put', 400, send('PUT', at('doc-2'), h.a.writeKey, badItem));
+      await check(one, 'put', 400, send('PUT', at('doc-2'), h.a.writeKey, undefined, { raw: '{' }));
+      await check(one, 'put', 413, send('PUT', at('doc-2'), h.a.writeKey, undefined, { raw: `"${'x'.repeat(300_000)}"` }));
+      await check(one, 'put', 415, send('PUT', at('doc-2'), h.a.writeKey, undefined, { raw: '{}', contentType: 'text/plain' }));
+      await check(one, 'put', 401, send('PUT', at('doc-2'), undefined, item));
+      await check(one, 'put', 403, send('PUT', at('doc-2'), h.a.readKey, item));
+      const batch = `/api/v1/${noun}:batch`;
+      await check(batch, 'post', 200, send('POST', batch, h.a.writeKey, [{ external_id: 'doc-1', ...item }, { external_id: 'doc-3', ...badItem }]));
+      await check(batch, 'post', 400, send('POST', batch, h.a.writeKey, []));
+      await check(batch, 'post', 400, send('POST', batch, h.a.writeKey, Array.from({ length: 1001 }, () => ({}))));
+      await check(batch, 'post', 413, send('POST', batch, h.a.writeKey, undefined, { raw: 'x'.repeat(5 * 1024 * 1024 + 1) }));
+      await check(batch, 'post', 415, send('POST', batch, h.a.writeKey, undefined, { raw: 'a,b', contentType: 'text/csv' }));
+      await check(batch, 'post', 401, send('POST', batch, undefined, []));
+      await check(batch, 'post', 403, send('POST', batch, h.a.readKey, []));
+      const list = `/api/v1/${noun}`;
+      await check(list, 'get', 200, send('GET', `${list}?limit=1`, h.a.readKey, undefined));
+      await check(list, 'get', 400, send('GET', `${list}?cursor=nope`, h.a.readKey, undefined));
+      await check(list, 'get', 401, send('GET', list, undefined, undefined));
+      await check(list, 'get', 403, send('GET', list, h.mcpOnlyKey, undefined));
+      await check(one, 'get', 200, send('GET', at('doc-1'), h.a.readKey, undefined));
+      await check(one, 'get', 400, send('GET', at('x'.repeat(257)), h.a.readKey, undefined));
+      await check(one, 'get', 404, send('GET', at('doc-1'), h.b.readKey, undefined));
+      await check(one, 'get', 401, send('GET', at('doc-1'), undefined, undefined));
+      await check(one, 'get', 403, send('GET', at('doc-1'), h.mcpOnlyKey, undefined));
+    }
+    for (const noun of ['people', 'companies']) {
+      const one = `/api/v1/${noun}/{external_id}`;
+      await check(one, 'delete', 403, send('DELETE', `/api/v1/${noun}/doc-1`, h.a.readKey, undefined));
+      await check(one, 'delete', 401, send('DELETE', `/api/v1/${noun}/doc-1`, undefined, undefined));
+      await check(one, 'delete', 400, send('DELETE', `/api/v1/${noun}/${'x'.repeat(257)}`, h.a.writeKey, undefined));
+      await check(one, 'delete', 200, send('DELETE', `/api/v1/${noun}/doc-1`, h.a.writeKey, undefined));
+      await check(one, 'delete', 404, send('DELETE', `/api/v1/${noun}/doc-1`, h.a.writeKey, undefined));
+    }
+    const limited = await h.startApp({ rateLimiter: createRateLimiter(h.t.pool, { limit: 1, windowMs: 60_000, clock: { now: () => Date.now() } }) });
+    await fetch(`${limited}/api/v1/companies`, { headers: { 'x-api-key': h.b.readKey } });
+    const tooMany = await fetch(`${limited}/api/v1/companies`, { headers: { 'x-api-key': h.b.readKey } });
+    expect(tooMany.status).toBe(429);
+    conforms('/api/v1/companies', 'get', 429, await tooMany.json());
+  });
+
   it('has examples that its own schemas accept', () => {
     let count = 0;
     for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
@@ -122,7 +184,7 @@ describe('the published OpenAPI document', () => {
     expect(doc.info.title).toBe('Loupe API');
     for (const words of ['x-api-key', 'Rate limits', 'Retry-After', 'X-Request-Id', 'Idempotency-Key', `${h.base}/docs`]) expect(doc.info.description).toContain(words);
     const declared = (doc.tags as Array<{ name: string; description: string }>).map((t) => t.name);
-    expect(declared).toEqual(['Ingestion', 'Batches', 'Export', 'Deletion', 'Privacy']);
+    expect(declared).toEqual(['Ingestion', 'Batches', 'Export', 'Deletion', 'Privacy', 'Companies']);
     const used = new Set<string>();
     for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
       for (const [method, op] of Object.entries(methods)) {

@@ -11,6 +11,25 @@ export type RecordError = components['schemas']['RecordError'];
 export type DeletedSource = components['schemas']['DeletedSource'];
 export type DeletedRecord = components['schemas']['DeletedRecord'];
 
+type Json<P extends keyof paths, M extends keyof paths[P], S extends number> = paths[P][M] extends { responses: { [K in S]: { content: { 'application/json': infer T } } } } ? T : never;
+type Body<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { requestBody: { content: { 'application/json': infer T } } } ? T : never;
+
+/** A company as stored (GET /api/v1/companies/{external_id}). */
+export type Company = Json<'/api/v1/companies/{external_id}', 'get', 200>;
+/** The fields of a company for PUT /api/v1/companies/{external_id} (external_id from the path). */
+export type CompanyFields = Body<'/api/v1/companies/{external_id}', 'put'>;
+/** One company of POST /api/v1/companies:batch. */
+export type CompanyItem = CompanyFields & { external_id: string };
+export type CompanyList = Json<'/api/v1/companies', 'get', 200>;
+export type Person = Json<'/api/v1/people/{external_id}', 'get', 200>;
+export type PersonFields = Body<'/api/v1/people/{external_id}', 'put'>;
+export type PersonItem = PersonFields & { external_id: string };
+export type PersonList = Json<'/api/v1/people', 'get', 200>;
+/** What an import of companies or people stored and refused; `errors` indexes are into the list given. */
+export type ImportResult = Json<'/api/v1/companies:batch', 'post', 200>;
+export type ItemError = ImportResult['errors'][number];
+export type Deleted = { external_id: string; object: 'company' | 'person'; deleted: true };
+
 /** The API's limits a request must stay within (spec 8). */
 export const REQUEST_LIMITS = { records: 1000, bytes: 5 * 1024 * 1024 } as const;
 
@@ -127,6 +146,11 @@ export function createIngestClient(options: IngestClientOptions) {
   });
 
   async function withRetries<T>(call: () => Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+    return (await answered(call)).data;
+  }
+
+  /** The answer's data and status once it is a success, after the retries. */
+  async function answered<T>(call: () => Promise<{ data?: T; error?: unknown; response: Response }>): Promise<{ data: T; status: number }> {
     for (let attempt = 1; ; attempt++) {
       let result: { data?: T; error?: unknown; response: Response };
       try {
@@ -137,7 +161,7 @@ export function createIngestClient(options: IngestClientOptions) {
         continue;
       }
       const { data, error, response } = result;
-      if (response.ok && data !== undefined) return data;
+      if (response.ok && data !== undefined) return { data, status: response.status };
       if (RETRIED.has(response.status) && attempt < maxAttempts) {
         const seconds = Number(response.headers.get('retry-after') ?? (error as ErrorResponse | undefined)?.retryAfter ?? 2 ** (attempt - 1));
         await sleep(Math.max(0, seconds) * 1000);
@@ -145,6 +169,23 @@ export function createIngestClient(options: IngestClientOptions) {
       }
       throw new IngestApiError(response.status, (error as ErrorResponse) ?? { error: 'UNEXPECTED_RESPONSE', message: `HTTP ${response.status} without an error body` });
     }
+  }
+
+  // An upsert is idempotent: a batch sent again after a lost answer stores the same (its counts say "updated").
+  async function importItems(path: '/api/v1/companies:batch' | '/api/v1/people:batch', items: Iterable<unknown>): Promise<ImportResult> {
+    const total: ImportResult = { createdCount: 0, updatedCount: 0, rejectedCount: 0, errors: [] };
+    for (const chunk of chunks(items)) {
+      const answer = await withRetries(() => api.POST(path, {
+        body: chunk.body as never,
+        bodySerializer: (body: unknown) => body as string,
+        headers: { 'content-type': 'application/json' },
+      })) as ImportResult;
+      total.createdCount += answer.createdCount;
+      total.updatedCount += answer.updatedCount;
+      total.rejectedCount += answer.rejectedCount;
+      total.errors.push(...answer.errors.map((e) => ({ ...e, index: chunk.first + e.index })));
+    }
+    return total;
   }
 
   return {
@@ -181,6 +222,57 @@ export function createIngestClient(options: IngestClientOptions) {
     /** Deletes a record with the source built from it; IngestApiError 404 when there is none (or no longer). */
     async deleteRecord(recordId: string): Promise<DeletedRecord> {
       return withRetries(() => api.DELETE('/api/v1/records/{recordId}', { params: { path: { recordId } } }));
+    },
+
+    /** Creates or replaces a company by its external_id (the whole company: a field left out is cleared). */
+    async upsertCompany(externalId: string, fields: CompanyFields): Promise<{ created: boolean; company: Company }> {
+      const { data, status } = await answered(() => api.PUT('/api/v1/companies/{external_id}', { params: { path: { external_id: externalId } }, body: fields }));
+      return { created: status === 201, company: data };
+    },
+
+    /**
+     * Upserts any number of companies, in requests of at most 1,000 and 5 MB, one after another; the counts summed, and the
+     * errors (the first 20 of each request) indexed into `items`.
+     */
+    async importCompanies(items: Iterable<CompanyItem>): Promise<ImportResult> {
+      return importItems('/api/v1/companies:batch', items);
+    },
+
+    async listCompanies(query: { limit?: number; cursor?: string } = {}): Promise<CompanyList> {
+      return withRetries(() => api.GET('/api/v1/companies', { params: { query } }));
+    },
+
+    /** A company; IngestApiError 404 when there is none. */
+    async getCompany(externalId: string): Promise<Company> {
+      return withRetries(() => api.GET('/api/v1/companies/{external_id}', { params: { path: { external_id: externalId } } }));
+    },
+
+    /** Deletes a company (its people and evidence stay, unlinked); IngestApiError 404 when there is none. */
+    async deleteCompany(externalId: string): Promise<Deleted> {
+      return withRetries(() => api.DELETE('/api/v1/companies/{external_id}', { params: { path: { external_id: externalId } } })) as Promise<Deleted>;
+    },
+
+    /** Creates or replaces a person by their external_id. */
+    async upsertPerson(externalId: string, fields: PersonFields): Promise<{ created: boolean; person: Person }> {
+      const { data, status } = await answered(() => api.PUT('/api/v1/people/{external_id}', { params: { path: { external_id: externalId } }, body: fields }));
+      return { created: status === 201, person: data };
+    },
+
+    /** Upserts any number of people, like `importCompanies`. */
+    async importPeople(items: Iterable<PersonItem>): Promise<ImportResult> {
+      return importItems('/api/v1/people:batch', items);
+    },
+
+    async listPeople(query: { limit?: number; cursor?: string } = {}): Promise<PersonList> {
+      return withRetries(() => api.GET('/api/v1/people', { params: { query } }));
+    },
+
+    async getPerson(externalId: string): Promise<Person> {
+      return withRetries(() => api.GET('/api/v1/people/{external_id}', { params: { path: { external_id: externalId } } }));
+    },
+
+    async deletePerson(externalId: string): Promise<Deleted> {
+      return withRetries(() => api.DELETE('/api/v1/people/{external_id}', { params: { path: { external_id: externalId } } })) as Promise<Deleted>;
     },
 
     /** Polls the batch until it is COMPLETE or FAILED (or `timeoutMs` passes: an Error). */

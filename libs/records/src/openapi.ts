@@ -3,6 +3,7 @@ import {
   FORMATS, LIMITS, attachmentSchema, batchListSchema, batchSchema, deletedRecordSchema, deletedSourceSchema, errorResponseSchema, ipRateLimitedSchema, participantSchema,
   piiEntitySchema, piiSchema, recordErrorSchema, recordSchema, submissionResponseSchema,
 } from './schemas';
+import { companyPaths } from './openapi-companies';
 import { erasurePaths } from './openapi-erasure';
 
 // Refinements do not carry over to JSON Schema; say the same rules in its words.
@@ -141,7 +142,8 @@ function apiDescription(baseUrl: string): string {
     'The HTTP API of Loupe, which collects what customers say (calls, emails, meeting notes, support conversations) as evidence for product teams ' +
       'and serves it to their AI assistants over MCP (at `/api/mcp`, not described here). With it you **send records** (1 to 1,000 per request, ' +
       'JSON or NDJSON, up to 5 MB), follow their **batches**, **export** everything a workspace holds, **delete** sources and records, and ' +
-      '**erase a person** and manage the suppressions that keep them out.',
+      '**erase a person** and manage the suppressions that keep them out, and send the **companies and people** of your CRM (ARR, plan, ' +
+      'segment, stage) that the evidence resolves to.',
     '**Authentication.** Every endpoint takes an API key in the `x-api-key` header. Keys are created on the account pages ' +
       `([${baseUrl}/account](${baseUrl}/account), API keys) and shown once. A key belongs to one workspace and holds permissions: \`api:write\` to send, ` +
       'delete and erase, `api:read` to read and export (either lists batches and erasures). A key acts as the person who created it: deleting ' +
@@ -167,6 +169,7 @@ const TAGS = [
   { name: 'Export', description: 'Everything a workspace holds, as one resumable NDJSON stream.' },
   { name: 'Deletion', description: 'Deleting a source or a record, with everything built from it.' },
   { name: 'Privacy', description: 'Erasing a person (with a dry run to confirm first) and the suppressions that refuse their records afterwards.' },
+  { name: 'Companies', description: 'Companies and people from your CRM (ARR, plan, segment, stage), upserted by your own ids: the evidence resolves to them, and opportunities are weighed by them.' },
 ];
 
 /** Response headers, described once and referred to from every answer that carries them. */
@@ -203,7 +206,7 @@ function withResponseHeaders(paths: Record<string, Record<string, { operationId:
 }
 
 /**
- * OpenAPI 3.1 description of the HTTP API (ingestion, batches, export, deletion, erasure and suppressions),
+ * OpenAPI 3.1 description of the HTTP API (ingestion, batches, export, deletion, erasure and suppressions, companies and people),
  * generated from the zod schemas.
  */
 export function openApiDocument(baseUrl: string): Record<string, unknown> {
@@ -326,6 +329,7 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
       '/api/v1/sources/{sourceId}': { delete: deletion('source') },
       '/api/v1/records/{recordId}': { delete: deletion('record') },
       ...erasurePaths({ error, one, common, forbiddenWithRole }),
+      ...companyPaths({ error, one, common }),
     } as Parameters<typeof withResponseHeaders>[0]),
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'An API key of the workspace, created on the account pages (API keys).' } },

@@ -203,6 +203,130 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/companies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's companies, newest first (needs api:read or api:write) */
+        get: operations["listCompanies"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/companies:batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upsert 1 to 1,000 companies by external_id, each validated and stored alone (needs api:write)
+         * @description A JSON array of companies, `{"companies": [...]}`, or NDJSON (one per line), up to 5 MB. Each item is the whole company: it is created, or replaces the one of the same external_id (a field left out is cleared). Items are stored in order, so a later item sees the earlier ones. The answer counts what was created, updated and refused, and lists the first 20 refusals with their index; a body with no valid item answers 200 too, with its errors. The workspace's evidence is then resolved to its companies again, in the background.
+         */
+        post: operations["importCompanies"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/companies/{external_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One company (needs api:read or api:write) */
+        get: operations["getCompany"];
+        /**
+         * Create or replace one company by its external_id (needs api:write)
+         * @description The body is the whole company: a field left out is cleared. 201 when it was created, 200 when it replaced one. The workspace's evidence is then resolved to its companies again, in the background.
+         */
+        put: operations["upsertCompany"];
+        post?: never;
+        /**
+         * Delete one company (needs api:write)
+         * @description Its domains are freed; its people and the signals that resolved to it stay, unlinked, and the workspace's evidence is resolved again in the background. Deleting again answers 404.
+         */
+        delete: operations["deleteCompany"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/people": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's people, newest first (needs api:read or api:write) */
+        get: operations["listPeople"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/people:batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upsert 1 to 1,000 people by external_id, each validated and stored alone (needs api:write)
+         * @description A JSON array of people, `{"people": [...]}`, or NDJSON (one per line), up to 5 MB. Each item is the whole person: it is created, or replaces the one of the same external_id (a field left out is cleared). Items are stored in order, so a later item sees the earlier ones. The answer counts what was created, updated and refused, and lists the first 20 refusals with their index; a body with no valid item answers 200 too, with its errors. The workspace's evidence is then resolved to its companies again, in the background.
+         */
+        post: operations["importPeople"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/people/{external_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One person (needs api:read or api:write) */
+        get: operations["getPerson"];
+        /**
+         * Create or replace one person by its external_id (needs api:write)
+         * @description The body is the whole person: a field left out is cleared. 201 when it was created, 200 when it replaced one. The workspace's evidence is then resolved to its companies again, in the background.
+         */
+        put: operations["upsertPerson"];
+        post?: never;
+        /**
+         * Delete one person (needs api:write)
+         * @description Their company stays. The workspace's evidence is resolved again in the background. Deleting again answers 404.
+         */
+        delete: operations["deletePerson"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2442,6 +2566,1750 @@ export interface operations {
                 };
             };
             /** @description No such active suppression in this workspace */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded: 10 requests per second per API key (an ErrorResponse, RATE_LIMITED), or the limit of one IP address across the service (an IpRateLimited body); see the Retry-After header */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["IpRateLimited"];
+                };
+            };
+            /** @description Unexpected server error; retry */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listCompanies: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "companies": [
+                     *         {
+                     *           "external_id": "crm-0017",
+                     *           "name": "Globex",
+                     *           "domains": [
+                     *             "globex.com",
+                     *             "globex.co.uk"
+                     *           ],
+                     *           "arr": 120000,
+                     *           "plan": "enterprise",
+                     *           "segment": "mid-market",
+                     *           "stage": "customer",
+                     *           "renewal_date": "2027-03-31",
+                     *           "attributes": {
+                     *             "region": "EMEA",
+                     *             "seats": 240,
+                     *             "strategic": true
+                     *           },
+                     *           "created_at": "2026-11-27T10:00:00.000Z",
+                     *           "updated_at": "2026-11-27T10:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "MTc3MjYwMDc2NzAwMC5jbXBf…"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description One page of companies, newest first. */
+                        companies: {
+                            /** @description The team's own id. */
+                            external_id: string;
+                            /** @description The company's name. */
+                            name: string;
+                            /** @description Email domains that identify it, lower case. */
+                            domains: string[];
+                            /** @description Annual recurring revenue, or null. */
+                            arr: number | null;
+                            /** @description Its plan, or null. */
+                            plan: string | null;
+                            /** @description Its segment, or null. */
+                            segment: string | null;
+                            /** @description Its stage, or null. */
+                            stage: string | null;
+                            /** @description Its next renewal (YYYY-MM-DD), or null. */
+                            renewal_date: string | null;
+                            /** @description Its free attributes. */
+                            attributes: {
+                                [key: string]: string | number | boolean;
+                            };
+                            /** @description When it was first stored, as an ISO 8601 UTC time. */
+                            created_at: string;
+                            /** @description When it was last changed, as an ISO 8601 UTC time. */
+                            updated_at: string;
+                        }[];
+                        /** @description Pass as `cursor` for the next page; absent on the last. */
+                        nextCursor?: string;
+                    };
+                };
+            };
+            /** @description Bad limit or cursor */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API key missing, unknown or revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded: 10 requests per second per API key (an ErrorResponse, RATE_LIMITED), or the limit of one IP address across the service (an IpRateLimited body); see the Retry-After header */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["IpRateLimited"];
+                };
+            };
+            /** @description Unexpected server error; retry */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    importCompanies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "external_id": "crm-0017",
+                 *         "name": "Globex",
+                 *         "domains": [
+                 *           "globex.com",
+                 *           "globex.co.uk"
+                 *         ],
+                 *         "arr": 120000,
+                 *         "plan": "enterprise",
+                 *         "segment": "mid-market",
+                 *         "stage": "customer",
+                 *         "renewal_date": "2027-03-31",
+                 *         "attributes": {
+                 *           "region": "EMEA",
+                 *           "seats": 240,
+                 *           "strategic": true
+                 *         }
+                 *       }
+                 *     ]
+                 */
+                "application/json": {
+                    /** @description The team's own id (e.g. the CRM's): the company is upserted by it. */
+                    external_id: string;
+                    /** @description The company's name. */
+                    name: string;
+                    /** @description Email domains that identify it (up to 50), stored lower case and once each. A domain names one company of a workspace; free-mail domains (gmail.com…) are refused. */
+                    domains?: string[];
+                    /** @description Annual recurring revenue from it, in the workspace's currency (≥ 0, kept to 2 decimals). */
+                    arr?: number | null;
+                    /** @description Its plan, as the team names it (e.g. "enterprise"). */
+                    plan?: string | null;
+                    /** @description Its segment (e.g. "mid-market"). */
+                    segment?: string | null;
+                    /** @description Its stage: trial, customer, churned… as the team names them. */
+                    stage?: string | null;
+                    /** @description Its next renewal, as YYYY-MM-DD. */
+                    renewal_date?: string | null;
+                    /** @description Free attributes: up to 100 names (1 to 128 characters) each with a string (up to 1000 characters), a number or a boolean. */
+                    attributes?: {
+                        [key: string]: string | number | boolean;
+                    };
+                }[] | {
+                    /** @description The companies, 1 to 1,000. */
+                    companies: {
+                        /** @description The team's own id (e.g. the CRM's): the company is upserted by it. */
+                        external_id: string;
+                        /** @description The company's name. */
+                        name: string;
+                        /** @description Email domains that identify it (up to 50), stored lower case and once each. A domain names one company of a workspace; free-mail domains (gmail.com…) are refused. */
+                        domains?: string[];
+                        /** @description Annual recurring revenue from it, in the workspace's currency (≥ 0, kept to 2 decimals). */
+                        arr?: number | null;
+                        /** @description Its plan, as the team names it (e.g. "enterprise"). */
+                        plan?: string | null;
+                        /** @description Its segment (e.g. "mid-market"). */
+                        segment?: string | null;
+                        /** @description Its stage: trial, customer, churned… as the team names them. */
+                        stage?: string | null;
+                        /** @description Its next renewal, as YYYY-MM-DD. */
+                        renewal_date?: string | null;
+                        /** @description Free attributes: up to 100 names (1 to 128 characters) each with a string (up to 1000 characters), a number or a boolean. */
+                        attributes?: {
+                            [key: string]: string | number | boolean;
+                        };
+                    }[];
+                };
+                "application/x-ndjson": string;
+            };
+        };
+        responses: {
+            /** @description What was stored and what was refused */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "createdCount": 2,
+                     *       "updatedCount": 1,
+                     *       "rejectedCount": 1,
+                     *       "errors": [
+                     *         {
+                     *           "index": 3,
+                     *           "code": "DOMAIN_TAKEN",
+                     *           "message": "domains[0]: \"globex.com\" is already a domain of company \"crm-0017\"; a domain names one company: remove it there first"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Items stored that were new. */
+                        createdCount: number;
+                        /** @description Items that replaced one of the same external_id. */
+                        updatedCount: number;
+                        /** @description Items refused; nothing of them was stored. */
+                        rejectedCount: number;
+                        /** @description The first 20 errors, each with the item's index. */
+                        errors: {
+                            /** @description Position of the item in the request, from 0. */
+                            index: number;
+                            /** @description Stable error code: VALIDATION_ERROR, DOMAIN_TAKEN, FREE_MAIL_DOMAIN, EMAIL_TAKEN, UNKNOWN_COMPANY, INVALID_JSON, TOO_MANY_ITEMS. */
+                            code: string;
+                            /** @description What was wrong and where, e.g. "domains[0]: \"acme.com\" is already a domain of company \"crm-17\"". */
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The body is not one: not JSON, no items, more than 1,000 (`errors` lists those beyond), or not an array or a wrapper object */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API key missing, unknown or revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body larger than 5 MB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Content-Type is neither application/json nor application/x-ndjson */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded: 10 requests per second per API key (an ErrorResponse, RATE_LIMITED), or the limit of one IP address across the service (an IpRateLimited body); see the Retry-After header */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["IpRateLimited"];
+                };
+            };
+            /** @description Unexpected server error; retry */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getCompany: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's external_id, URL-encoded. */
+                external_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The company */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "external_id": "crm-0017",
+                     *       "name": "Globex",
+                     *       "domains": [
+                     *         "globex.com",
+                     *         "globex.co.uk"
+                     *       ],
+                     *       "arr": 120000,
+                     *       "plan": "enterprise",
+                     *       "segment": "mid-market",
+                     *       "stage": "customer",
+                     *       "renewal_date": "2027-03-31",
+                     *       "attributes": {
+                     *         "region": "EMEA",
+                     *         "seats": 240,
+                     *         "strategic": true
+                     *       },
+                     *       "created_at": "2026-11-27T10:00:00.000Z",
+                     *       "updated_at": "2026-11-27T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The team's own id. */
+                        external_id: string;
+                        /** @description The company's name. */
+                        name: string;
+                        /** @description Email domains that identify it, lower case. */
+                        domains: string[];
+                        /** @description Annual recurring revenue, or null. */
+                        arr: number | null;
+                        /** @description Its plan, or null. */
+                        plan: string | null;
+                        /** @description Its segment, or null. */
+                        segment: string | null;
+                        /** @description Its stage, or null. */
+                        stage: string | null;
+                        /** @description Its next renewal (YYYY-MM-DD), or null. */
+                        renewal_date: string | null;
+                        /** @description Its free attributes. */
+                        attributes: {
+                            [key: string]: string | number | boolean;
+                        };
+                        /** @description When it was first stored, as an ISO 8601 UTC time. */
+                        created_at: string;
+                        /** @description When it was last changed, as an ISO 8601 UTC time. */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description external_id longer than 256 characters or holding control characters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API key missing, unknown or revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such company in this workspace (never there, another workspace's, or deleted) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded: 10 requests per second per API key (an ErrorResponse, RATE_LIMITED), or the limit of one IP address across the service (an IpRateLimited body); see the Retry-After header */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["IpRateLimited"];
+                };
+            };
+            /** @description Unexpected server error; retry */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    upsertCompany: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's external_id, URL-encoded. */
+                external_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Globex",
+                 *       "domains": [
+                 *         "globex.com",
+                 *         "globex.co.uk"
+                 *       ],
+                 *       "arr": 120000,
+                 *       "plan": "enterprise",
+                 *       "segment": "mid-market",
+                 *       "stage": "customer",
+                 *       "renewal_date": "2027-03-31",
+                 *       "attributes": {
+                 *         "region": "EMEA",
+                 *         "seats": 240,
+                 *         "strategic": true
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The team's own id (e.g. the CRM's); in a PUT it may be left out, and must equal the path's when given. */
+                    external_id?: string;
+                    /** @description The company's name. */
+                    name: string;
+                    /** @description Email domains that identify it (up to 50), stored lower case and once each. A domain names one company of a workspace; free-mail domains (gmail.com…) are refused. */
+                    domains?: string[];
+                    /** @description Annual recurring revenue from it, in the workspace's currency (≥ 0, kept to 2 decimals). */
+                    arr?: number | null;
+                    /** @description Its plan, as the team names it (e.g. "enterprise"). */
+                    plan?: string | null;
+                    /** @description Its segment (e.g. "mid-market"). */
+                    segment?: string | null;
+                    /** @description Its stage: trial, customer, churned… as the team names them. */
+                    stage?: string | null;
+                    /** @description Its next renewal, as YYYY-MM-DD. */
+                    renewal_date?: string | null;
+                    /** @description Free attributes: up to 100 names (1 to 128 characters) each with a string (up to 1000 characters), a number or a boolean. */
+                    attributes?: {
+                        [key: string]: string | number | boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Replaced: the stored object */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "external_id": "crm-0017",
+                     *       "name": "Globex",
+                     *       "domains": [
+                     *         "globex.com",
+                     *         "globex.co.uk"
+                     *       ],
+                     *       "arr": 120000,
+                     *       "plan": "enterprise",
+                     *       "segment": "mid-market",
+                     *       "stage": "customer",
+                     *       "renewal_date": "2027-03-31",
+                     *       "attributes": {
+                     *         "region": "EMEA",
+                     *         "seats": 240,
+                     *         "strategic": true
+                     *       },
+                     *       "created_at": "2026-11-27T10:00:00.000Z",
+                     *       "updated_at": "2026-11-27T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The team's own id. */
+                        external_id: string;
+                        /** @description The company's name. */
+                        name: string;
+                        /** @description Email domains that identify it, lower case. */
+                        domains: string[];
+                        /** @description Annual recurring revenue, or null. */
+                        arr: number | null;
+                        /** @description Its plan, or null. */
+                        plan: string | null;
+                        /** @description Its segment, or null. */
+                        segment: string | null;
+                        /** @description Its stage, or null. */
+                        stage: string | null;
+                        /** @description Its next renewal (YYYY-MM-DD), or null. */
+                        renewal_date: string | null;
+                        /** @description Its free attributes. */
+                        attributes: {
+                            [key: string]: string | number | boolean;
+                        };
+                        /** @description When it was first stored, as an ISO 8601 UTC time. */
+                        created_at: string;
+                        /** @description When it was last changed, as an ISO 8601 UTC time. */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Created: the stored object (Location names it) */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "external_id": "crm-0017",
+                     *       "name": "Globex",
+                     *       "domains": [
+                     *         "globex.com",
+                     *         "globex.co.uk"
+                     *       ],
+                     *       "arr": 120000,
+                     *       "plan": "enterprise",
+                     *       "segment": "mid-market",
+                     *       "stage": "customer",
+                     *       "renewal_date": "2027-03-31",
+                     *       "attributes": {
+                     *         "region": "EMEA",
+                     *         "seats": 240,
+                     *         "strategic": true
+                     *       },
+                     *       "created_at": "2026-11-27T10:00:00.000Z",
+                     *       "updated_at": "2026-11-27T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The team's own id. */
+                        external_id: string;
+                        /** @description The company's name. */
+                        name: string;
+                        /** @description Email domains that identify it, lower case. */
+                        domains: string[];
+                        /** @description Annual recurring revenue, or null. */
+                        arr: number | null;
+                        /** @description Its plan, or null. */
+                        plan: string | null;
+                        /** @description Its segment, or null. */
+                        segment: string | null;
+                        /** @description Its stage, or null. */
+                        stage: string | null;
+                        /** @description Its next renewal (YYYY-MM-DD), or null. */
+                        renewal_date: string | null;
+                        /** @description Its free attributes. */
+                        attributes: {
+                            [key: string]: string | number | boolean;
+                        };
+                        /** @description When it was first stored, as an ISO 8601 UTC time. */
+                        created_at: string;
+                        /** @description When it was last changed, as an ISO 8601 UTC time. */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description A field that is wrong (named), an unknown field, not JSON, or a bad external_id */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API key missing, unknown or revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Clashes with another company of the workspace */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body over 262144 bytes */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not JSON */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded: 10 requests per second per API key (an ErrorResponse, RATE_LIMITED), or the limit of one IP address across the service (an IpRateLimited body); see the Retry-After header */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["IpRateLimited"];
+                };
+            };
+            /** @description Unexpected server error; retry */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteCompany: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's external_id, URL-encoded. */
+                external_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "external_id": "crm-0017",
+                     *       "object": "company",
+                     *       "deleted": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The deleted company's external_id. */
+                        external_id: string;
+                        /**
+                         * @description What was deleted.
+                         * @constant
+                         */
+                        object: "company";
+                        /**
+                         * @description Always true.
+                         * @constant
+                         */
+                        deleted: true;
+                    };
+                };
+            };
+            /** @description external_id longer than 256 characters or holding control characters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API key missing, unknown or revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such company in this workspace (never there, another workspace's, or deleted) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded: 10 requests per second per API key (an ErrorResponse, RATE_LIMITED), or the limit of one IP address across the service (an IpRateLimited body); see the Retry-After header */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["IpRateLimited"];
+                };
+            };
+            /** @description Unexpected server error; retry */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listPeople: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "people": [
+                     *         {
+                     *           "external_id": "contact-88",
+                     *           "email": "ana@globex.com",
+                     *           "name": "Ana Planted",
+                     *           "company_external_id": "crm-0017",
+                     *           "attributes": {
+                     *             "role": "Head of Finance"
+                     *           },
+                     *           "created_at": "2026-11-27T10:00:00.000Z",
+                     *           "updated_at": "2026-11-27T10:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "MTc3MjYwMDc2NzAwMC5jbXBf…"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description One page of people, newest first. */
+                        people: {
+                            /** @description The team's own id. */
+                            external_id: string;
+                            /** @description Their email address, lower case, or null. */
+                            email: string | null;
+                            /** @description Their name, or null. */
+                            name: string | null;
+                            /** @description The external_id of their company, or null (none given, or the company was deleted). */
+                            company_external_id: string | null;
+                            /** @description Their free attributes. */
+                            attributes: {
+                                [key: string]: string | number | boolean;
+                            };
+                            /** @description When it was first stored, as an ISO 8601 UTC time. */
+                            created_at: string;
+                            /** @description When it was last changed, as an ISO 8601 UTC time. */
+                            updated_at: string;
+                        }[];
+                        /** @description Pass as `cursor` for the next page; absent on the last. */
+                        nextCursor?: string;
+                    };
+                };
+            };
+            /** @description Bad limit or cursor */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API key missing, unknown or revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded: 10 requests per second per API key (an ErrorResponse, RATE_LIMITED), or the limit of one IP address across the service (an IpRateLimited body); see the Retry-After header */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["IpRateLimited"];
+                };
+            };
+            /** @description Unexpected server error; retry */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    importPeople: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "external_id": "contact-88",
+                 *         "email": "ana@globex.com",
+                 *         "name": "Ana Planted",
+                 *         "company_external_id": "crm-0017",
+                 *         "attributes": {
+                 *           "role": "Head of Finance"
+                 *         }
+                 *       }
+                 *     ]
+                 */
+                "application/json": {
+                    /** @description The team's own id (e.g. the CRM's contact id): the person is upserted by it. */
+                    external_id: string;
+                    /** @description Their email address, stored lower case; unique in the workspace. Matched against a record participant's email or id. */
+                    email?: string | null;
+                    /** @description Their name. */
+                    name?: string | null;
+                    /** @description The external_id of the company they belong to (it must exist): wins over their email's domain. */
+                    company_external_id?: string | null;
+                    /** @description Free attributes: up to 100 names (1 to 128 characters) each with a string (up to 1000 characters), a number or a boolean. */
+                    attributes?: {
+                        [key: string]: string | number | boolean;
+                    };
+                }[] | {
+                    /** @description The people, 1 to 1,000. */
+                    people: {
+                        /** @description The team's own id (e.g. the CRM's contact id): the person is upserted by it. */
+                        external_id: string;
+                        /** @description Their email address, stored lower case; unique in the workspace. Matched against a record participant's email or id. */
+                        email?: string | null;
+                        /** @description Their name. */
+                        name?: string | null;
+                        /** @description The external_id of the company they belong to (it must exist): wins over their email's domain. */
+                        company_external_id?: string | null;
+                        /** @description Free attributes: up to 100 names (1 to 128 characters) each with a string (up to 1000 characters), a number or a boolean. */
+                        attributes?: {
+                            [key: string]: string | number | boolean;
+                        };
+                    }[];
+                };
+                "application/x-ndjson": string;
+            };
+        };
+        responses: {
+            /** @description What was stored and what was refused */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "createdCount": 2,
+                     *       "updatedCount": 1,
+                     *       "rejectedCount": 1,
+                     *       "errors": [
+                     *         {
+                     *           "index": 0,
+                     *           "code": "UNKNOWN_COMPANY",
+                     *           "message": "company_external_id: no company \"crm-x\" in this workspace; send the company first"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Items stored that were new. */
+                        createdCount: number;
+                        /** @description Items that replaced one of the same external_id. */
+                        updatedCount: number;
+                        /** @description Items refused; nothing of them was stored. */
+                        rejectedCount: number;
+                        /** @description The first 20 errors, each with the item's index. */
+                        errors: {
+                            /** @description Position of the item in the request, from 0. */
+                            index: number;
+                            /** @description Stable error code: VALIDATION_ERROR, DOMAIN_TAKEN, FREE_MAIL_DOMAIN, EMAIL_TAKEN, UNKNOWN_COMPANY, INVALID_JSON, TOO_MANY_ITEMS. */
+                            code: string;
+                            /** @description What was wrong and where, e.g. "domains[0]: \"acme.com\" is already a domain of company \"crm-17\"". */
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The body is not one: not JSON, no items, more than 1,000 (`errors` lists those beyond), or not an array or a wrapper object */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API key missing, unknown or revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body larger than 5 MB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Content-Type is neither application/json nor application/x-ndjson */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded: 10 requests per second per API key (an ErrorResponse, RATE_LIMITED), or the limit of one IP address across the service (an IpRateLimited body); see the Retry-After header */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["IpRateLimited"];
+                };
+            };
+            /** @description Unexpected server error; retry */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getPerson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The person's external_id, URL-encoded. */
+                external_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The person */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "external_id": "contact-88",
+                     *       "email": "ana@globex.com",
+                     *       "name": "Ana Planted",
+                     *       "company_external_id": "crm-0017",
+                     *       "attributes": {
+                     *         "role": "Head of Finance"
+                     *       },
+                     *       "created_at": "2026-11-27T10:00:00.000Z",
+                     *       "updated_at": "2026-11-27T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The team's own id. */
+                        external_id: string;
+                        /** @description Their email address, lower case, or null. */
+                        email: string | null;
+                        /** @description Their name, or null. */
+                        name: string | null;
+                        /** @description The external_id of their company, or null (none given, or the company was deleted). */
+                        company_external_id: string | null;
+                        /** @description Their free attributes. */
+                        attributes: {
+                            [key: string]: string | number | boolean;
+                        };
+                        /** @description When it was first stored, as an ISO 8601 UTC time. */
+                        created_at: string;
+                        /** @description When it was last changed, as an ISO 8601 UTC time. */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description external_id longer than 256 characters or holding control characters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API key missing, unknown or revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such person in this workspace (never there, another workspace's, or deleted) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded: 10 requests per second per API key (an ErrorResponse, RATE_LIMITED), or the limit of one IP address across the service (an IpRateLimited body); see the Retry-After header */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["IpRateLimited"];
+                };
+            };
+            /** @description Unexpected server error; retry */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    upsertPerson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The person's external_id, URL-encoded. */
+                external_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ana@globex.com",
+                 *       "name": "Ana Planted",
+                 *       "company_external_id": "crm-0017",
+                 *       "attributes": {
+                 *         "role": "Head of Finance"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The team's own id; in a PUT it may be left out, and must equal the path's when given. */
+                    external_id?: string;
+                    /** @description Their email address, stored lower case; unique in the workspace. Matched against a record participant's email or id. */
+                    email?: string | null;
+                    /** @description Their name. */
+                    name?: string | null;
+                    /** @description The external_id of the company they belong to (it must exist): wins over their email's domain. */
+                    company_external_id?: string | null;
+                    /** @description Free attributes: up to 100 names (1 to 128 characters) each with a string (up to 1000 characters), a number or a boolean. */
+                    attributes?: {
+                        [key: string]: string | number | boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Replaced: the stored object */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "external_id": "contact-88",
+                     *       "email": "ana@globex.com",
+                     *       "name": "Ana Planted",
+                     *       "company_external_id": "crm-0017",
+                     *       "attributes": {
+                     *         "role": "Head of Finance"
+                     *       },
+                     *       "created_at": "2026-11-27T10:00:00.000Z",
+                     *       "updated_at": "2026-11-27T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The team's own id. */
+                        external_id: string;
+                        /** @description Their email address, lower case, or null. */
+                        email: string | null;
+                        /** @description Their name, or null. */
+                        name: string | null;
+                        /** @description The external_id of their company, or null (none given, or the company was deleted). */
+                        company_external_id: string | null;
+                        /** @description Their free attributes. */
+                        attributes: {
+                            [key: string]: string | number | boolean;
+                        };
+                        /** @description When it was first stored, as an ISO 8601 UTC time. */
+                        created_at: string;
+                        /** @description When it was last changed, as an ISO 8601 UTC time. */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Created: the stored object (Location names it) */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "external_id": "contact-88",
+                     *       "email": "ana@globex.com",
+                     *       "name": "Ana Planted",
+                     *       "company_external_id": "crm-0017",
+                     *       "attributes": {
+                     *         "role": "Head of Finance"
+                     *       },
+                     *       "created_at": "2026-11-27T10:00:00.000Z",
+                     *       "updated_at": "2026-11-27T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The team's own id. */
+                        external_id: string;
+                        /** @description Their email address, lower case, or null. */
+                        email: string | null;
+                        /** @description Their name, or null. */
+                        name: string | null;
+                        /** @description The external_id of their company, or null (none given, or the company was deleted). */
+                        company_external_id: string | null;
+                        /** @description Their free attributes. */
+                        attributes: {
+                            [key: string]: string | number | boolean;
+                        };
+                        /** @description When it was first stored, as an ISO 8601 UTC time. */
+                        created_at: string;
+                        /** @description When it was last changed, as an ISO 8601 UTC time. */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description A field that is wrong (named), an unknown field, not JSON, or a bad external_id */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API key missing, unknown or revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Clashes with another person of the workspace */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body over 262144 bytes */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not JSON */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded: 10 requests per second per API key (an ErrorResponse, RATE_LIMITED), or the limit of one IP address across the service (an IpRateLimited body); see the Retry-After header */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["IpRateLimited"];
+                };
+            };
+            /** @description Unexpected server error; retry */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deletePerson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The person's external_id, URL-encoded. */
+                external_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "external_id": "contact-88",
+                     *       "object": "person",
+                     *       "deleted": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The deleted person's external_id. */
+                        external_id: string;
+                        /**
+                         * @description What was deleted.
+                         * @constant
+                         */
+                        object: "person";
+                        /**
+                         * @description Always true.
+                         * @constant
+                         */
+                        deleted: true;
+                    };
+                };
+            };
+            /** @description external_id longer than 256 characters or holding control characters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API key missing, unknown or revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such person in this workspace (never there, another workspace's, or deleted) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
