@@ -146,6 +146,44 @@ describe('isolation matrix', () => {
     expect((await get(h.base, h.a.readKey, '/api/v1/suppressions')).body.suppressions).toHaveLength(1);
   });
 
+  it('companies and people: another workspace\'s are 404s identical to missing ones, stay untouched, and are absent from lists and checks', async () => {
+    expect((await jsonCall('PUT', '/api/v1/companies/iso-co', h.a.writeKey, { name: 'A Co', domains: ['a-co.example'], arr: 1000 })).status).toBe(201);
+    expect((await jsonCall('PUT', '/api/v1/people/iso-p', h.a.writeKey, { email: 'ana@a-co.example', company_external_id: 'iso-co' })).status).toBe(201);
+    for (const [noun, id] of [['companies', 'iso-co'], ['people', 'iso-p']] as const) {
+      for (const [caller, key] of [['B api:read', h.b.readKey], ['B api:write', h.b.writeKey]] as const) {
+        const theirs = await get(h.base, key, `/api/v1/${noun}/${id}`);
+        const missing = await get(h.base, key, `/api/v1/${noun}/iso-missing`);
+        note(`GET /api/v1/${noun}/{A ${noun === 'companies' ? 'company' : 'person'}}`, caller, theirs.status);
+        expect(theirs.status).toBe(404);
+        expect(shape(theirs.body, [id, 'iso-missing'])).toBe(shape(missing.body, [id, 'iso-missing']));
+      }
+      const gone = await del(h.base, h.b.writeKey, `/api/v1/${noun}/${id}`);
+      const goneMissing = await del(h.base, h.b.writeKey, `/api/v1/${noun}/iso-missing`);
+      note(`DELETE /api/v1/${noun}/{A ${noun === 'companies' ? 'company' : 'person'}}`, 'B api:write', gone.status);
+      expect(gone.status).toBe(404);
+      expect(shape(gone.body, [id, 'iso-missing'])).toBe(shape(goneMissing.body, [id, 'iso-missing']));
+      const list = await get(h.base, h.b.readKey, `/api/v1/${noun}?limit=100`);
+      expect(JSON.stringify(list.body)).not.toContain(id);
+    }
+    // B's own company of the same id, the same domain, and a person of the same email are B's, and change nothing of A's
+    const same = await jsonCall('PUT', '/api/v1/companies/iso-co', h.b.writeKey, { name: 'B Co', domains: ['a-co.example'] });
+    note('PUT /api/v1/companies/{A company\'s id, A domain}', 'B api:write', same.status);
+    expect(same.status).toBe(201);
+    const batch = await jsonCall('POST', '/api/v1/people:batch', h.b.writeKey, [{ external_id: 'iso-p', email: 'ana@a-co.example', company_external_id: 'iso-co' }]);
+    note('POST /api/v1/people:batch  (A person\'s id and email)', 'B api:write', batch.status);
+    expect(batch.body).toMatchObject({ createdCount: 1, rejectedCount: 0 });
+    expect((await get(h.base, h.a.readKey, '/api/v1/companies/iso-co')).body).toMatchObject({ name: 'A Co', arr: 1000 });
+    expect((await get(h.base, h.a.readKey, '/api/v1/people/iso-p')).body).toMatchObject({ email: 'ana@a-co.example', company_external_id: 'iso-co' });
+    // A's company is unknown to B's people: refused exactly like a company that does not exist
+    await del(h.base, h.b.writeKey, '/api/v1/companies/iso-co');
+    const unknown = await jsonCall('PUT', '/api/v1/people/iso-q', h.b.writeKey, { company_external_id: 'iso-co' });
+    const unknownMissing = await jsonCall('PUT', '/api/v1/people/iso-q', h.b.writeKey, { company_external_id: 'iso-missing' });
+    note('PUT /api/v1/people/{id}  (A company)', 'B api:write', unknown.status);
+    expect(unknown.body.error).toBe('UNKNOWN_COMPANY');
+    expect(shape(unknown.body, ['iso-co', 'iso-missing'])).toBe(shape(unknownMissing.body, ['iso-co', 'iso-missing']));
+    expect((await get(h.base, h.a.readKey, '/api/v1/companies/iso-co')).status).toBe(200);
+  });
+
   const endpoints = [
     { name: 'POST /api/v1/ingest', call: (key?: string) => post(h.base, key, [rec(h.a)]) },
     { name: 'GET /api/v1/ingest/batches', call: (key?: string) => get(h.base, key, '/api/v1/ingest/batches') },
@@ -161,16 +199,28 @@ describe('isolation matrix', () => {
     { name: 'POST /api/v1/erasures/{id}/confirm', call: (key?: string) => jsonCall('POST', '/api/v1/erasures/era_doesnotexist/confirm', key, {}) },
     { name: 'GET /api/v1/suppressions', call: (key?: string) => get(h.base, key, '/api/v1/suppressions') },
     { name: 'DELETE /api/v1/suppressions/{id}', call: (key?: string) => del(h.base, key, '/api/v1/suppressions/sup_doesnotexist') },
+    // Companies and people: writes need api:write; ids that do not exist answer 404 to a key allowed to read or delete.
+    { name: 'PUT /api/v1/companies/{id}', call: (key?: string) => jsonCall('PUT', '/api/v1/companies/iso-matrix', key, { name: 'M' }) },
+    { name: 'POST /api/v1/companies:batch', call: (key?: string) => jsonCall('POST', '/api/v1/companies:batch', key, [{ external_id: 'iso-matrix-b', name: 'M' }]) },
+    { name: 'GET /api/v1/companies', call: (key?: string) => get(h.base, key, '/api/v1/companies') },
+    { name: 'GET /api/v1/companies/{id}', call: (key?: string) => get(h.base, key, '/api/v1/companies/iso-doesnotexist') },
+    { name: 'DELETE /api/v1/companies/{id}', call: (key?: string) => del(h.base, key, '/api/v1/companies/iso-doesnotexist') },
+    { name: 'PUT /api/v1/people/{id}', call: (key?: string) => jsonCall('PUT', '/api/v1/people/iso-matrix', key, { name: 'M' }) },
+    { name: 'POST /api/v1/people:batch', call: (key?: string) => jsonCall('POST', '/api/v1/people:batch', key, [{ external_id: 'iso-matrix-b' }]) },
+    { name: 'GET /api/v1/people', call: (key?: string) => get(h.base, key, '/api/v1/people') },
+    { name: 'GET /api/v1/people/{id}', call: (key?: string) => get(h.base, key, '/api/v1/people/iso-doesnotexist') },
+    { name: 'DELETE /api/v1/people/{id}', call: (key?: string) => del(h.base, key, '/api/v1/people/iso-doesnotexist') },
   ];
+  const directory = { read: [403, 403, 200, 404, 403], write: [201, 200, 200, 404, 404] };
   const callers = () => [
-    { name: 'no key', key: undefined, expected: [401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401] },
-    { name: 'unknown key', key: 'loupe_sk_0000000000000000000000000000', expected: [401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401] },
-    { name: 'revoked A key', key: h.revokedKey, expected: [401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401] },
-    { name: 'A key with mcp:read only', key: h.mcpOnlyKey, expected: [403, 403, 403, 403, 403, 403, 403, 403, 403, 403, 403, 403] },
+    { name: 'no key', key: undefined, expected: Array(22).fill(401) },
+    { name: 'unknown key', key: 'loupe_sk_0000000000000000000000000000', expected: Array(22).fill(401) },
+    { name: 'revoked A key', key: h.revokedKey, expected: Array(22).fill(401) },
+    { name: 'A key with mcp:read only', key: h.mcpOnlyKey, expected: Array(22).fill(403) },
     // Deleting needs api:write.
-    { name: 'A key with api:read only', key: h.a.readKey, expected: [403, 200, 200, 200, 403, 403, 403, 200, 404, 403, 200, 403] },
+    { name: 'A key with api:read only', key: h.a.readKey, expected: [403, 200, 200, 200, 403, 403, 403, 200, 404, 403, 200, 403, ...directory.read, ...directory.read] },
     // The export is everything a workspace holds: a key that only sends records cannot take it.
-    { name: 'A key with api:write only', key: h.a.writeKey, expected: [202, 200, 200, 403, 404, 404, 202, 200, 404, 404, 200, 404] },
+    { name: 'A key with api:write only', key: h.a.writeKey, expected: [202, 200, 200, 403, 404, 404, 202, 200, 404, 404, 200, 404, ...directory.write, ...directory.write] },
   ];
 
   it('refuses revoked, unknown and permission-lacking keys on every endpoint, without data', async () => {
