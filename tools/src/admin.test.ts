@@ -53,7 +53,7 @@ describe('runAdmin', () => {
       const file = path.join(dir, 'export.ndjson');
       const { shown, progress } = recordedProgress();
       const out = await runAdmin(['workspace', 'export', '--workspace', ws, '--out', file], database, 'loupe_', { progress });
-      expect(out).toEqual([`Wrote 2 sources, 0 signals, 0 opportunities and 0 shaping notes to ${file}`]);
+      expect(out).toEqual([`Wrote 2 sources, 0 signals, 0 opportunities, 0 shaping notes, 0 companies and 0 people to ${file}`]);
       expect(shown).toEqual([`${file}: 1 line written (source 1)`, `${file}: 2 lines written (source 2)`, `${file}: 2 lines written (source 2)`, '(done)']);
       expect((await readFile(file, 'utf8')).trimEnd().split('\n')).toHaveLength(3);
     } finally {

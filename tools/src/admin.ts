@@ -280,7 +280,7 @@ export async function runAdminCommand(
         await once(out, 'close');
       }
       const { counts } = JSON.parse(last) as { counts: Record<string, number> };
-      return [`${from ? 'Appended' : 'Wrote'} ${counts.source} sources, ${counts.signal} signals, ${counts.opportunity} opportunities and ${counts.shaping_note} shaping notes to ${file}`];
+      return [`${from ? 'Appended' : 'Wrote'} ${counts.source} sources, ${counts.signal} signals, ${counts.opportunity} opportunities, ${counts.shaping_note} shaping notes, ${counts.company} companies and ${counts.person} people to ${file}`];
     }
     case 'workspace local-storage': {
       const workspaceId = need(values, 'workspace');

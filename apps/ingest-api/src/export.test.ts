@@ -34,6 +34,11 @@ async function plant(h: Harness, t: Tenant, company: string, sources: number) {
   await q(`INSERT INTO shaping_notes (id, workspace_id, product_id, title, content, version, status) VALUES ($1, $2, $3, 'Faster exports', $4, 2, 'draft')`,
     [`note_${ws}`, ws, t.productId, `# Why\n${company} asked`]);
   await q(`INSERT INTO shaping_note_versions (note_id, version, title, content) VALUES ($1, 1, 'Exports', 'first'), ($1, 2, 'Faster exports', 'second')`, [`note_${ws}`]);
+  await q(`INSERT INTO companies (id, workspace_id, external_id, name, domains, arr, segment, renewal_date, attributes, created_at, updated_at)
+           VALUES ($1, $2, 'crm-1', $3, $4, 1200.50, 'smb', '2027-01-31', '{"tier": 2}', now(), now())`, [`cmp_${ws}`, ws, company, [`${company.toLowerCase()}.test`]]);
+  await q(`INSERT INTO people (id, workspace_id, external_id, email, name, company_id, created_at, updated_at)
+           VALUES ($1, $2, 'p-1', $3, 'Ana', $4, now(), now()), ($5, $2, 'p-2', NULL, 'Bo', NULL, now(), now())`,
+  [`per_${ws}_1`, ws, `ana@${company.toLowerCase()}.test`, `cmp_${ws}`, `per_${ws}_2`]);
 }
 
 async function exportOf(key: string | undefined, after?: string) {
@@ -43,13 +48,13 @@ async function exportOf(key: string | undefined, after?: string) {
 }
 
 describe('GET /api/v1/export', () => {
-  it('streams every source, signal, opportunity and shaping note of the workspace as NDJSON, then an end line with the counts', async () => {
+  it('streams every source, signal, opportunity, shaping note, company and person of the workspace as NDJSON, then an end line with the counts', async () => {
     const { res, lines, text } = await exportOf(h.a.readKey);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/x-ndjson; charset=utf-8');
     expect(text.endsWith('\n')).toBe(true);
     const kinds = lines.map((l) => l.kind);
-    expect(kinds).toEqual([...Array(150).fill('source'), 'signal', 'signal', 'signal', 'opportunity', 'shaping_note', 'end']);
+    expect(kinds).toEqual([...Array(150).fill('source'), 'signal', 'signal', 'signal', 'opportunity', 'shaping_note', 'company', 'person', 'person', 'end']);
     // Each kind in id order, each row once (across the 100-row pages).
     const sourceIds = lines.filter((l) => l.kind === 'source').map((l) => l.source.id);
     expect(sourceIds).toEqual([...sourceIds].sort());
@@ -62,14 +67,20 @@ describe('GET /api/v1/export', () => {
     expect(lines.find((l) => l.kind === 'signal')!.signal).toMatchObject({ type: 'pain_point', content: 'Globex waits minutes for CSV', opportunity_id: `opp_${h.a.workspaceId}` });
     expect(lines.find((l) => l.kind === 'opportunity')!.opportunity.signal_ids).toHaveLength(3);
     expect(lines.find((l) => l.kind === 'shaping_note')!.shaping_note.versions.map((v: { content: string }) => v.content)).toEqual(['first', 'second']);
-    expect(lines.at(-1)).toEqual({ kind: 'end', complete: true, resumed: false, counts: { source: 150, signal: 3, opportunity: 1, shaping_note: 1 } });
+    expect(lines.find((l) => l.kind === 'company')!.company).toEqual({
+      id: `cmp_${h.a.workspaceId}`, external_id: 'crm-1', name: 'Globex', domains: ['globex.test'], arr: 1200.5, plan: null, segment: 'smb', stage: null,
+      renewal_date: '2027-01-31', attributes: { tier: 2 }, created_at: expect.any(String), updated_at: expect.any(String),
+    });
+    expect(lines.filter((l) => l.kind === 'person').map((l) => [l.person.external_id, l.person.email, l.person.company_external_id]))
+      .toEqual([['p-1', 'ana@globex.test', 'crm-1'], ['p-2', null, null]]);
+    expect(lines.at(-1)).toEqual({ kind: 'end', complete: true, resumed: false, counts: { source: 150, signal: 3, opportunity: 1, shaping_note: 1, company: 1, person: 2 } });
     // Nothing of the other workspace.
     expect(text).not.toContain('Initech');
   });
 
   it('resumes after the last line received, wherever it is', async () => {
     const { lines: all } = await exportOf(h.a.readKey);
-    for (const at of [0, 99, 149, 151, 153]) {
+    for (const at of [0, 99, 149, 151, 153, 154, 155, 156]) {
       const { lines } = await exportOf(h.a.readKey, all[at]!.cursor);
       expect(lines.slice(0, -1)).toEqual(all.slice(at + 1, -1));
       expect(lines.at(-1)).toMatchObject({ kind: 'end', resumed: true });

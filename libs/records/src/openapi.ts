@@ -307,8 +307,8 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
           tags: ['Export'],
           summary: 'Everything the workspace holds, as NDJSON (needs api:read)',
           description:
-            'Streams one JSON object per line: every source (with its segments and attachments), then every signal, opportunity (with its signal ids) and shaping note ' +
-            '(with every version), each kind by id. Each line is `{"kind", "cursor", <kind>: {…}}`; the last is `{"kind":"end","complete":true,"counts":{…}}`. ' +
+            'Streams one JSON object per line: every source (with its segments and attachments), then every signal, opportunity (with its signal ids), shaping note ' +
+            '(with every version), company and person, each kind by id. Each line is `{"kind", "cursor", <kind>: {…}}`; the last is `{"kind":"end","complete":true,"counts":{…}}`. ' +
             'A stream that ends without that line was cut short: ask again with `after` = the cursor of the last line received.',
           parameters: [{ name: 'after', in: 'query', required: false, description: 'The cursor of the last line received, to resume', schema: { type: 'string', maxLength: 512 } }],
           responses: {
@@ -317,7 +317,7 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
               content: {
                 'application/x-ndjson': {
                   schema: { type: 'string' },
-                  example: '{"kind":"source","cursor":"WzAsInNyY18xIl0","source":{"id":"src_1","title":"Call with Globex","segments":[…]}}\n{"kind":"end","complete":true,"resumed":false,"counts":{"source":1,"signal":0,"opportunity":0,"shaping_note":0}}\n',
+                  example: '{"kind":"source","cursor":"WzAsInNyY18xIl0","source":{"id":"src_1","title":"Call with Globex","segments":[…]}}\n{"kind":"end","complete":true,"resumed":false,"counts":{"source":1,"signal":0,"opportunity":0,"shaping_note":0,"company":0,"person":0}}\n',
                 },
               },
             },

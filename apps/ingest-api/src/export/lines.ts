@@ -4,15 +4,16 @@ type Queryable = Pick<pg.Pool, 'query'>;
 
 /**
  * A workspace's evidence as NDJSON lines (issue 28 item 4): its sources (with their segments and
- * attachments), signals, opportunities (with their signals' ids) and shaping notes (with every
- * version), in that order, each kind by id. Every line carries a `cursor`: an export cut short is
+ * attachments), signals, opportunities (with their signals' ids), shaping notes (with every
+ * version), companies and people, in that order, each kind by id (a kind added later goes last, so a
+ * cursor of an earlier export still resumes where it was). Every line carries a `cursor`: an export cut short is
  * resumed after the last line received. The last line says the export is complete, with the counts.
  */
-export const EXPORT_KINDS = ['source', 'signal', 'opportunity', 'shaping_note'] as const;
+export const EXPORT_KINDS = ['source', 'signal', 'opportunity', 'shaping_note', 'company', 'person'] as const;
 export type ExportKind = (typeof EXPORT_KINDS)[number];
 
 /** Rows read per statement at most, by kind (a source brings its segments, an opportunity its signal ids). */
-const PAGE: Record<ExportKind, number> = { source: 100, signal: 1000, opportunity: 200, shaping_note: 100 };
+const PAGE: Record<ExportKind, number> = { source: 100, signal: 1000, opportunity: 200, shaping_note: 100, company: 500, person: 1000 };
 
 /**
  * About how many bytes of sources one statement reads (issue 41, finding 10a): sources come with all
@@ -161,8 +162,40 @@ async function notesAfter(db: Queryable, workspaceId: string, after: string): Pr
   })), PAGE.shaping_note);
 }
 
+async function companiesAfter(db: Queryable, workspaceId: string, after: string): Promise<Page> {
+  const { rows } = await db.query(
+    `SELECT c.id, c.external_id, c.name, c.domains, c.arr::text AS arr, c.plan, c.segment, c.stage, to_char(c.renewal_date, 'YYYY-MM-DD') AS renewal_date,
+            c.attributes, c.created_at, c.updated_at
+       FROM companies c WHERE c.workspace_id = $1 AND c.id > $2 ORDER BY c.id LIMIT ${PAGE.company}`,
+    [workspaceId, after],
+  );
+  return pageOf(rows.map((r) => ({
+    id: r.id,
+    line: {
+      id: r.id, external_id: r.external_id, name: r.name, domains: r.domains ?? [], arr: r.arr === null ? null : Number(r.arr), plan: r.plan, segment: r.segment,
+      stage: r.stage, renewal_date: r.renewal_date, attributes: r.attributes ?? {}, created_at: iso(r.created_at), updated_at: iso(r.updated_at),
+    },
+  })), PAGE.company);
+}
+
+async function peopleAfter(db: Queryable, workspaceId: string, after: string): Promise<Page> {
+  const { rows } = await db.query(
+    `SELECT p.id, p.external_id, p.email, p.name, c.external_id AS company_external_id, p.attributes, p.created_at, p.updated_at
+       FROM people p LEFT JOIN companies c ON c.id = p.company_id
+      WHERE p.workspace_id = $1 AND p.id > $2 ORDER BY p.id LIMIT ${PAGE.person}`,
+    [workspaceId, after],
+  );
+  return pageOf(rows.map((r) => ({
+    id: r.id,
+    line: {
+      id: r.id, external_id: r.external_id, email: r.email, name: r.name, company_external_id: r.company_external_id, attributes: r.attributes ?? {},
+      created_at: iso(r.created_at), updated_at: iso(r.updated_at),
+    },
+  })), PAGE.person);
+}
+
 const READERS: Record<ExportKind, (db: Queryable, workspaceId: string, after: string, options: ExportOptions) => Promise<Page>> = {
-  source: sourcesAfter, signal: signalsAfter, opportunity: opportunitiesAfter, shaping_note: notesAfter,
+  source: sourcesAfter, signal: signalsAfter, opportunity: opportunitiesAfter, shaping_note: notesAfter, company: companiesAfter, person: peopleAfter,
 };
 
 /**
@@ -170,7 +203,7 @@ const READERS: Record<ExportKind, (db: Queryable, workspaceId: string, after: st
  * are read one after the other as the consumer asks for lines, so a slow reader holds no more than a page.
  */
 export async function* exportLines(db: Queryable, workspaceId: string, from?: ExportPosition, options: ExportOptions = {}): AsyncGenerator<string> {
-  const counts: Record<ExportKind, number> = { source: 0, signal: 0, opportunity: 0, shaping_note: 0 };
+  const counts: Record<ExportKind, number> = { source: 0, signal: 0, opportunity: 0, shaping_note: 0, company: 0, person: 0 };
   const start = from ? EXPORT_KINDS.indexOf(from.kind) : 0;
   for (let k = start; k < EXPORT_KINDS.length; k++) {
     const kind = EXPORT_KINDS[k]!;
