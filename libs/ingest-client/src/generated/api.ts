@@ -60,7 +60,7 @@ export interface paths {
         };
         /**
          * Everything the workspace holds, as NDJSON (needs api:read)
-         * @description Streams one JSON object per line: every source (with its segments and attachments), then every signal, opportunity (with its signal ids) and shaping note (with every version), each kind by id. Each line is `{"kind", "cursor", <kind>: {…}}`; the last is `{"kind":"end","complete":true,"counts":{…}}`. A stream that ends without that line was cut short: ask again with `after` = the cursor of the last line received.
+         * @description Streams one JSON object per line: every source (with its segments and attachments), then every signal, opportunity (with its signal ids), shaping note (with every version), company and person, each kind by id. Each line is `{"kind", "cursor", <kind>: {…}}`; the last is `{"kind":"end","complete":true,"counts":{…}}`. A stream that ends without that line was cut short: ask again with `after` = the cursor of the last line received.
          */
         get: operations["exportWorkspace"];
         put?: never;
@@ -1060,7 +1060,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {"kind":"source","cursor":"WzAsInNyY18xIl0","source":{"id":"src_1","title":"Call with Globex","segments":[…]}}
-                     *     {"kind":"end","complete":true,"resumed":false,"counts":{"source":1,"signal":0,"opportunity":0,"shaping_note":0}}
+                     *     {"kind":"end","complete":true,"resumed":false,"counts":{"source":1,"signal":0,"opportunity":0,"shaping_note":0,"company":0,"person":0}}
                      */
                     "application/x-ndjson": string;
                 };
