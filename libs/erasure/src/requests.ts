@@ -34,6 +34,8 @@ export interface ErasureCounts {
   signalChanges?: number;
   opportunities?: number;
   shapingNotes?: number;
+  /** Entries of the workspace's people (libs/companies) with the person's email or id, deleted. */
+  people?: number;
   other?: number;
 }
 

@@ -11,7 +11,7 @@ import type pg from 'pg';
 import {
   chunkIds, discoverRecords, discoverSignals, discoverSources, ERASURE_SLICE, sharedInRecords, sharedInSignals, sharedInSources, type DiscoveryStep,
 } from './discover';
-import { ERASED, localNames, Matcher } from './match';
+import { ERASED, foldIdentifier, localNames, Matcher } from './match';
 import type { ErasureCounts } from './requests';
 import {
   activeSubject, addSample, firstDifference, offeredNames, PREVIEW_TTL_MS, readState, type SampleKind, type SubjectState,
@@ -37,7 +37,7 @@ export interface ErasureDeps {
  */
 export const PHASES = [
   'discover_records', 'discover_sources', 'discover_signals', 'shared_records', 'shared_sources', 'shared_signals',
-  'records', 'signals', 'signal_changes', 'sources', 'opportunities', 'shaping_notes', 'other', 'done',
+  'records', 'signals', 'signal_changes', 'sources', 'opportunities', 'shaping_notes', 'people', 'other', 'done',
 ] as const;
 export type Phase = (typeof PHASES)[number];
 
@@ -532,6 +532,26 @@ async function redactShapingNotes(c: Client, x: Ctx): Promise<Step> {
   return { cursor: ids.at(-1), counts: { shapingNotes: n } };
 }
 
+/**
+ * The person's entries in the workspace's people (libs/companies): those whose email is one of the
+ * person's addresses (or of their participant ids), or whose external_id is one of their participant ids,
+ * are deleted; their company stays. One statement (a workspace has one or two such entries), and the
+ * workspace's signals are resolved to companies again with the same commit.
+ */
+async function deletePeople(c: Client, x: Ctx): Promise<Step> {
+  const s = activeSubject(x.state);
+  const emails = [...new Set([...s.emails, ...s.ids].map(foldIdentifier))];
+  const ids = [...new Set(s.ids.map(foldIdentifier))];
+  const where = 'workspace_id = $1 AND (lower(email) = ANY($2::text[]) OR lower(external_id) = ANY($3::text[]))';
+  if (x.dry) {
+    const { rows } = await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM people WHERE ${where}`, [x.workspaceId, emails, ids]);
+    return { cursor: undefined, counts: { people: rows[0]!.n } };
+  }
+  const { rowCount } = await c.query(`DELETE FROM people WHERE ${where}`, [x.workspaceId, emails, ids]);
+  if (rowCount) await enqueue(x.deps.boss, QUEUES.resolveCompanies, { workspaceId: x.workspaceId }, { client: c });
+  return { cursor: undefined, counts: { people: rowCount ?? 0 } };
+}
+
 /** The tables of the `other` phase, in order; its cursor is `<table>|<last key>`. */
 const OTHER_TABLES = ['batches', 'replays', 'skills', 'jobs'] as const;
 type OtherTable = (typeof OTHER_TABLES)[number];
@@ -748,6 +768,7 @@ function runPhase(c: Client, phase: Phase, x: Ctx): Promise<Step> {
     case 'sources': return redactSources(c, x);
     case 'opportunities': return redactOpportunities(c, x);
     case 'shaping_notes': return redactShapingNotes(c, x);
+    case 'people': return deletePeople(c, x);
     case 'other': return redactOther(c, x);
     case 'done': return Promise.resolve({ cursor: undefined });
   }

@@ -8,6 +8,7 @@ const counts = z.strictObject({
   segments: count('Segments (turns, messages, paragraphs) redacted.'), signalsDeleted: count('Signals the person said, deleted.'),
   signalsRedacted: count('Signals that mention the person, redacted.'), signalChanges: count('Entries of signals\' history redacted.'),
   opportunities: count('Opportunities whose name or words named the person, renamed.'), shapingNotes: count('Shaping notes (and their versions) redacted.'),
+  people: count('Entries of the workspace\'s people with the person\'s email, or their participant id as external_id, deleted (their company stays).'),
   other: count('Other copies redacted: errors kept with batches, replayed answers, skills, job payloads.'),
 });
 

@@ -1439,6 +1439,8 @@ export interface operations {
                                 opportunities?: number;
                                 /** @description Shaping notes (and their versions) redacted. */
                                 shapingNotes?: number;
+                                /** @description Entries of the workspace's people with the person's email, or their participant id as external_id, deleted (their company stays). */
+                                people?: number;
                                 /** @description Other copies redacted: errors kept with batches, replayed answers, skills, job payloads. */
                                 other?: number;
                             };
@@ -1474,6 +1476,8 @@ export interface operations {
                                     opportunities?: number;
                                     /** @description Shaping notes (and their versions) redacted. */
                                     shapingNotes?: number;
+                                    /** @description Entries of the workspace's people with the person's email, or their participant id as external_id, deleted (their company stays). */
+                                    people?: number;
                                     /** @description Other copies redacted: errors kept with batches, replayed answers, skills, job payloads. */
                                     other?: number;
                                 };
@@ -1662,6 +1666,8 @@ export interface operations {
                             opportunities?: number;
                             /** @description Shaping notes (and their versions) redacted. */
                             shapingNotes?: number;
+                            /** @description Entries of the workspace's people with the person's email, or their participant id as external_id, deleted (their company stays). */
+                            people?: number;
                             /** @description Other copies redacted: errors kept with batches, replayed answers, skills, job payloads. */
                             other?: number;
                         };
@@ -1697,6 +1703,8 @@ export interface operations {
                                 opportunities?: number;
                                 /** @description Shaping notes (and their versions) redacted. */
                                 shapingNotes?: number;
+                                /** @description Entries of the workspace's people with the person's email, or their participant id as external_id, deleted (their company stays). */
+                                people?: number;
                                 /** @description Other copies redacted: errors kept with batches, replayed answers, skills, job payloads. */
                                 other?: number;
                             };
@@ -1898,6 +1906,8 @@ export interface operations {
                             opportunities?: number;
                             /** @description Shaping notes (and their versions) redacted. */
                             shapingNotes?: number;
+                            /** @description Entries of the workspace's people with the person's email, or their participant id as external_id, deleted (their company stays). */
+                            people?: number;
                             /** @description Other copies redacted: errors kept with batches, replayed answers, skills, job payloads. */
                             other?: number;
                         };
@@ -1933,6 +1943,8 @@ export interface operations {
                                 opportunities?: number;
                                 /** @description Shaping notes (and their versions) redacted. */
                                 shapingNotes?: number;
+                                /** @description Entries of the workspace's people with the person's email, or their participant id as external_id, deleted (their company stays). */
+                                people?: number;
                                 /** @description Other copies redacted: errors kept with batches, replayed answers, skills, job payloads. */
                                 other?: number;
                             };
@@ -2149,6 +2161,8 @@ export interface operations {
                             opportunities?: number;
                             /** @description Shaping notes (and their versions) redacted. */
                             shapingNotes?: number;
+                            /** @description Entries of the workspace's people with the person's email, or their participant id as external_id, deleted (their company stays). */
+                            people?: number;
                             /** @description Other copies redacted: errors kept with batches, replayed answers, skills, job payloads. */
                             other?: number;
                         };
@@ -2184,6 +2198,8 @@ export interface operations {
                                 opportunities?: number;
                                 /** @description Shaping notes (and their versions) redacted. */
                                 shapingNotes?: number;
+                                /** @description Entries of the workspace's people with the person's email, or their participant id as external_id, deleted (their company stays). */
+                                people?: number;
                                 /** @description Other copies redacted: errors kept with batches, replayed answers, skills, job payloads. */
                                 other?: number;
                             };
