@@ -2,6 +2,7 @@ import { createIngestClient, IngestApiError } from '@loupe/ingest-client';
 import { DEFAULT_LOUPE_URL, LOUPE_CLI } from './cli/loupe-commands';
 import { parseCommandLine, textOption, USAGE_EXIT_CODE } from './cli/program';
 import { helpPointer } from './cli/spec';
+import { CSV_FIELDS, directoryProgressLine, rejectedFileOf as rejectedRowsOf, uploadDirectoryFile, type DirectoryKind } from './crm-upload';
 import { progressLine, rejectedFileOf, stateFileOf, uploadFile } from './upload';
 
 /** The `loupe` command-line client of the ingestion API. */
@@ -44,6 +45,38 @@ export async function main(argv: string[]): Promise<number> {
       console.log(`Done: ${done.done.toLocaleString('en-US')} records in ${done.batches} requests; ${done.accepted} accepted, ${done.rejected} rejected, ${done.duplicates} duplicates.`);
       if (done.rejected) console.log(`Rejected records with their index and reason: ${rejectedFileOf(file)}`);
       return 0;
+    }
+    if (command === 'companies upload' || command === 'people upload') {
+      const kind: DirectoryKind = command === 'companies upload' ? 'companies' : 'people';
+      const file = args[0]!;
+      const stop = new AbortController();
+      process.once('SIGINT', () => {
+        process.stderr.write('\nStopping after the request in flight; every request answered is stored (run the file again: upserts store the same).\n');
+        stop.abort();
+      });
+      const tty = process.stderr.isTTY;
+      let last = 0;
+      const done = await uploadDirectoryFile(client, kind, file, (p) => {
+        if (tty) process.stderr.write(`\r${directoryProgressLine(p)}\x1b[K`);
+        else if (Date.now() - last > 1000) {
+          last = Date.now();
+          process.stderr.write(`${directoryProgressLine(p)}\n`);
+        }
+      }, {
+        signal: stop.signal,
+        onColumns: (columns) => {
+          const ignored = columns.filter((c) => !CSV_FIELDS[kind].includes(c) && !c.startsWith('attributes.'));
+          if (ignored.length) {
+            process.stderr.write(`Ignoring column${ignored.length > 1 ? 's' : ''} ${ignored.map((c) => JSON.stringify(c)).join(', ')}: ` +
+              `the fields are ${CSV_FIELDS[kind].join(', ')} and attributes.<name>\n`);
+          }
+        },
+      });
+      process.stderr.write(`${tty ? '\r' : ''}${directoryProgressLine(done)}\x1b[K\n`);
+      const n = (x: number) => x.toLocaleString('en-US');
+      console.log(`${stop.signal.aborted ? 'Interrupted' : 'Done'}: ${n(done.sent)} ${kind} read; ${n(done.created)} created, ${n(done.updated)} updated, ${n(done.rejected)} rejected.`);
+      if (done.rejected) console.log(`Rejected rows with their line and reason: ${rejectedRowsOf(file)}`);
+      return stop.signal.aborted ? 130 : 0;
     }
     const batch = await client.waitUntilComplete(args[0]!, {
       intervalMs: 1000,

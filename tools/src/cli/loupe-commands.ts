@@ -13,7 +13,7 @@ const connection: readonly OptionSpec[] = [
 export const LOUPE_CLI = {
   invocation: 'npm run loupe --',
   summary: 'A client of the Loupe ingestion API, over HTTP with an API key.',
-  groups: { batches: 'ingestion batches' },
+  groups: { batches: 'ingestion batches', companies: 'companies of the workspace, from a CRM export', people: 'people of the workspace, from a CRM export' },
   commands: [
     {
       name: 'upload',
@@ -33,6 +33,29 @@ export const LOUPE_CLI = {
       arguments: [{ name: 'id', description: 'the batch (bat_…)' }],
       options: connection,
       help: 'Its status, accepted records, credits and attachment downloads are shown on stderr as they change.',
+    },
+    {
+      name: 'companies upload',
+      summary: 'Upsert every company of a CRM export (CSV, NDJSON or a JSON array) by external_id',
+      arguments: [{ name: 'file', description: 'a .csv file with a header row, NDJSON, a JSON array or {"companies": [...]}' }],
+      options: connection,
+      help: [
+        'CSV columns are named like the fields: external_id, name, domains (several separated by ";" or ","), arr',
+        '(a number, "." for decimals), plan, segment, stage, renewal_date (YYYY-MM-DD), and attributes.<name> for',
+        'each attribute (sent as text); an empty cell leaves the field out, other columns are ignored (named on',
+        'stderr). Sent in requests of at most 1,000, each an upsert: running the same file again stores the same.',
+        'Rejected rows go to <file>.rejected.ndjson with their line (or position in a JSON array) and the reason.',
+      ].join('\n'),
+    },
+    {
+      name: 'people upload',
+      summary: 'Upsert every person of a CRM export (CSV, NDJSON or a JSON array) by external_id',
+      arguments: [{ name: 'file', description: 'a .csv file with a header row, NDJSON, a JSON array or {"people": [...]}' }],
+      options: connection,
+      help: [
+        'CSV columns: external_id, email, name, company_external_id (a company sent before) and attributes.<name>;',
+        'otherwise as `companies upload`. Upload the companies first, so that every person\'s company is known.',
+      ].join('\n'),
     },
   ],
 } as const satisfies CliSpec;
