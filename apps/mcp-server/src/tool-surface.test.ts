@@ -136,7 +136,7 @@ describe('arguments (item 4)', () => {
     const before = await balance();
     const r = await call(full, 'find_sources', { query: 'exports', max_results: 5 });
     expect(r.isError).toBe(true);
-    expect(r.text).toBe('Invalid arguments for find_sources: unknown argument "max_results": find_sources takes only query, sort, limit, product_id, project_id, source_type, nature, since, until, offset. Nothing was done or charged.');
+    expect(r.text).toBe('Invalid arguments for find_sources: unknown argument "max_results": find_sources takes only query, sort, limit, product_id, project_id, source_type, nature, since, until, company, offset. Nothing was done or charged.');
     const nested = await call(full, 'add_signals', { source_id: 'src_x', signals: [{ type: 'need', title: 't', content: 'c', speaker: 'Ana' }] });
     expect(nested.text).toMatch(/unknown field "speaker" in signals\[0\]: its fields are type, title, content, who_said_it/);
     expect(await balance()).toBe(before);
@@ -146,7 +146,7 @@ describe('arguments (item 4)', () => {
     const r = await call(full, 'find_sources', { nature: 'meeting' });
     expect(r.text).toContain('nature must be one of "evidence", "guidance", "context" (got "meeting")');
     const t = await call(full, 'view_item', { item_id: 'x', item_type: 'note' });
-    expect(t.text).toContain('item_type must be one of "signal", "opportunity", "source", "shaping_note" (got "note")');
+    expect(t.text).toContain('item_type must be one of "signal", "opportunity", "source", "shaping_note", "company" (got "note")');
   });
 });
 

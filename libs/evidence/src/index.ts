@@ -10,3 +10,4 @@ export {
 } from './opportunities';
 export { deleteSignals, editSignal, listSignalChanges, moveSignals, OpportunityNotFoundError, removeSignalsOfSources, SIGNAL_ACTIONS, type Reviewer, type SignalAction, type SignalChangeView } from './review';
 export { decodeCursor, encodeCursor, listRecentSignals, opportunityGrowth, type SignalCursor, type SignalFilter, type SignalListItem } from './signal-list';
+export { findCompanies, getCompanyEvidence, type CompanyEvidence, type CompanyRef } from './company-view';

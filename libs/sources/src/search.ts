@@ -49,6 +49,8 @@ export interface SearchFilters {
   nature?: string;
   since?: Date;
   until?: Date;
+  /** Sources with a signal whose speaker resolved to one of these companies (libs/evidence). */
+  companyIds?: readonly string[];
 }
 
 /** One lexical hit: a matching segment of a candidate source (position null: the source as a whole), with the source's score. */
@@ -133,6 +135,7 @@ function filterSql(workspaceId: string, f: SearchFilters, first: number): Filter
   if (f.nature) add('s.nature = $?', f.nature);
   if (f.since) add('s.occurred_at >= $?', f.since);
   if (f.until) add('s.occurred_at < $?', f.until);
+  if (f.companyIds) add('EXISTS (SELECT 1 FROM signals sg WHERE sg.workspace_id = s.workspace_id AND sg.source_id = s.id AND sg.company_id = ANY($?::text[]))', f.companyIds);
   return { clause: where.join(' AND '), params };
 }
 

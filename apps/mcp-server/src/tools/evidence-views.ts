@@ -1,4 +1,4 @@
-import { getOpportunity, getSignal, type SignalView } from '@loupe/evidence';
+import { getCompanyEvidence, getOpportunity, getSignal, type SignalView } from '@loupe/evidence';
 import { UNTRUSTED } from '../render';
 import { fitToPage, PAGE_CHARS, type ToolContext } from '../tool-kit';
 
@@ -45,9 +45,36 @@ export async function viewOpportunity(ctx: ToolContext, id: string, offset = 0) 
   return {
     id: o.id, product_id: o.productId, title: o.title, subtitle: o.subtitle, type: o.type, keywords: o.keywords, created_at: o.createdAt.toISOString(),
     updated_at: o.updatedAt.toISOString(), evidence_count: o.evidenceCount, unique_company_count: o.uniqueCompanyCount,
+    companies: o.uniqueCompanyCount, revenue: o.revenue, ...(o.nearestRenewal ? { nearest_renewal: o.nearestRenewal } : {}),
+    impact: {
+      resolved_companies: o.impact.resolved_companies,
+      ...Object.fromEntries((['segments', 'plans', 'stages'] as const).map((k) => [k, o.impact[k].map((x) => ({ ...x, value: x.value ?? 'not given' }))])),
+    },
     ...UNTRUSTED,
     evidence: kept, evidence_offset: offset, evidence_returned: kept.length, evidence_total: o.evidenceTotal,
     ...(next !== undefined ? { evidence_next_offset: next, more_evidence: `view_item again with offset ${next} for more evidence` } : {}),
     ...(kept.some((k) => 'content_truncated' in k) ? { truncated_content: 'long signals are cut: view_item(item_type: "signal") shows one whole' } : {}),
+  };
+}
+
+/** Leaves out null values: structured content carries no nulls. */
+const present = <T extends Record<string, unknown>>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined));
+
+/** A company by our id or its external id: its fields and attributes, the opportunities it is in (by its share of their signals), its latest sources and signals. */
+export async function viewCompany(ctx: ToolContext, id: string) {
+  const c = await getCompanyEvidence(ctx.pool, ctx.principal.workspaceId, id);
+  if (!c) return undefined;
+  return {
+    ...present({
+      id: c.id, external_id: c.externalId, name: c.name, domains: c.domains, arr: c.arr, plan: c.plan, segment: c.segment, stage: c.stage,
+      renewal_date: c.renewalDate, attributes: c.attributes, created_at: c.createdAt.toISOString(), updated_at: c.updatedAt.toISOString(),
+      signal_count: c.signalCount, people_count: c.peopleCount,
+    }),
+    opportunities: c.opportunities.map((o) => ({ id: o.id, product_id: o.productId, title: o.title, signals: o.signals, evidence_count: o.evidenceCount, share: o.share })),
+    sources: c.sources.map((s) => ({ id: s.id, title: s.title, source_type: s.type, occurred_at: s.occurredAt.toISOString(), signals: s.signals })),
+    signals: c.signals.map((s) => present({
+      id: s.id, source_id: s.sourceId, type: s.type, title: s.title, who_said_it: s.whoSaidIt, created_at: s.createdAt.toISOString(), opportunity_id: s.opportunityId,
+    })),
+    ...(c.signals.length ? UNTRUSTED : {}),
   };
 }

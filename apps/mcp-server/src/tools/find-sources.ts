@@ -3,8 +3,9 @@ import { NATURES, RECORD_TYPES } from '@loupe/records';
 import {
   HIGHLIGHT, SEARCH_LIMITS, SearchQueryError, searchSources, startSemanticRankings, type SearchFilters, type SearchPage, type SemanticSearch,
 } from '@loupe/sources';
+import { findCompanies } from '@loupe/evidence';
 import { blocks, next, oneLine, pageLine, UNTRUSTED, UNTRUSTED_NOTE, when } from '../render';
-import { defineTool, fitToPage, PAGE_CHARS, pageFields, ToolError } from '../tool-kit';
+import { defineTool, fitToPage, PAGE_CHARS, pageFields, ToolError, type ToolContext } from '../tool-kit';
 
 /** Sources per page (issue 24 item 8: 1–100, default 20, like get_opportunities). */
 export const FIND_SOURCES_LIMITS = { defaultLimit: 20, maxLimit: 100 } as const;
@@ -33,6 +34,16 @@ const item = z.object({
   excerpts: z.array(excerpt).optional().describe('The best-matching segments, best first'),
 });
 
+/** Only the hits of sources with a signal of these companies. */
+async function ofCompanies<T extends { sourceId: string }>(pool: ToolContext['pool'], workspaceId: string, companyIds: string[], lists: T[][]): Promise<T[][]> {
+  const ids = [...new Set(lists.flat().map((h) => h.sourceId))];
+  if (!ids.length) return lists;
+  const { rows } = await pool.query<{ source_id: string }>(
+    'SELECT DISTINCT source_id FROM signals WHERE workspace_id = $1 AND source_id = ANY($2::text[]) AND company_id = ANY($3::text[])', [workspaceId, ids, companyIds]);
+  const keep = new Set(rows.map((r) => r.source_id));
+  return lists.map((list) => list.filter((h) => keep.has(h.sourceId)));
+}
+
 function digestOf(page: SearchPage, query: string | undefined, shown: number, next: number | undefined): string {
   if (page.total === 0) {
     return query
@@ -58,23 +69,24 @@ export const findSources = defineTool({
   name: 'find_sources',
   title: 'Find sources',
   description:
-    'Search sources (calls, emails, chats, documents) by words, best first with excerpts, or list them newest first, to find what customers said. ' +
-    'Next: read_source(source_id, from_position). DO NOT USE for opportunities (get_opportunities) or notes (list_shaping_notes). Paged: offset = next_offset.',
+    'Search sources (calls, emails, documents…) by words, best first with excerpts, or list them newest first. ' +
+    'Next: read_source(source_id, from_position). DO NOT USE for opportunities (get_opportunities) or notes (list_shaping_notes).',
   inputSchema: {
     query: z.string().max(500).optional().describe('Words or a sentence; "phrase", -word, or. Omit to list.'),
-    sort: z.enum(['relevance', 'newest']).optional().describe('Order of a query\'s results.'),
+    sort: z.enum(['relevance', 'newest']).optional().describe('A query\'s order.'),
     limit: z.number().int().min(1).max(FIND_SOURCES_LIMITS.maxLimit).optional().describe(`Sources per page (default ${FIND_SOURCES_LIMITS.defaultLimit}).`),
     product_id: z.string().max(128).optional().describe('From get_products.'),
     project_id: z.string().max(128).optional().describe('From get_products.'),
     source_type: z.enum(RECORD_TYPES).optional().describe('Kind of source.'),
     nature: z.enum(NATURES).optional().describe('evidence: customers; guidance: your team; context: background.'),
-    since: z.iso.datetime({ offset: true }).optional().describe('From this time (ISO 8601).'),
-    until: z.iso.datetime({ offset: true }).optional().describe('Before this time (ISO 8601).'),
+    since: z.iso.datetime({ offset: true }).optional().describe('From (ISO 8601).'),
+    until: z.iso.datetime({ offset: true }).optional().describe('Before (ISO 8601).'),
+    company: z.string().min(1).max(200).optional().describe('Its id or name.'),
     // Refused beyond where the count stops, as search engines refuse deep pages (Elasticsearch's
     // max_result_window): nothing lies there, and an offset of 1e9 cost seconds of ranking (issue 41).
     offset: z.number().int().min(0).max(SEARCH_LIMITS.maxOffset, {
       error: `must be at most ${SEARCH_LIMITS.maxOffset.toLocaleString('en-US')}: results are counted and paged up to there. To reach further, narrow the search with query words or filters (product_id, source_type, nature, since, until)`,
-    }).optional().describe('next_offset of the previous page.'),
+    }).optional().describe('From next_offset.'),
   },
   outputSchema: {
     query: z.string().optional(),
@@ -104,6 +116,13 @@ export const findSources = defineTool({
       const { rowCount } = await ctx.pool.query('SELECT 1 FROM projects WHERE workspace_id = $1 AND id = $2', [ws, args.project_id]);
       if (!rowCount) throw new ToolError(`Project not found or access denied: ${args.project_id}. Call get_products for the projects of each product.`);
     }
+    // A company's sources: those with a signal whose speaker resolved to it (signals.company_id, indexed),
+    // not every source naming one of its people as a participant.
+    let companyIds: string[] | undefined;
+    if (args.company !== undefined) {
+      companyIds = (await findCompanies(ctx.pool, ws, args.company)).map((c) => c.id);
+      if (!companyIds.length) throw new ToolError(`Company not found: no company of this workspace has the id, external id or name "${oneLine(args.company, 200)}".`);
+    }
     const query = args.query?.trim() || undefined;
     const limit = args.limit ?? FIND_SOURCES_LIMITS.defaultLimit;
     const offset = args.offset ?? 0;
@@ -111,12 +130,14 @@ export const findSources = defineTool({
     const found: SearchPage['items'] = [];
     const filters: SearchFilters = {
       productId: args.product_id, projectId: args.project_id, sourceType: args.source_type, nature: args.nature,
-      since: args.since ? new Date(args.since) : undefined, until: args.until ? new Date(args.until) : undefined,
+      since: args.since ? new Date(args.since) : undefined, until: args.until ? new Date(args.until) : undefined, companyIds,
     };
     // Sources alike in meaning (issue 22), fused with the lexical ranking: as many as the page can reach.
     const semanticSearch = ctx.services.semanticSearch as SemanticSearch | undefined;
     // The semantic index answers in its thread while PostgreSQL ranks the words.
-    const semantic = query && semanticSearch ? startSemanticRankings(semanticSearch, ws, query, filters, offset + limit) : undefined;
+    const started = query && semanticSearch ? startSemanticRankings(semanticSearch, ws, query, filters, offset + limit) : undefined;
+    // The index knows no companies: its hits are kept to the company's sources here.
+    const semantic = started && companyIds ? { ...started, rankings: started.rankings.then((lists) => ofCompanies(ctx.pool, ws, companyIds, lists)) } : started;
     const pendingP = semantic && semanticSearch ? semanticSearch.pending(ws) : Promise.resolve(0);
     // Awaited below; handled here too, so that a search that fails first leaves no rejection unhandled.
     void pendingP.catch(() => undefined);

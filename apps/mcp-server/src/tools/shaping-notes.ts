@@ -163,14 +163,14 @@ export const listShapingNotesTool = defineTool({
   title: 'Find shaping notes',
   description:
     'Find a product\'s shaping notes by status, tag or words, newest first, to continue one (update_shaping_note) rather than write a second. ' +
-    'Next: view_item for its text. DO NOT USE for customer evidence (find_sources). Paged: offset = next_offset.',
+    'Next: view_item for its text. DO NOT USE for customer evidence (find_sources).',
   inputSchema: {
     product_id: z.string().max(128).optional().describe('From get_products; default: the key\'s.'),
     status: z.enum([...STATUSES, '']).optional().describe('"": outside the pipeline.'),
     tag: z.string().min(1).max(SHAPING_LIMITS.tagMaxChars).optional().describe('A tag.'),
     query: z.string().max(200).optional().describe('Words, all required.'),
     limit: z.number().int().min(1).max(SHAPING_LIMITS.listMaxLimit).optional().describe('Default 20.'),
-    offset: z.number().int().min(0).optional().describe('next_offset of the previous page.'),
+    offset: z.number().int().min(0).optional().describe('From next_offset.'),
   },
   outputSchema: {
     digest: z.string(), items: z.array(listRow), returned: z.number(), offset: z.number(), total: z.number(), next_offset: z.number().optional(), cut_to_fit: z.boolean(),

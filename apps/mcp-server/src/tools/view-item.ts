@@ -4,9 +4,9 @@ import { readSource } from '@loupe/sources';
 import { blocks, facts, next, oneLine, UNTRUSTED, UNTRUSTED_NOTE, when } from '../render';
 import { defineTool, ToolError, type ToolContext } from '../tool-kit';
 import { noteView } from './shaping-notes';
-import { viewOpportunity, viewSignal } from './evidence-views';
+import { viewCompany, viewOpportunity, viewSignal } from './evidence-views';
 
-export const ITEM_TYPES = ['signal', 'opportunity', 'source', 'shaping_note'] as const;
+export const ITEM_TYPES = ['signal', 'opportunity', 'source', 'shaping_note', 'company'] as const;
 type ItemType = (typeof ITEM_TYPES)[number];
 
 /** What an id's prefix says it is, to point a model that passed the wrong item_type at the right one. */
@@ -14,6 +14,9 @@ const PREFIXES: Record<string, ItemType> = { sig_: 'signal', opp_: 'opportunity'
 
 function notFound(type: ItemType, id: string) {
   const looksLike = Object.entries(PREFIXES).find(([prefix]) => id.startsWith(prefix))?.[1];
+  if (type === 'company') {
+    return new ToolError(`company ${id} does not exist or you are not allowed to access it. Pass a company's external id (the team's CRM id) or its id; get_opportunities(company) also takes a name.`);
+  }
   const hint = looksLike && looksLike !== type
     ? ` The id starts with ${id.slice(0, 4)}: it looks like ${looksLike === 'opportunity' ? 'an' : 'a'} ${looksLike}; call view_item with item_type "${looksLike}".`
     : ' Use find_sources, get_opportunities, list_shaping_notes or the ids other tools returned.';
@@ -78,7 +81,9 @@ const renderers: Record<ItemType, (i: Item) => string> = {
     return blocks(
       `# Opportunity: ${oneLine(o.title, 200)} \`${o.id}\``,
       o.subtitle,
-      facts([['Type', o.type], ['Evidence', `${o.evidence_count} signal${o.evidence_count === 1 ? '' : 's'} from ${o.unique_company_count} compan${o.unique_company_count === 1 ? 'y' : 'ies'}`], ['Keywords', o.keywords], ['Updated', when(o.updated_at)]]),
+      facts([['Type', o.type], ['Evidence', `${o.evidence_count} signal${o.evidence_count === 1 ? '' : 's'} from ${o.unique_company_count} compan${o.unique_company_count === 1 ? 'y' : 'ies'}`], ['Revenue', `${o.revenue.toLocaleString('en-US')} (ARR of ${o.impact.resolved_companies} known compan${o.impact.resolved_companies === 1 ? 'y' : 'ies'})`],
+        ['Segments', (o.impact.segments as Item[]).map((x) => `${x.value} ${x.companies} (${x.revenue.toLocaleString('en-US')})`).join(', ') || undefined],
+        ['Nearest renewal', o.nearest_renewal], ['Keywords', o.keywords], ['Updated', when(o.updated_at)]]),
       shown,
       rows.length ? UNTRUSTED_NOTE : undefined,
       rows.join('\n'),
@@ -91,6 +96,25 @@ const renderers: Record<ItemType, (i: Item) => string> = {
     (s.preview as Item[]).length ? UNTRUSTED_NOTE : undefined,
     (s.preview as Item[]).map((p) => `${p.heading ? `### ${p.heading}\n` : ''}[${p.position}]${p.speaker ? ` ${p.speaker}:` : ''} ${p.text}`).join('\n'),
   ) + next([`read_source(source_id: "${s.id}") for the whole content`]),
+  company: (c) => {
+    const money = (n: number) => n.toLocaleString('en-US');
+    const opportunities = (c.opportunities as Item[]).map((o, i) =>
+      `${i + 1}. **${oneLine(o.title, 200)}** \`${o.id}\`: ${o.signals} of its ${o.evidence_count} signal${o.evidence_count === 1 ? '' : 's'} (${Math.round(o.share * 100)}%)`);
+    const sources = (c.sources as Item[]).map((s) => `- **${oneLine(s.title, 200)}** \`${s.id}\` (${s.source_type}, ${when(s.occurred_at)}, ${s.signals} signal${s.signals === 1 ? '' : 's'})`);
+    const signals = (c.signals as Item[]).map((s) => `- **${oneLine(s.title, 200)}** \`${s.id}\` (${s.type}${s.who_said_it ? `, ${oneLine(s.who_said_it, 80)}` : ''}, ${when(s.created_at)})`);
+    const attributes = Object.entries(c.attributes ?? {}).map(([k, v]) => `${k}: ${String(v)}`);
+    return blocks(
+      `# Company: ${oneLine(c.name, 200)} \`${c.external_id}\``,
+      facts([
+        ['ARR', c.arr === undefined ? undefined : money(c.arr)], ['Segment', c.segment], ['Plan', c.plan], ['Stage', c.stage], ['Renewal', c.renewal_date],
+        ['Domains', c.domains], ['Attributes', attributes.length ? attributes.join('; ') : undefined], ['Evidence', `${c.signal_count} signal${c.signal_count === 1 ? '' : 's'}`],
+      ]),
+      `## Opportunities, by its share of their signals\n${opportunities.join('\n') || 'None yet.'}`,
+      `## Latest sources\n${sources.join('\n') || 'None.'}`,
+      signals.length ? UNTRUSTED_NOTE : undefined,
+      `## Latest signals\n${signals.join('\n') || 'None.'}`,
+    ) + next(['view_item(item_type: "opportunity") for an opportunity\'s evidence', 'find_sources(company) for all its sources']);
+  },
   shaping_note: (n) => {
     const old = n.current_version !== undefined;
     return blocks(
@@ -109,10 +133,10 @@ export const viewItem = defineTool({
   name: 'view_item',
   title: 'View one item',
   description:
-    'One item by id: a signal, an opportunity with its evidence (paged), a source\'s start, a shaping note with its versions. ' +
+    'One item by id: a signal, an opportunity with its evidence (paged), a source\'s start, a shaping note with its versions, a company. ' +
     'DO NOT USE to read a source (read_source) or search (find_sources).',
   inputSchema: {
-    item_id: z.string().min(1).max(128).describe('sig_, opp_, src_ or shn_ id.'),
+    item_id: z.string().min(1).max(128).describe('sig_, opp_, src_, shn_, company id.'),
     item_type: z.enum(ITEM_TYPES).describe('What the id is.'),
     offset: z.number().int().min(0).optional().describe('Opportunity: evidence_next_offset.'),
     version: z.number().int().min(1).optional().describe('Shaping note: an earlier version.'),
@@ -128,6 +152,7 @@ export const viewItem = defineTool({
       shaping_note: (c, id) => viewNote(c, id, args.version),
       signal: viewSignal,
       opportunity: (c, id) => viewOpportunity(c, id, args.offset ?? 0),
+      company: viewCompany,
     };
     const item = await loaders[args.item_type](ctx, args.item_id);
     if (!item) throw notFound(args.item_type, args.item_id);
