@@ -109,7 +109,7 @@ describe('2026-07-28: no initialize, per-request _meta, server/discover (priorit
   it('prompts/list (icons, caching hints) and prompts/get; an unknown prompt is -32602', async () => {
     const list = await post(request('prompts/list'));
     expect(list.body.result).toMatchObject({ resultType: 'complete', cacheScope: 'public' });
-    expect(list.body.result.prompts.map((p: any) => p.name)).toEqual(['analyse_source', 'draft_shaping_note', 'weekly_evidence_digest']);
+    expect(list.body.result.prompts.map((p: any) => p.name)).toEqual(['analyse_source', 'draft_shaping_note', 'weekly_evidence_digest', 'prioritise_by_impact']);
     for (const p of list.body.result.prompts) expect(p.icons[0].src).toMatch(/^data:image\/svg\+xml/);
     const got = await post(request('prompts/get', { name: 'analyse_source', arguments: { source_id: 'src_1' } }));
     expect(got.body.result).toMatchObject({ resultType: 'complete', messages: [{ role: 'user', content: { type: 'text', text: expect.stringContaining('src_1') } }] });

@@ -94,3 +94,19 @@ registerPrompt(
         '5. Write the digest: top themes with quotes and source ids, new or growing opportunities, open questions.',
     ),
 );
+registerPrompt(
+  'prioritise_by_impact',
+  {
+    title: 'Prioritise opportunities by customer impact',
+    description: 'Rank a product\'s opportunities by the companies, revenue, segments and renewals behind them.',
+    argsSchema: { product_id: 'The product (from get_products)' },
+  },
+  ({ product_id }) =>
+    user(
+      `Rank what to build next for product ${product_id} by customer impact.\n` +
+        '1. Call read_skills(["prioritise-by-impact"]) and follow it.\n' +
+        `2. Call get_opportunities(product_id: "${product_id}", sort: "revenue"), then with sort: "companies" and sort: "growth".\n` +
+        '3. For the top opportunities, call view_item(item_type: "opportunity") for their evidence and view_item(item_type: "company") for the companies behind them.\n' +
+        '4. Write the ranking: companies, revenue and near renewals per opportunity, the case for the first with quotes, and what to watch.',
+    ),
+);

@@ -18,11 +18,11 @@ import {
   updateWorkspaceSkill,
 } from './index';
 
-const BUILT_IN = ['customer-research', 'extract-signals', 'shaping', 'summarize-conversation', 'weekly-evidence-digest', 'write-prd'];
+const BUILT_IN = ['customer-research', 'extract-signals', 'prioritise-by-impact', 'shaping', 'summarize-conversation', 'weekly-evidence-digest', 'write-prd'];
 const TOOLS = ['get_products', 'find_sources', 'read_source', 'add_source', 'add_signals', 'update_signals', 'get_opportunities', 'view_item', 'list_shaping_notes', 'create_shaping_note', 'update_shaping_note'];
 
 describe('built-in skills', () => {
-  it('loads the six built-in skills with frontmatter, bodies of 300 to 900 words and their references', () => {
+  it('loads the seven built-in skills with frontmatter, bodies of 300 to 900 words and their references', () => {
     const skills = builtInSkills();
     expect([...skills.keys()]).toEqual(BUILT_IN);
     const used = new Set<string>();
@@ -126,6 +126,7 @@ describe('skill catalogue and workspace skills', () => {
       ['customer-research', 'built_in'],
       ['extract-signals', 'built_in'],
       ['pricing-interviews', 'workspace'],
+      ['prioritise-by-impact', 'built_in'],
       ['shaping', 'built_in'],
       ['summarize-conversation', 'built_in'],
       ['weekly-evidence-digest', 'built_in'],
