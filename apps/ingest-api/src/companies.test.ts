@@ -1,4 +1,5 @@
 import { QUEUES } from '@loupe/jobs';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { del, get, startHarness, type Harness } from './test/harness';
 
@@ -155,5 +156,54 @@ describe('GET and DELETE', () => {
     expect(await del(h.base, h.a.writeKey, '/api/v1/people/p-1')).toMatchObject({ status: 200, body: { external_id: 'p-1', object: 'person', deleted: true } });
     expect((await get(h.base, h.a.readKey, '/api/v1/people/p-1')).status).toBe(404);
     expect((await del(h.base, h.a.readKey, '/api/v1/companies/b-9')).status).toBe(403);
+  });
+});
+
+describe('fuzz: odd ids, fields and bodies', () => {
+  const odd = fc.oneof(
+    fc.constantFrom('', ' ', '\u0000', 'a\u0000b', '\ud800', '\udfff', '\ufeff', '%00', '%', '%ZZ', '__proto__', 'constructor', '1e309', '9'.repeat(400), 'gmail.com', 'ACME.COM.', 'xn--bcher-kva.example'),
+    fc.string({ unit: 'binary', maxLength: 30 }),
+  );
+  const value: fc.Arbitrary<unknown> = fc.oneof(
+    odd,
+    fc.constantFrom(null, true, false, 0, -1, 1.5, 2 ** 53 + 1, -1e308, 1e308, [], {}, [null]),
+    fc.jsonValue({ maxDepth: 3 }),
+    fc.integer({ min: 1, max: 500 }).map((d) => JSON.parse(`${'['.repeat(d)}1${']'.repeat(d)}`) as unknown),
+  );
+  const fields = ['external_id', 'name', 'domains', 'arr', 'plan', 'segment', 'stage', 'renewal_date', 'attributes', 'email', 'company_external_id', '__proto__', 'extra'];
+  const item = fc.dictionary(fc.constantFrom(...fields), fc.oneof(value, fc.array(value, { maxLength: 4 }), fc.dictionary(odd, value, { maxKeys: 4 })), { maxKeys: 6 });
+
+  it('never answers 500: PUT, batch, GET and DELETE of either kind', async () => {
+    const statuses: Record<number, number> = {};
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('companies', 'people'), odd, item, fc.array(fc.oneof(item, value), { maxLength: 5 }), async (noun, id, one, many) => {
+        let encoded: string;
+        try {
+          encoded = encodeURIComponent(id);
+        } catch {
+          encoded = id; // a lone surrogate: sent as fetch encodes it
+        }
+        const path = `/api/v1/${noun}/${encoded || 'x'}`;
+        const answers = [
+          await call('PUT', path, h.b.writeKey, one),
+          await call('POST', `/api/v1/${noun}:batch`, h.b.writeKey, many),
+          await call('POST', `/api/v1/${noun}:batch`, h.b.writeKey, undefined, { raw: many.map((m) => JSON.stringify(m)).join('\n') || '\n', contentType: 'application/x-ndjson' }),
+          await get(h.base, h.b.readKey, path),
+          await del(h.base, h.b.writeKey, path),
+        ];
+        for (const r of answers) {
+          statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+          expect([200, 201, 400, 404, 409]).toContain(r.status);
+          if (r.status >= 400) expect(r.body.error).toEqual(expect.any(String));
+        }
+        expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      }),
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 150) },
+    );
+    console.log(`fuzz: statuses ${JSON.stringify(statuses)}`);
+  }, 240_000);
+
+  it('a path id that is not valid percent-encoding is a 400', async () => {
+    for (const raw of ['%E0%A4%A', '%ZZ', '%']) expect((await get(h.base, h.a.readKey, `/api/v1/companies/${raw}`)).status).toBe(400);
   });
 });

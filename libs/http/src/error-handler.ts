@@ -60,6 +60,9 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     e = ApiError.badRequest('The request body is not valid JSON');
   } else if (sqlState(err) === PG_NUL_IN_TEXT) {
     e = ApiError.badRequest('The request contains a NUL character (\\u0000), which no text field or id can hold');
+  } else if (err instanceof URIError && (err as { status?: number }).status === 400) {
+    // express could not percent-decode a path parameter (`/…/%ZZ`): the client's mistake
+    e = ApiError.badRequest('A path parameter is not valid percent-encoding (UTF-8, each % followed by two hex digits)');
   } else if (BODY_ERRORS[(err as { type?: string }).type ?? '']) {
     const known = BODY_ERRORS[(err as { type: string }).type]!;
     e = new ApiError(known.status, known.code, known.message);

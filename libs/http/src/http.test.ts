@@ -103,6 +103,21 @@ describe('errorHandler', () => {
     ]);
     server.close();
   });
+
+  it('answers a path parameter that is not valid percent-encoding with 400, not a 500', async () => {
+    const app = express();
+    app.use(requestContext(createLogger('silent')));
+    app.get('/things/:id', (req, res) => void res.json({ id: req.params.id }));
+    app.use(errorHandler);
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    const at = (path: string) => fetch(`http://127.0.0.1:${(server.address() as { port: number }).port}${path}`);
+    const answers = await Promise.all(['/things/%ZZ', '/things/%E0%A4%A', '/things/%', '/things/a%20b'].map(at));
+    expect(await Promise.all(answers.map(async (r) => [r.status, ((await r.json()) as { error?: string; id?: string }).error ?? 'ok']))).toEqual([
+      [400, 'INVALID_REQUEST'], [400, 'INVALID_REQUEST'], [400, 'INVALID_REQUEST'], [200, 'ok'],
+    ]);
+    server.close();
+  });
 });
 
 describe('createRateLimiter', () => {
