@@ -149,3 +149,17 @@ describe('view_item company and find_sources company', () => {
     expect(unknown.text).toMatch(/^Company not found/);
   });
 });
+
+describe('hostile company arguments', () => {
+  it('a NUL character is refused by name, never an internal error', async () => {
+    for (const [tool, args] of [
+      ['get_opportunities', { company: 'Glo\u0000bex' }], ['get_opportunities', { segment: 'S\u0000MB' }], ['find_sources', { company: '\u0000' }],
+      ['view_item', { item_type: 'company', item_id: 'crm\u0000' }], ['view_item', { item_type: 'signal', item_id: 'sig_\u0000' }],
+    ] as const) {
+      const r = await call(c, tool, args);
+      expect(r.isError, `${tool} ${JSON.stringify(args)}`).toBe(true);
+      expect(r.text, `${tool} ${JSON.stringify(args)}`).not.toMatch(/internal|unexpected/i);
+      expect(r.text).toMatch(/(company|segment|item_id) has a NUL character, which no name or id holds/);
+    }
+  });
+});

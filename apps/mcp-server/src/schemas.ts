@@ -88,3 +88,7 @@ export function parseArguments<T>(tool: string, schema: z.ZodType<T>, json: Json
   const problems = [...new Set(parsed.error.issues.map((i) => describeIssue(tool, i, args ?? {}, json)))];
   return { ok: false, message: `Invalid arguments for ${tool}: ${problems.join('; ')}. Nothing was done or charged.` };
 }
+
+/** A name or id given as free text (a company, a segment): PostgreSQL holds no NUL character, so one is refused by name. */
+export const nameText = (field: string, max = 200) =>
+  z.string().min(1).max(max).refine((v) => !v.includes('\u0000'), `${field} has a NUL character, which no name or id holds`);

@@ -5,6 +5,7 @@ import {
 } from '@loupe/sources';
 import { findCompanies } from '@loupe/evidence';
 import { blocks, next, oneLine, pageLine, UNTRUSTED, UNTRUSTED_NOTE, when } from '../render';
+import { nameText } from '../schemas';
 import { defineTool, fitToPage, PAGE_CHARS, pageFields, ToolError, type ToolContext } from '../tool-kit';
 
 /** Sources per page (issue 24 item 8: 1–100, default 20, like get_opportunities). */
@@ -81,7 +82,7 @@ export const findSources = defineTool({
     nature: z.enum(NATURES).optional().describe('evidence: customers; guidance: your team; context: background.'),
     since: z.iso.datetime({ offset: true }).optional().describe('From (ISO 8601).'),
     until: z.iso.datetime({ offset: true }).optional().describe('Before (ISO 8601).'),
-    company: z.string().min(1).max(200).optional().describe('Its id or name.'),
+    company: nameText('company').optional().describe('Its id or name.'),
     // Refused beyond where the count stops, as search engines refuse deep pages (Elasticsearch's
     // max_result_window): nothing lies there, and an offset of 1e9 cost seconds of ranking (issue 41).
     offset: z.number().int().min(0).max(SEARCH_LIMITS.maxOffset, {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { findCompanies, listOpportunities, OPPORTUNITY_SORTS, opportunityGrowth } from '@loupe/evidence';
 import { blocks, next, oneLine } from '../render';
+import { nameText } from '../schemas';
 import { defineTool, fitToPage, PAGE_CHARS, pageFields, requireProductId, ToolError } from '../tool-kit';
 
 const row = z.object({
@@ -25,10 +26,10 @@ export const getOpportunities = defineTool({
     limit: z.number().int().min(1).max(100).optional().describe('Default 25.'),
     offset: z.number().int().min(0).optional().describe('From next_offset.'),
     sort: z.enum(OPPORTUNITY_SORTS).optional().describe('Default evidence.'),
-    segment: z.string().min(1).max(200).optional().describe('Companies\'.'),
-    plan: z.string().min(1).max(200).optional().describe('Companies\'.'),
-    stage: z.string().min(1).max(200).optional().describe('Companies\'.'),
-    company: z.string().min(1).max(200).optional().describe('Its id or name.'),
+    segment: nameText('segment').optional().describe('Companies\'.'),
+    plan: nameText('plan').optional().describe('Companies\'.'),
+    stage: nameText('stage').optional().describe('Companies\'.'),
+    company: nameText('company').optional().describe('Its id or name.'),
   },
   outputSchema: {
     digest: z.string(), items: z.array(row), returned: z.number(), offset: z.number(), total: z.number(), next_offset: z.number().optional(), cut_to_fit: z.boolean(),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { getShapingNote, getVersion, listVersions, shapingStatusDisplayName, ShapingNoteNotFoundError, ShapingVersionNotFoundError } from '@loupe/shaping';
 import { readSource } from '@loupe/sources';
 import { blocks, facts, next, oneLine, UNTRUSTED, UNTRUSTED_NOTE, when } from '../render';
+import { nameText } from '../schemas';
 import { defineTool, ToolError, type ToolContext } from '../tool-kit';
 import { noteView } from './shaping-notes';
 import { viewCompany, viewOpportunity, viewSignal } from './evidence-views';
@@ -136,7 +137,7 @@ export const viewItem = defineTool({
     'One item by id: a signal, an opportunity with its evidence (paged), a source\'s start, a shaping note with its versions, a company. ' +
     'DO NOT USE to read a source (read_source) or search (find_sources).',
   inputSchema: {
-    item_id: z.string().min(1).max(128).describe('sig_, opp_, src_, shn_, company id.'),
+    item_id: nameText('item_id', 128).describe('sig_, opp_, src_, shn_, company id.'),
     item_type: z.enum(ITEM_TYPES).describe('What the id is.'),
     offset: z.number().int().min(0).optional().describe('Opportunity: evidence_next_offset.'),
     version: z.number().int().min(1).optional().describe('Shaping note: an earlier version.'),
