@@ -10,7 +10,7 @@ import { apiKeyAuth, requireCreatorRole, requirePermission } from './auth';
 import { getHandler, listHandler } from './batches';
 import {
   batchHandler as directoryBatch, COMPANY_KIND, deleteHandler as directoryDelete, getHandler as directoryGet, listHandler as directoryList, PERSON_KIND,
-  putHandler as directoryPut, type DirectoryKind,
+  putHandler as directoryPut, screenErasedPeople, type DirectoryKind,
 } from './companies/route';
 import { deleteHandler } from './deletion/route';
 import {
@@ -72,12 +72,14 @@ export function createIngestApp(deps: IngestAppDeps): Router {
   router.delete('/api/v1/sources/:sourceId', auth, requirePermission('api:write'), requireCreatorRole('deleteSource'), deleteHandler(deps, 'source'));
   router.delete('/api/v1/records/:recordId', auth, requirePermission('api:write'), requireCreatorRole('deleteSource'), deleteHandler(deps, 'record'));
   // Companies and people (libs/companies): upserted by the team's own id, one or a batch; a literal colon in a path is escaped.
+  // A person erased from the workspace is refused as their records are (libs/erasure's suppressions).
+  const directoryDeps = { ...deps, screenPeople: screenErasedPeople };
   const directory = <I, V>(kind: DirectoryKind<I, V>) => {
-    router.put(`${kind.path}/:externalId`, auth, requirePermission('api:write'), directoryPut(deps, kind));
-    router.post(`${kind.path}\\:batch`, auth, requirePermission('api:write'), directoryBatch(deps, kind));
-    router.get(kind.path, auth, requirePermission('api:read', 'api:write'), directoryList(deps, kind));
-    router.get(`${kind.path}/:externalId`, auth, requirePermission('api:read', 'api:write'), directoryGet(deps, kind));
-    router.delete(`${kind.path}/:externalId`, auth, requirePermission('api:write'), directoryDelete(deps, kind));
+    router.put(`${kind.path}/:externalId`, auth, requirePermission('api:write'), directoryPut(directoryDeps, kind));
+    router.post(`${kind.path}\\:batch`, auth, requirePermission('api:write'), directoryBatch(directoryDeps, kind));
+    router.get(kind.path, auth, requirePermission('api:read', 'api:write'), directoryList(directoryDeps, kind));
+    router.get(`${kind.path}/:externalId`, auth, requirePermission('api:read', 'api:write'), directoryGet(directoryDeps, kind));
+    router.delete(`${kind.path}/:externalId`, auth, requirePermission('api:write'), directoryDelete(directoryDeps, kind));
   };
   directory(COMPANY_KIND);
   directory(PERSON_KIND);

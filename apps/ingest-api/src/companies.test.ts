@@ -159,6 +159,24 @@ describe('GET and DELETE', () => {
   });
 });
 
+describe('erased people', () => {
+  it('a person erased from the workspace (by email or participant id) is refused until the suppression is lifted', async () => {
+    for (const body of [{ email: 'gone@globex.com' }, { participant_id: 'crm-contact-gone' }]) {
+      expect((await call('POST', '/api/v1/erasures', h.a.writeKey, body)).status).toBe(202);
+    }
+    const byEmail = await call('PUT', '/api/v1/people/back-1', h.a.writeKey, { email: 'Gone@Globex.com' });
+    expect(byEmail.status).toBe(400);
+    expect(byEmail.body).toMatchObject({ error: 'PERSON_SUPPRESSED', message: expect.stringMatching(/^email: names a person erased from this workspace/) });
+    const batch = await call('POST', '/api/v1/people:batch', h.a.writeKey, [{ external_id: 'crm-contact-gone' }, { external_id: 'back-2', email: 'kept@globex.com' }]);
+    expect(batch.body).toMatchObject({ createdCount: 1, rejectedCount: 1, errors: [{ index: 0, code: 'PERSON_SUPPRESSED', message: expect.stringMatching(/^external_id: /) }] });
+    // another workspace's suppressions are its own
+    expect((await call('PUT', '/api/v1/people/back-1', h.b.writeKey, { email: 'gone@globex.com' })).status).toBe(201);
+    const { suppressions } = (await get(h.base, h.a.readKey, '/api/v1/suppressions')).body as { suppressions: Array<{ id: string }> };
+    for (const s of suppressions) expect((await del(h.base, h.a.writeKey, `/api/v1/suppressions/${s.id}`)).status).toBe(200);
+    expect((await call('PUT', '/api/v1/people/back-1', h.a.writeKey, { email: 'gone@globex.com' })).status).toBe(201);
+  });
+});
+
 describe('fuzz: odd ids, fields and bodies', () => {
   const odd = fc.oneof(
     fc.constantFrom('', ' ', '\u0000', 'a\u0000b', '\ud800', '\udfff', '\ufeff', '%00', '%', '%ZZ', '__proto__', 'constructor', '1e309', '9'.repeat(400), 'gmail.com', 'ACME.COM.', 'xn--bcher-kva.example'),

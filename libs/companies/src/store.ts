@@ -10,6 +10,11 @@ export interface DirectoryDeps {
   pool: pg.Pool;
   /** Queues the background re-resolution of the workspace's signals after a change (libs/jobs resolveCompanies). */
   boss: Boss;
+  /**
+   * People the caller refuses, checked in the writing transaction before anything is written: by index of
+   * `inputs`, the code and message of the refusal (the API refuses a person erased from the workspace).
+   */
+  screenPeople?: (client: pg.PoolClient, workspaceId: string, inputs: readonly PersonInput[]) => Promise<Map<number, { code: string; message: string }>>;
 }
 
 /** One item's outcome: stored (created or replaced), or refused with a code and a message naming the field. */
@@ -162,8 +167,12 @@ export async function upsertPeople(deps: DirectoryDeps, workspaceId: string, inp
   if (!inputs.length) return [];
   return withTransaction(deps.pool, async (client) => {
     await lockDirectory(client, workspaceId);
+    const refused = deps.screenPeople ? await deps.screenPeople(client, workspaceId, inputs) : new Map<number, { code: string; message: string }>();
     const out: UpsertOutcome<PersonView>[] = [];
-    for (const input of inputs) out.push(await upsertPersonIn(client, workspaceId, input, now));
+    for (const [i, input] of inputs.entries()) {
+      const refusal = refused.get(i);
+      out.push(refusal ? { ok: false, ...refusal } : await upsertPersonIn(client, workspaceId, input, now));
+    }
     if (out.some((o) => o.ok)) await queueResolution(deps.boss, client, workspaceId);
     return out;
   });

@@ -144,7 +144,7 @@ export type PersonView = z.infer<typeof personSchema>;
 
 export const itemErrorSchema = z.strictObject({
   index: z.int().min(0).meta({ description: 'Position of the item in the request, from 0.' }),
-  code: z.string().max(64).meta({ description: 'Stable error code: VALIDATION_ERROR, DOMAIN_TAKEN, FREE_MAIL_DOMAIN, EMAIL_TAKEN, UNKNOWN_COMPANY, INVALID_JSON, TOO_MANY_ITEMS.' }),
+  code: z.string().max(64).meta({ description: 'Stable error code: VALIDATION_ERROR, DOMAIN_TAKEN, FREE_MAIL_DOMAIN, EMAIL_TAKEN, UNKNOWN_COMPANY, PERSON_SUPPRESSED, INVALID_JSON, TOO_MANY_ITEMS.' }),
   message: z.string().max(2048).meta({ description: 'What was wrong and where, e.g. "domains[0]: \\"acme.com\\" is already a domain of company \\"crm-17\\"".' }),
 });
 

@@ -182,6 +182,7 @@ export function companyPaths(helpers: Helpers): Record<string, unknown> {
       refusals: {
         field: { summary: 'A wrong field', value: { error: 'VALIDATION_ERROR', message: 'email: must be an email address such as "ana@acme.com"' } },
         company: { summary: 'An unknown company', value: { error: 'UNKNOWN_COMPANY', message: 'company_external_id: no company "crm-x" in this workspace; send the company first' } },
+        erased: { summary: 'A person erased from the workspace', value: { error: 'PERSON_SUPPRESSED', message: 'email: names a person erased from this workspace (suppression sup_01m8a…); they are refused until the suppression is lifted' } },
       },
       conflicts: {
         email: { summary: 'An email another person has', value: { error: 'EMAIL_TAKEN', message: 'email: "ana@globex.com" is already the email of person "contact-12"; an email names one person of a workspace' } },

@@ -2895,7 +2895,7 @@ export interface operations {
                         errors: {
                             /** @description Position of the item in the request, from 0. */
                             index: number;
-                            /** @description Stable error code: VALIDATION_ERROR, DOMAIN_TAKEN, FREE_MAIL_DOMAIN, EMAIL_TAKEN, UNKNOWN_COMPANY, INVALID_JSON, TOO_MANY_ITEMS. */
+                            /** @description Stable error code: VALIDATION_ERROR, DOMAIN_TAKEN, FREE_MAIL_DOMAIN, EMAIL_TAKEN, UNKNOWN_COMPANY, PERSON_SUPPRESSED, INVALID_JSON, TOO_MANY_ITEMS. */
                             code: string;
                             /** @description What was wrong and where, e.g. "domains[0]: \"acme.com\" is already a domain of company \"crm-17\"". */
                             message: string;
@@ -3780,7 +3780,7 @@ export interface operations {
                         errors: {
                             /** @description Position of the item in the request, from 0. */
                             index: number;
-                            /** @description Stable error code: VALIDATION_ERROR, DOMAIN_TAKEN, FREE_MAIL_DOMAIN, EMAIL_TAKEN, UNKNOWN_COMPANY, INVALID_JSON, TOO_MANY_ITEMS. */
+                            /** @description Stable error code: VALIDATION_ERROR, DOMAIN_TAKEN, FREE_MAIL_DOMAIN, EMAIL_TAKEN, UNKNOWN_COMPANY, PERSON_SUPPRESSED, INVALID_JSON, TOO_MANY_ITEMS. */
                             code: string;
                             /** @description What was wrong and where, e.g. "domains[0]: \"acme.com\" is already a domain of company \"crm-17\"". */
                             message: string;
