@@ -1,5 +1,7 @@
-/** Free-mail domains: anyone has an address there, so they never identify a company. */
-export const FREE_MAIL: ReadonlySet<string> = new Set(['gmail.com', 'googlemail.com', 'outlook.com', 'hotmail.com', 'live.com', 'yahoo.com', 'icloud.com', 'me.com', 'aol.com', 'proton.me', 'protonmail.com', 'gmx.com', 'gmx.de', 'web.de']);
+import { FREE_MAIL_DOMAINS } from '@loupe/companies';
+
+/** Free-mail domains: anyone has an address there, so they never identify a company (one list, libs/companies', which refuses them as a company's domains). */
+export const FREE_MAIL: ReadonlySet<string> = FREE_MAIL_DOMAINS;
 
 /** The company a signal comes from: the email domain of its participant or speaker, free-mail domains left out. */
 export function companyOf(participantId: string | null | undefined, whoSaidIt: string | null | undefined): string | null {
