@@ -1,7 +1,7 @@
 import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
 import { createBoss, ensureQueues, QUEUES, type Boss } from '@loupe/jobs';
 import { companyInputSchema, personInputSchema } from '@loupe/records';
-import { createWorkspace } from '@loupe/workspaces';
+import { createProduct, createWorkspace } from '@loupe/workspaces';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BatchBodyError, deleteCompany, deletePerson, getCompany, getPerson, listCompanies, listPeople, parseBatchBody, upsertCompanies, upsertPeople, validateBatchItems,
@@ -94,11 +94,19 @@ describe('people', () => {
 
   it('deleting a company frees its domains and unlinks its people and signals; deleting a person leaves the company', async () => {
     await upsertPeople(deps, ws, [person({ external_id: 'p-4', email: 'bo@globex.com', company_external_id: 'crm-4' })], now);
+    // a signal resolved to the company (as the worker would have set it)
+    const product = await createProduct(t.db, ws, { name: 'P' });
+    const q = (sql: string, values: unknown[]) => t.pool.query(sql, values);
+    await q(`INSERT INTO sources (id, workspace_id, product_id, project_ids, type, nature, title, occurred_at, status) VALUES ('src_c1', $1, $2, '{}', 'call', 'evidence', 'Call', now(), 'ready')`, [ws, product.id]);
+    await q(`INSERT INTO signal_types (id, workspace_id, key, name, description) VALUES ('sty_c1', $1, 'pain_point', 'Pain point', 'x')`, [ws]);
+    await q(`INSERT INTO signals (id, workspace_id, product_id, source_id, type_id, title, content, content_hash, company, company_id, created_at, updated_at)
+             SELECT 'sig_c1', $1, $2, 'src_c1', 'sty_c1', 'Slow', 'Slow export', 'h', 'globex.com', id, now(), now() FROM companies WHERE workspace_id = $1 AND external_id = 'crm-4'`, [ws, product.id]);
     expect(await deleteCompany(deps, ws, 'crm-4')).toBe(true);
     expect(await deleteCompany(deps, ws, 'crm-4')).toBe(false);
     expect(await deleteCompany(deps, other, 'crm-1')).toBe(true);
     expect(await getCompany(t.pool, ws, 'crm-1')).toBeDefined(); // the other workspace's went, not ours
     expect(await getPerson(t.pool, ws, 'p-4')).toMatchObject({ company_external_id: null });
+    expect((await t.pool.query("SELECT company, company_id FROM signals WHERE id = 'sig_c1'")).rows).toEqual([{ company: 'globex.com', company_id: null }]);
     const [reuse] = await upsertCompanies(deps, ws, [company({ external_id: 'crm-5', domains: ['globex.com'] })], now);
     expect(reuse).toMatchObject({ ok: true });
     expect(await deletePerson(deps, ws, 'p-1')).toBe(true);
