@@ -87,6 +87,7 @@ export function pages(runtime: Runtime) {
 /** The workspace's evidence, read and corrected by its people (issue 27). */
 export const EVIDENCE_SECTIONS = [
   { id: 'opportunities', label: 'Opportunities' },
+  { id: 'companies', label: 'Companies' },
   { id: 'signals', label: 'Signals' },
   { id: 'sources', label: 'Sources' },
   { id: 'notes', label: 'Shaping notes' },

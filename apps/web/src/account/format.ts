@@ -16,6 +16,18 @@ export const fmt = {
   dateTime: (d: Date | null | undefined): string => (d ? `${day.format(d)}, ${time.format(d)} UTC` : '—'),
   /** "23:37 UTC". */
   time: (d: Date | null | undefined): string => (d ? `${time.format(d)} UTC` : '—'),
+  /**
+   * An amount as stored (NUMERIC as text): "120000.00" → "120,000", "99.5" → "99.50". No currency
+   * symbol: the workspace's currency is not stored. Formatted from its digits, never through a float.
+   */
+  amount: (text: string | null | undefined): string => {
+    const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(text ?? '');
+    if (!m) return '—';
+    const cents = (m[3] ?? '').padEnd(2, '0').slice(0, 2);
+    return `${m[1]}${integer.format(BigInt(m[2]!))}${cents === '00' ? '' : `.${cents}`}`;
+  },
+  /** A calendar day as stored ("2027-03-01") → "1 Mar 2027". */
+  day: (text: string | null | undefined): string => (text && /^\d{4}-\d\d-\d\d$/.test(text) ? day.format(new Date(`${text}T00:00:00Z`)) : '—'),
   /** "1 signal", "2,345 signals". */
   count: (n: number, one: string, many = `${one}s`): string => `${integer.format(n)} ${n === 1 ? one : many}`,
 };

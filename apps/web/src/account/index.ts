@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { companyPages } from './companies';
 import type { AccountDeps, Runtime } from './context';
 import { homePages } from './home';
 import { keyPages } from './keys';
@@ -12,7 +13,7 @@ import { sourcePages } from './sources';
 import { signOutPage } from './sign-out';
 import { workspacePages } from './workspace-pages';
 
-/** The console under /account: sign-out (sign-in is the authorization server's), workspaces, the evidence (signals, opportunities), API keys, members, connected applications, products, usage. */
+/** The console under /account: sign-out (sign-in is the authorization server's), workspaces, the evidence (signals, opportunities, companies), API keys, members, connected applications, products, usage. */
 export function accountPages(runtime: Runtime, deps: AccountDeps): Router {
   const router = Router();
   router.use(signOutPage(runtime));
@@ -22,6 +23,7 @@ export function accountPages(runtime: Runtime, deps: AccountDeps): Router {
   router.use(workspacePages(runtime, deps));
   router.use(signalPages(runtime, deps));
   router.use(opportunityPages(runtime, deps));
+  router.use(companyPages(runtime, deps));
   router.use(sourcePages(runtime, deps));
   router.use(notePages(runtime, deps));
   router.use(privacyPages(runtime, deps));

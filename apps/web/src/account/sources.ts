@@ -16,7 +16,7 @@ export const SOURCES_LAST_PAGE = Math.ceil(SEARCH_LIMITS.maxOffset / SOURCES_PAG
 /** Segments per page of a source read in full. */
 export const SEGMENTS_PAGE = 100;
 
-const TYPE_LABELS: Record<string, string> = {
+export const TYPE_LABELS: Record<string, string> = {
   email_thread: 'Email thread', email: 'Email', meeting_notes: 'Meeting notes', call: 'Call', call_transcription: 'Call transcript',
   conversation: 'Conversation', message: 'Message', document: 'Document', spreadsheet: 'Spreadsheet',
 };
