@@ -88,6 +88,18 @@ describe('uploading a CRM export', () => {
     expect(again).toMatchObject({ created: 0, updated: 2450, rejected: 50 });
   });
 
+  it('cuts 1,000 rows over 5 MB into requests under it, and still writes every rejected row of each', async () => {
+    const long = 'x'.repeat(1000);
+    const rows = ['external_id,name,arr,attributes.a,attributes.b,attributes.c,attributes.d,attributes.e,attributes.f'];
+    for (let i = 0; i < 1000; i++) rows.push(`big-${i},Big ${i},${i < 30 || (i >= 900 && i < 905) ? '-1' : '1'},${long},${long},${long},${long},${long},${long}`);
+    const file = path.join(dir, 'big.csv');
+    await writeFile(file, `${rows.join('\n')}\n`);
+    const done = await uploadDirectoryFile(client, 'companies', file, () => {});
+    expect(done).toMatchObject({ sent: 1000, created: 965, rejected: 35 });
+    expect(done.requests).toBeGreaterThanOrEqual(3); // two bodies under 5 MB, and the first sent again for its errors past 20
+    expect((await rejectedOf(file)).map((r) => r.external_id)).toEqual([...Array.from({ length: 30 }, (_, i) => `big-${i}`), 'big-900', 'big-901', 'big-902', 'big-903', 'big-904']);
+  });
+
   it('sends people from NDJSON and from a JSON array, naming unreadable lines and refused items by line or position', async () => {
     const ndjson = path.join(dir, 'people.ndjson');
     await writeFile(ndjson, [

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { stat, writeFile, appendFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import type { ImportResult, IngestClient, ItemError } from '@loupe/ingest-client';
+import { chunks, type ImportResult, type IngestClient, type ItemError } from '@loupe/ingest-client';
 import { parse as parseCsv } from 'csv-parse';
 import StreamJson from 'stream-json';
 import Pick from 'stream-json/filters/Pick.js';
@@ -161,20 +161,24 @@ export async function uploadDirectoryFile(client: IngestClient, kind: DirectoryK
     const refused: Array<{ item: FileItem; code: string; message: string }> = [];
     const unreadable = batch.filter((b) => !b.value);
     refused.push(...unreadable.map((item) => ({ item, code: 'INVALID_ITEM', message: item.problem ?? 'unreadable' })));
-    let pending = batch.filter((b) => b.value);
-    let first = true;
-    while (pending.length) {
-      const answer = await send(pending.map((p) => p.value!));
-      if (first) {
-        progress.created += answer.createdCount;
-        progress.updated += answer.updatedCount;
-        first = false;
+    const readable = batch.filter((b) => b.value);
+    // One request each (the client would cut a body over 5 MB in two, and each lists its own first 20 errors).
+    for (const chunk of chunks(readable.map((r) => r.value))) {
+      let pending = readable.slice(chunk.first, chunk.first + chunk.count);
+      let first = true;
+      while (pending.length) {
+        const answer = await send(pending.map((p) => p.value!));
+        if (first) {
+          progress.created += answer.createdCount;
+          progress.updated += answer.updatedCount;
+          first = false;
+        }
+        const errors: ItemError[] = answer.errors;
+        refused.push(...errors.map((e) => ({ item: pending[e.index]!, code: e.code, message: e.message })));
+        if (answer.rejectedCount <= errors.length) break;
+        // more refusals than listed: the rest are among the items after the last one listed
+        pending = pending.slice(errors[errors.length - 1]!.index + 1);
       }
-      const errors: ItemError[] = answer.errors;
-      refused.push(...errors.map((e) => ({ item: pending[e.index]!, code: e.code, message: e.message })));
-      if (answer.rejectedCount <= errors.length) break;
-      // more refusals than listed: the rest are among the items after the last one listed
-      pending = pending.slice(errors[errors.length - 1]!.index + 1);
     }
     await write(refused);
     progress.sent += batch.length;
