@@ -39,6 +39,7 @@ async function plant(h: Harness, t: Tenant, company: string, sources: number) {
   await q(`INSERT INTO people (id, workspace_id, external_id, email, name, company_id, created_at, updated_at)
            VALUES ($1, $2, 'p-1', $3, 'Ana', $4, now(), now()), ($5, $2, 'p-2', NULL, 'Bo', NULL, now(), now())`,
   [`per_${ws}_1`, ws, `ana@${company.toLowerCase()}.test`, `cmp_${ws}`, `per_${ws}_2`]);
+  await q('UPDATE signals SET company_id = $2 WHERE id = $1', [`sig_${ws}_0`, `cmp_${ws}`]);
 }
 
 async function exportOf(key: string | undefined, after?: string) {
@@ -71,6 +72,8 @@ describe('GET /api/v1/export', () => {
       id: `cmp_${h.a.workspaceId}`, external_id: 'crm-1', name: 'Globex', domains: ['globex.test'], arr: 1200.5, plan: null, segment: 'smb', stage: null,
       renewal_date: '2027-01-31', attributes: { tier: 2 }, created_at: expect.any(String), updated_at: expect.any(String),
     });
+    // a signal names the company it resolved to by its external_id
+    expect(lines.filter((l) => l.kind === 'signal').map((l) => [l.signal.company, l.signal.company_external_id])).toEqual([['Globex', 'crm-1'], ['Globex', null], ['Globex', null]]);
     expect(lines.filter((l) => l.kind === 'person').map((l) => [l.person.external_id, l.person.email, l.person.company_external_id]))
       .toEqual([['p-1', 'ana@globex.test', 'crm-1'], ['p-2', null, null]]);
     expect(lines.at(-1)).toEqual({ kind: 'end', complete: true, resumed: false, counts: { source: 150, signal: 3, opportunity: 1, shaping_note: 1, company: 1, person: 2 } });

@@ -112,9 +112,10 @@ async function sourcesAfter(db: Queryable, workspaceId: string, after: string, o
 async function signalsAfter(db: Queryable, workspaceId: string, after: string): Promise<Page> {
   const { rows } = await db.query(
     `SELECT s.id, s.product_id, s.source_id, t.key AS type, s.title, s.content, s.who_said_it, s.participant_id, s.company, s.theme,
-            s.pinned, s.created_at, s.updated_at, os.opportunity_id
+            s.pinned, s.created_at, s.updated_at, os.opportunity_id, c.external_id AS company_external_id
        FROM signals s JOIN signal_types t ON t.id = s.type_id
        LEFT JOIN opportunity_signals os ON os.signal_id = s.id
+       LEFT JOIN companies c ON c.id = s.company_id
       WHERE s.workspace_id = $1 AND s.id > $2 ORDER BY s.id LIMIT ${PAGE.signal}`,
     [workspaceId, after],
   );
@@ -122,7 +123,7 @@ async function signalsAfter(db: Queryable, workspaceId: string, after: string): 
     id: r.id,
     line: {
       id: r.id, product_id: r.product_id, source_id: r.source_id, type: r.type, title: r.title, content: r.content, who_said_it: r.who_said_it,
-      participant_id: r.participant_id, company: r.company, theme: r.theme, pinned: r.pinned, opportunity_id: r.opportunity_id,
+      participant_id: r.participant_id, company: r.company, company_external_id: r.company_external_id, theme: r.theme, pinned: r.pinned, opportunity_id: r.opportunity_id,
       created_at: iso(r.created_at), updated_at: iso(r.updated_at),
     },
   })), PAGE.signal);
