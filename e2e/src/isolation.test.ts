@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createApiKey } from '@loupe/api-keys';
-import { createPrismaClient, freePort } from '@loupe/db';
+import { createPrismaClient, freePort, newId } from '@loupe/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { controlledPostgres, demoFrom, type ControlledPostgres, type Demo } from './cluster';
 import { admin as adminOn, startProcess, type Started } from './process';
@@ -19,7 +19,7 @@ let demo: Demo;
 const MARK = `alpha${randomBytes(6).toString('hex')}`;
 /** What only workspace A's members may ever see: planted strings and A's ids. */
 const secrets = new Set<string>([MARK]);
-const a = { ws: '', product: '', project: '', source: '', signal: '', note: '', opportunity: '', annId: '', grant: '', keyId: '' };
+const a = { ws: '', product: '', project: '', source: '', signal: '', note: '', opportunity: '', annId: '', grant: '', keyId: '', company: '' };
 const b = { ws: '', product: '' };
 const cred: Record<string, Record<string, string>> = {};
 let bob: WebPerson;
@@ -429,13 +429,24 @@ describe('tenant isolation', () => {
       return (opps.result?.structuredContent.items as Array<{ id: string }> | undefined)?.[0]?.id;
     });
     secrets.add(a.opportunity);
+    // A company of A (issue 44), its signal resolved to it: the Companies pages show both to A's members only.
+    if (!a.company) {
+      a.company = newId('cmp');
+      await pg.pool.query(
+        `INSERT INTO companies (id, workspace_id, external_id, name, domains, arr, created_at, updated_at) VALUES ($1, $2, $3, $4, '{}', 90000, now(), now())`,
+        [a.company, a.ws, `${MARK}-crm`, `${MARK} Corp`],
+      );
+      await pg.pool.query('UPDATE signals SET company_id = $1 WHERE id = $2', [a.company, a.signal]);
+      secrets.add(a.company);
+    }
     await bob.signInToAccount();
     const bobCsrf = await bob.csrf(`/account/w/${b.ws}/signals`);
     const carolCsrf = await carol.csrf('/account');
     const gets = [
       'signals', `signals?source=${a.source}`, `signals/${a.signal}`, 'opportunities', `opportunities?product=${a.product}`, `opportunities/${a.opportunity}`,
       `sources?q=${MARK}`, `sources/${a.source}`, 'notes', `notes/${a.note}`, `notes/${a.note}/versions/1`, `notes/${a.note}/diff?from=1&to=1`,
-    ].map((path) => [`GET /account/w/:ws/${path.replace(/(sig|opp|src|shn|prod)_[\w-]+/g, ':id').replace(/alpha\w+/, ':words')}`, `/account/w/{ws}/${path}`, undefined] as const);
+      'companies', `companies?q=${MARK}`, `companies/${a.company}`,
+    ].map((path) => [`GET /account/w/:ws/${path.replace(/(sig|opp|src|shn|prod|cmp)_[\w-]+/g, ':id').replace(/alpha\w+/, ':words')}`, `/account/w/{ws}/${path}`, undefined] as const);
     const posts = [
       ['POST /account/w/:ws/signals/:id/edit', `/account/w/{ws}/signals/${a.signal}/edit`, { title: 'edited by B', content: 'edited by B' }],
       ['POST /account/w/:ws/signals/:id/move', `/account/w/{ws}/signals/${a.signal}/move`, { opportunity: a.opportunity }],
