@@ -26,10 +26,10 @@ const COMPANIES: SeedCompany[] = [
   { key: 'umbrella', name: 'Umbrella <Corp>', domains: ['umbrella.co'], arr: null, plan: null, segment: 'SMB', stage: 'churned', renewal: null },
 ];
 
-async function workspaceWith(members: Array<[Person, 'owner' | 'admin' | 'member']>) {
+async function workspaceWith(members: Array<[Person, 'owner' | 'admin' | 'member']>, name = 'Acme') {
   const ws = newId('ws');
   const prod = `prod_${ws}`;
-  await h.pool.query('INSERT INTO workspaces (id, name) VALUES ($1, $2)', [ws, `W ${ws.slice(-4)}`]);
+  await h.pool.query('INSERT INTO workspaces (id, name) VALUES ($1, $2)', [ws, name]);
   await h.pool.query('INSERT INTO products (id, workspace_id, name) VALUES ($1, $2, $3)', [prod, ws, 'Acme app']);
   for (const [p, role] of members) {
     const { rows } = await h.pool.query<{ id: string }>('SELECT id FROM users WHERE email = $1', [p.email]);
