@@ -131,6 +131,9 @@ describe('view_item company and find_sources company', () => {
     expect(r.text).toContain('# Company: Umbrella `crm-umbrella`');
     expect(r.text).toMatch(/\*\*ARR\*\*: 20,000/);
     expect(r.text).toContain('3 of its 4 signals (75%)');
+    const signal = await call(c, 'view_item', { item_type: 'signal', item_id: item.signals[0].id });
+    expect(signal.data!.item.company).toEqual({ id: ids.umbrella, external_id: 'crm-umbrella', name: 'Umbrella' });
+    expect(signal.text).toContain('**Company**: Umbrella `crm-umbrella`');
     const byId = await call(c, 'view_item', { item_type: 'company', item_id: ids.umbrella! });
     expect(byId.data!.item.external_id).toBe('crm-umbrella');
     const opportunity = await call(c, 'view_item', { item_type: 'opportunity', item_id: item.opportunities[0].id });

@@ -15,8 +15,12 @@ const EVIDENCE_CONTENT_CHARS = 1_500;
 export async function viewSignal(ctx: ToolContext, id: string) {
   const signal = await getSignal(ctx.pool, ctx.principal.workspaceId, id);
   if (!signal) return undefined;
-  const { rows } = await ctx.pool.query<{ source_title: string | null; opportunity_id: string | null; opportunity_title: string | null }>(
-    `SELECT (SELECT title FROM sources WHERE id = $2 AND workspace_id = $1) AS source_title, o.id AS opportunity_id, o.title AS opportunity_title
+  const { rows } = await ctx.pool.query<{
+    source_title: string | null; opportunity_id: string | null; opportunity_title: string | null; company: { id: string; external_id: string; name: string } | null;
+  }>(
+    `SELECT (SELECT title FROM sources WHERE id = $2 AND workspace_id = $1) AS source_title, o.id AS opportunity_id, o.title AS opportunity_title,
+            (SELECT jsonb_build_object('id', c.id, 'external_id', c.external_id, 'name', c.name)
+               FROM signals s JOIN companies c ON c.id = s.company_id AND c.workspace_id = $1 WHERE s.workspace_id = $1 AND s.id = $3) AS company
        FROM (SELECT 1) one
        LEFT JOIN opportunity_signals os ON os.signal_id = $3
        LEFT JOIN opportunities o ON o.id = os.opportunity_id AND o.workspace_id = $1`,
@@ -27,6 +31,7 @@ export async function viewSignal(ctx: ToolContext, id: string) {
     ...signalJson(signal),
     source_title: r?.source_title ?? null,
     opportunity: r?.opportunity_id ? { id: r.opportunity_id, title: r.opportunity_title } : null,
+    ...(r?.company ? { company: r.company } : {}),
     ...UNTRUSTED,
   };
 }

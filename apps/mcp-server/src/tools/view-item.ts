@@ -61,7 +61,8 @@ const renderers: Record<ItemType, (i: Item) => string> = {
   signal: (s) => blocks(
     `# Signal: ${oneLine(s.title, 200)} \`${s.id}\``,
     facts([
-      ['Type', s.type_name], ['Who', s.who_said_it], ['Said', when(s.created_at)], ['Theme', s.theme],
+      ['Type', s.type_name], ['Who', s.who_said_it], ['Company', s.company ? `${oneLine(s.company.name, 150)} \`${s.company.external_id}\`` : undefined],
+      ['Said', when(s.created_at)], ['Theme', s.theme],
       ['Source', `${s.source_title ? `${oneLine(s.source_title, 150)} ` : ''}\`${s.source_id}\``],
       ['Opportunity', s.opportunity ? `${oneLine(s.opportunity.title ?? '', 150)} \`${s.opportunity.id}\`` : 'not placed yet'],
     ]),
