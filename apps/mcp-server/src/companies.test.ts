@@ -137,6 +137,8 @@ describe('view_item company and find_sources company', () => {
     const byId = await call(c, 'view_item', { item_type: 'company', item_id: ids.umbrella! });
     expect(byId.data!.item.external_id).toBe('crm-umbrella');
     const opportunity = await call(c, 'view_item', { item_type: 'opportunity', item_id: item.opportunities[0].id });
+    expect(opportunity.data!.item.evidence.filter((e: { company?: string }) => e.company === 'Umbrella')).toHaveLength(3);
+    expect(opportunity.text).toMatch(/claire@umbrella\.co, Umbrella, /);
     expect(opportunity.data!.item).toMatchObject({ companies: 1, revenue: 20_000, impact: { resolved_companies: 1, segments: [{ value: 'SMB', companies: 1, revenue: 20_000 }] } });
   });
 

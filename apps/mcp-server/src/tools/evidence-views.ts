@@ -40,8 +40,14 @@ export async function viewSignal(ctx: ToolContext, id: string) {
 export async function viewOpportunity(ctx: ToolContext, id: string, offset = 0) {
   const o = await getOpportunity(ctx.pool, ctx.principal.workspaceId, id, { limit: EVIDENCE_PAGE, offset });
   if (!o) return undefined;
+  // The company each speaker resolved to (its name), so the evidence says who is behind it.
+  const { rows: companies } = await ctx.pool.query<{ id: string; name: string }>(
+    `SELECT s.id, c.name FROM signals s JOIN companies c ON c.id = s.company_id AND c.workspace_id = $1 WHERE s.workspace_id = $1 AND s.id = ANY($2::text[])`,
+    [ctx.principal.workspaceId, o.evidence.map((e) => e.id)],
+  );
+  const companyOf = new Map(companies.map((r) => [r.id, r.name]));
   const rows = o.evidence.map((s) => {
-    const json = signalJson(s);
+    const json = { ...signalJson(s), ...(companyOf.has(s.id) ? { company: companyOf.get(s.id)! } : {}) };
     if (json.content.length <= EVIDENCE_CONTENT_CHARS) return json;
     return { ...json, content: `${json.content.slice(0, EVIDENCE_CONTENT_CHARS)}…`, content_truncated: true };
   });

@@ -71,7 +71,7 @@ const renderers: Record<ItemType, (i: Item) => string> = {
   ) + next([`read_source(source_id: "${s.source_id}") for its context`, 'update_signals to correct it']),
   opportunity: (o) => {
     const rows = (o.evidence as Item[]).map((s, i) =>
-      `${o.evidence_offset + i + 1}. **${oneLine(s.title, 200)}** \`${s.id}\` (${s.type_name}${s.who_said_it ? `, ${s.who_said_it}` : ''}, ${when(s.created_at)}, source \`${s.source_id}\`)\n   ${oneLine(s.content, 1600)}`);
+      `${o.evidence_offset + i + 1}. **${oneLine(s.title, 200)}** \`${s.id}\` (${s.type_name}${s.who_said_it ? `, ${s.who_said_it}` : ''}${s.company ? `, ${oneLine(s.company, 100)}` : ''}, ${when(s.created_at)}, source \`${s.source_id}\`)\n   ${oneLine(s.content, 1600)}`);
     const shown = o.evidence_returned
       ? `Evidence ${o.evidence_offset + 1}–${o.evidence_offset + o.evidence_returned} of ${o.evidence_total}, newest first.`
       : o.evidence_total && o.evidence_offset >= o.evidence_total
