@@ -92,9 +92,17 @@ beforeAll(async () => {
         const found = await tool(keyA, 'find_sources', { query: MARK });
         return (found.result?.structuredContent.items as Array<{ id: string; status: string }>).find((s) => s.status === 'ready')?.id;
       });
-      const signals = await tool(keyA, 'add_signals', { source_id: a.source, signals: [{ type: 'need', title: `${MARK} audit export`, content: `${MARK} needs nightly audit exports` }] });
+      // A company of A (issue 44) with a domain, through A's key; the signal is said from an address at it.
+      const company = await fetch(`${service.url}/api/v1/companies/${MARK}-crm`, {
+        method: 'PUT', headers: { ...keyA, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `${MARK} Corp`, domains: [`${MARK}.test`], arr: 90000, segment: 'enterprise', stage: 'customer' }),
+      });
+      expect(company.status, await company.clone().text()).toBe(201);
+      const signals = await tool(keyA, 'add_signals', { source_id: a.source, signals: [{ type: 'need', title: `${MARK} audit export`, content: `${MARK} needs nightly audit exports`, participant_id: `ops@${MARK}.test` }] });
       expect(signals.result?.isError, signals.message).toBeFalsy();
       a.signal = JSON.stringify(signals.result!.structuredContent).match(/sig_[\w-]+/)![0];
+      a.company = (await tool(keyA, 'view_item', { item_id: `${MARK}-crm`, item_type: 'company' })).result!.structuredContent.item.id;
+      expect((await tool(keyA, 'view_item', { item_id: a.signal, item_type: 'signal' })).result!.structuredContent.item.company).toMatchObject({ id: a.company });
       const noted = await tool(keyA, 'create_shaping_note', { product_id: a.product, title: `${MARK} shaping`, content: `${MARK} plan` });
       expect(noted.result?.isError, noted.message).toBeFalsy();
       a.note = noted.result!.structuredContent.id;
@@ -162,7 +170,7 @@ beforeAll(async () => {
      UNION ALL SELECT grant_id FROM oauth_grants WHERE workspace_id = $1 UNION ALL SELECT id FROM sources WHERE workspace_id = $1`,
     [a.ws],
   );
-  for (const v of [a.ws, a.product, a.project, a.source, a.signal, a.note, a.opportunity, ...ids.map((r) => r.id)]) if (v) secrets.add(v);
+  for (const v of [a.ws, a.product, a.project, a.source, a.signal, a.note, a.opportunity, a.company, ...ids.map((r) => r.id)]) if (v) secrets.add(v);
   const { rows: grants } = await pg.pool.query<{ grant_id: string }>('SELECT grant_id FROM oauth_grants WHERE workspace_id = $1 AND revoked_at IS NULL LIMIT 1', [a.ws]);
   a.grant = grants[0]!.grant_id;
   a.annId = (await pg.pool.query<{ id: string }>('SELECT id FROM users WHERE email = $1', ['ann@alpha.test'])).rows[0]!.id;
@@ -254,6 +262,24 @@ describe('tenant isolation', () => {
       expect(r.result?.isError).toBe(true);
       expect(r.message).toMatch(/does not exist or you are not allowed to access it/);
       expect(leaked(r.text, id)).toEqual([]);
+    }
+    // The companies arguments (issue 44) with A's company by our id, its external id and its name, in B's product: not found.
+    for (const who of ['B key', 'B token']) {
+      for (const [row, name, args, refusal] of [
+        ['tool view_item company (A\'s id)', 'view_item', { item_id: a.company, item_type: 'company' }, /does not exist or you are not allowed to access it/],
+        ['tool view_item company (A\'s external id)', 'view_item', { item_id: `${MARK}-crm`, item_type: 'company' }, /does not exist or you are not allowed to access it/],
+        ['tool get_opportunities company (A\'s id)', 'get_opportunities', { product_id: b.product, company: a.company }, /^Company not found/],
+        ['tool get_opportunities company (A\'s external id)', 'get_opportunities', { product_id: b.product, company: `${MARK}-crm`, sort: 'revenue' }, /^Company not found/],
+        ['tool get_opportunities company (A\'s name)', 'get_opportunities', { product_id: b.product, company: `${MARK} Corp` }, /^Company not found/],
+        ['tool find_sources company (A\'s id)', 'find_sources', { company: a.company }, /^Company not found/],
+        ['tool find_sources company (A\'s external id)', 'find_sources', { company: `${MARK}-crm`, query: MARK }, /^Company not found/],
+      ] as const) {
+        const r = await tool(cred[who]!, name, args);
+        expect(r.status, `${who} ${row}`).toBe(200);
+        expect([r.result?.isError, r.message], `${who} ${row}`).toEqual([true, expect.stringMatching(refusal)]);
+        expect(leaked(r.text, args), `${who} ${row}`).toEqual([]);
+        note(row, who, 'error: not found');
+      }
     }
     const prompts = (await rpc(cred['B token']!, 'prompts/list')).body.result.prompts as Array<{ name: string; arguments?: Array<{ name: string }> }>;
     for (const p of prompts) {
