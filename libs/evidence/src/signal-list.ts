@@ -24,7 +24,11 @@ export interface SignalListItem {
   title: string;
   content: string;
   whoSaidIt: string | null;
+  /** The speaker's email domain (kept when no company is known). */
   company: string | null;
+  /** The company of the workspace it resolved to (issue 44), when one did. */
+  companyId: string | null;
+  companyName: string | null;
   theme: string | null;
   createdAt: Date;
   updatedAt: Date;
@@ -59,14 +63,15 @@ export async function listRecentSignals(
 ): Promise<{ items: SignalListItem[]; next?: SignalCursor }> {
   const { rows } = await db.query<{
     id: string; product_id: string; source_id: string; source_title: string | null; type: string; type_name: string; title: string; content: string;
-    who_said_it: string | null; company: string | null; theme: string | null; created_at: Date; updated_at: Date; opportunity_id: string | null;
+    who_said_it: string | null; company: string | null; company_id: string | null; company_name: string | null; theme: string | null; created_at: Date; updated_at: Date; opportunity_id: string | null;
     opportunity_title: string | null; pinned: boolean; written_by_key_id: string | null; written_by_client_id: string | null;
   }>(
     `SELECT s.id, s.product_id, s.source_id, src.title AS source_title, t.key AS type, t.name AS type_name, s.title, s.content, s.who_said_it, s.company,
-            s.theme, s.created_at, s.updated_at, os.opportunity_id, o.title AS opportunity_title, s.pinned, s.written_by_key_id, s.written_by_client_id
+            c.id AS company_id, c.name AS company_name, s.theme, s.created_at, s.updated_at, os.opportunity_id, o.title AS opportunity_title, s.pinned, s.written_by_key_id, s.written_by_client_id
        FROM signals s
        JOIN signal_types t ON t.id = s.type_id AND t.workspace_id = s.workspace_id
        LEFT JOIN sources src ON src.id = s.source_id AND src.workspace_id = s.workspace_id
+       LEFT JOIN companies c ON c.id = s.company_id AND c.workspace_id = s.workspace_id
        LEFT JOIN opportunity_signals os ON os.signal_id = s.id
        LEFT JOIN opportunities o ON o.id = os.opportunity_id AND o.workspace_id = s.workspace_id
       WHERE s.workspace_id = $1
@@ -85,7 +90,7 @@ export async function listRecentSignals(
   );
   const items = rows.slice(0, page.limit).map((r) => ({
     id: r.id, productId: r.product_id, sourceId: r.source_id, sourceTitle: r.source_title, type: r.type, typeName: r.type_name, title: r.title, content: r.content,
-    whoSaidIt: r.who_said_it, company: r.company, theme: r.theme, createdAt: r.created_at, updatedAt: r.updated_at, opportunityId: r.opportunity_id,
+    whoSaidIt: r.who_said_it, company: r.company, companyId: r.company_id, companyName: r.company_name, theme: r.theme, createdAt: r.created_at, updatedAt: r.updated_at, opportunityId: r.opportunity_id,
     opportunityTitle: r.opportunity_title, pinned: r.pinned, writtenByKeyId: r.written_by_key_id, writtenByClientId: r.written_by_client_id,
   }));
   const last = items[items.length - 1];
