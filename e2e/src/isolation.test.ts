@@ -471,7 +471,7 @@ describe('tenant isolation', () => {
     const gets = [
       'signals', `signals?source=${a.source}`, `signals/${a.signal}`, 'opportunities', `opportunities?product=${a.product}`, `opportunities/${a.opportunity}`,
       `sources?q=${MARK}`, `sources/${a.source}`, 'notes', `notes/${a.note}`, `notes/${a.note}/versions/1`, `notes/${a.note}/diff?from=1&to=1`,
-      'companies', `companies?q=${MARK}`, `companies/${a.company}`,
+      'companies', `companies?q=${MARK}`, `companies/${a.company}`, `opportunities.csv?product=${a.product}&sort=revenue`,
     ].map((path) => [`GET /account/w/:ws/${path.replace(/(sig|opp|src|shn|prod|cmp)_[\w-]+/g, ':id').replace(/alpha\w+/, ':words')}`, `/account/w/{ws}/${path}`, undefined] as const);
     const posts = [
       ['POST /account/w/:ws/signals/:id/edit', `/account/w/{ws}/signals/${a.signal}/edit`, { title: 'edited by B', content: 'edited by B' }],
