@@ -6,31 +6,37 @@
  * 12,000 domains, 50 signals to an opportunity) first, then the CRM import (10,000 companies with ARR,
  * segment, plan, stage and renewal, one domain each; 10,000 people, linked to companies), as a late import
  * does. Then the re-resolution the worker runs (resolveWorkspaceCompanies) is timed with the event loop's
- * longest stall, and listOpportunities, what get_opportunities calls, BENCH_IMPACT_CALLS times per query.
+ * longest stall (what /healthz, served by the same process, would wait at most), and the reads of
+ * get_opportunities (listOpportunities, then opportunityGrowth of the page) BENCH_IMPACT_CALLS times per query.
  *
- *   npx tsx tools/bench/impact.ts     BENCH_IMPACT_SIGNALS (default 1000,10000,100000), BENCH_IMPACT_CALLS (default 200)
+ *   npm run bench:impact     BENCH_IMPACT_SIGNALS (default 1000,10000,100000), BENCH_IMPACT_CALLS (default 200)
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { freePort, openDatabase } from '@loupe/db';
-import { ensureSignalTypes, listOpportunities, resolveWorkspaceCompanies, type OpportunityFilter, type OpportunitySort } from '@loupe/evidence';
+import type pg from 'pg';
+import { ensureSignalTypes, listOpportunities, opportunityGrowth, resolveWorkspaceCompanies, type OpportunityFilter, type OpportunitySort } from '@loupe/evidence';
 import { systemClock } from '@loupe/http';
 import { machine, percentile, round } from './lib';
 
-const SIZES = (process.env.BENCH_IMPACT_SIGNALS ?? '1000,10000,100000').split(',').map(Number);
-const CALLS = Number(process.env.BENCH_IMPACT_CALLS ?? 200);
 const COMPANIES = 10_000;
 
-const dataDir = await mkdtemp(path.join(os.tmpdir(), 'loupe-bench-impact-'));
-const t = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir, embeddedPgPort: await freePort(), poolSize: 8 });
-const pool = t.pool;
-const rows: string[] = [];
+export interface ImpactScale {
+  signals: number;
+  /** Signals whose company changed in the re-resolution. */
+  resolved: number;
+  resolveMs: number;
+  /** The event loop's longest stall during the re-resolution. */
+  stallMs: number;
+  /** get_opportunities' reads, 25 a page: p50 and p99 in ms. */
+  queries: Array<{ name: string; p50: number; p99: number }>;
+}
+export interface ImpactFigures { machine: string; companies: number; calls: number; scales: ImpactScale[] }
 
-for (const size of SIZES) {
-  const ws = `ws_bench_impact_${size}`;
-  const prod = `prod_bench_impact_${size}`;
+async function fill(pool: pg.Pool, ws: string, prod: string, size: number) {
   await pool.query("INSERT INTO workspaces (id, name) VALUES ($1, 'Bench')", [ws]);
   await pool.query("INSERT INTO products (id, workspace_id, name) VALUES ($1, $2, 'Bench app')", [prod, ws]);
   await ensureSignalTypes(pool, ws);
@@ -74,39 +80,67 @@ for (const size of SIZES) {
     [ws, COMPANIES],
   );
   await pool.query('VACUUM ANALYZE');
-
-  const loop = monitorEventLoopDelay({ resolution: 5 });
-  loop.enable();
-  const resolveStarted = performance.now();
-  const resolved = await resolveWorkspaceCompanies(pool, ws, systemClock);
-  const resolveMs = performance.now() - resolveStarted;
-  loop.disable();
-
-  const queries: Array<[string, OpportunitySort, OpportunityFilter]> = [
-    ['revenue, segment filter', 'revenue', { segment: 'smb' }],
-    ['revenue', 'revenue', {}],
-    ['evidence', 'evidence', {}],
-    ['growth', 'growth', {}],
-    ['revenue, one company', 'revenue', { companyIds: [`${ws}_cmp_42`] }],
-  ];
-  const timings: string[] = [];
-  for (const [name, sort, filter] of queries) {
-    const ms: number[] = [];
-    for (let i = 0; i < CALLS; i++) {
-      const s = performance.now();
-      await listOpportunities(pool, ws, prod, { limit: 25, offset: 0 }, { sort, filter, now: new Date() });
-      ms.push(performance.now() - s);
-    }
-    ms.sort((a, b) => a - b);
-    timings.push(`${name}: p50 ${round(percentile(ms, 50), 1)} ms, p99 ${round(percentile(ms, 99), 1)} ms`);
-  }
-  rows.push(`| ${size.toLocaleString('en-US')} | ${resolved.changed.toLocaleString('en-US')} | ${Math.round(resolveMs).toLocaleString('en-US')} ms | ${round(loop.max / 1e6, 1)} ms | ${timings.join('; ')} |`);
-  console.log(rows.at(-1));
 }
 
-console.log(`\nCompanies and impact (${COMPANIES.toLocaleString('en-US')} companies and people, ${CALLS} calls a query) on ${machine()}`);
-console.log('| signals | resolved | re-resolution | event loop max | listOpportunities (get_opportunities\' query), 25 a page |');
-console.log('|---|---|---|---|---|');
-for (const r of rows) console.log(r);
-await t.close();
-await rm(dataDir, { recursive: true, force: true });
+const QUERIES = (ws: string): Array<[string, OpportunitySort, OpportunityFilter]> => [
+  ['revenue, segment filter', 'revenue', { segment: 'smb' }],
+  ['revenue', 'revenue', {}],
+  ['evidence', 'evidence', {}],
+  ['growth', 'growth', {}],
+  ['revenue, one company', 'revenue', { companyIds: [`${ws}_cmp_42`] }],
+];
+
+export async function runImpactBench(): Promise<ImpactFigures> {
+  const sizes = (process.env.BENCH_IMPACT_SIGNALS ?? '1000,10000,100000').split(',').map(Number);
+  const calls = Number(process.env.BENCH_IMPACT_CALLS ?? 200);
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'loupe-bench-impact-'));
+  const t = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir, embeddedPgPort: await freePort(), poolSize: 8 });
+  const pool = t.pool;
+  const scales: ImpactScale[] = [];
+  try {
+    for (const size of sizes) {
+      const ws = `ws_bench_impact_${size}`;
+      const prod = `prod_bench_impact_${size}`;
+      await fill(pool, ws, prod, size);
+
+      const loop = monitorEventLoopDelay({ resolution: 5 });
+      loop.enable();
+      const resolveStarted = performance.now();
+      const resolved = await resolveWorkspaceCompanies(pool, ws, systemClock);
+      const resolveMs = performance.now() - resolveStarted;
+      loop.disable();
+
+      const queries: ImpactScale['queries'] = [];
+      for (const [name, sort, filter] of QUERIES(ws)) {
+        const ms: number[] = [];
+        for (let i = 0; i < calls; i++) {
+          const s = performance.now();
+          const now = new Date();
+          const page = await listOpportunities(pool, ws, prod, { limit: 25, offset: 0 }, { sort, filter, now });
+          await opportunityGrowth(pool, ws, page.items.map((o) => o.id), now);
+          ms.push(performance.now() - s);
+        }
+        ms.sort((a, b) => a - b);
+        queries.push({ name, p50: round(percentile(ms, 50), 1), p99: round(percentile(ms, 99), 1) });
+      }
+      scales.push({ signals: size, resolved: resolved.changed, resolveMs: Math.round(resolveMs), stallMs: round(loop.max / 1e6, 1), queries });
+      console.error(`bench:impact ${size} signals done`);
+    }
+  } finally {
+    await t.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+  return { machine: machine(), companies: COMPANIES, calls, scales };
+}
+
+export function printImpact(f: ImpactFigures): void {
+  const n = (x: number) => x.toLocaleString('en-US');
+  console.log(`\nCompanies and impact (${n(f.companies)} companies and ${n(f.companies)} people imported after the evidence, ${f.calls} calls a query) on ${f.machine}`);
+  console.log('| signals | re-resolved | re-resolution | event loop longest stall | get_opportunities\' reads, 25 a page: p50 / p99 ms |');
+  console.log('|---|---|---|---|---|');
+  for (const s of f.scales) {
+    console.log(`| ${n(s.signals)} | ${n(s.resolved)} | ${n(s.resolveMs)} ms | ${s.stallMs} ms | ${s.queries.map((q) => `${q.name}: ${q.p50} / ${q.p99}`).join('; ')} |`);
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]!).href) printImpact(await runImpactBench());

@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { printImpact, runImpactBench } from './impact';
 import { printIngest, runIngestBench } from './ingest';
 import { machine } from './lib';
 import { printMcp, runMcpBench } from './mcp';
@@ -11,7 +12,8 @@ import { printSoak, runSoakBench } from './soak';
 import { printToken, runTokenBench } from './token';
 import { printVectorIndex, runVectorIndexBench } from './vector-index';
 
-// `npm run bench`: ingest, pipeline, soak, MCP, token endpoint, search, the semantic index and opportunities, then tools/bench/reports/latest.md and latest.svg.
+// `npm run bench`: ingest, pipeline, soak, MCP, token endpoint, search, the semantic index, opportunities and companies' impact
+// (printed; not yet in the report), then tools/bench/reports/latest.md and latest.svg.
 const ingest = await runIngestBench();
 printIngest(ingest);
 const pipeline = await runPipelineBench();
@@ -28,6 +30,7 @@ const vectorIndex = await runVectorIndexBench();
 printVectorIndex(vectorIndex);
 const opportunities = await runOpportunitiesBench();
 printOpportunities(opportunities);
+printImpact(await runImpactBench());
 const dir = path.join(import.meta.dirname, 'reports');
 await mkdir(dir, { recursive: true });
 await writeFile(path.join(dir, 'latest.svg'), chartSvg(ingest, pipeline, soak, mcp, token));
