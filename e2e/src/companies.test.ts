@@ -75,7 +75,7 @@ class Tenant {
     return { ...(r.structuredContent as object), isError: r.isError as boolean | undefined, text: (r.content as Array<{ text?: string }>)[0]?.text ?? '' };
   }
   async opportunities(args: Record<string, unknown> = {}): Promise<Answer & { items: Opportunity[] }> {
-    const r = await this.call('get_opportunities', { limit: 100, ...args });
+    const r = await this.call('get_opportunities', { limit: 100, product_id: this.productId, ...args });
     expect(r.isError, r.text).toBeFalsy();
     return r as Answer & { items: Opportunity[] };
   }
@@ -94,7 +94,7 @@ class Tenant {
     const { batchId } = (await sent.json()) as { batchId: string };
     await until('the batch to be COMPLETE', async () => ((await (await this.api('GET', `/api/v1/ingest/batches/${batchId}`)).json()) as { status: string }).status === 'COMPLETE');
     const sources = await until('the sources', async () => {
-      const r = await this.call('find_sources', { limit: 100 });
+      const r = await this.call('find_sources', { limit: 100, product_id: this.productId });
       const byTitle = new Map((r.items as Array<{ id: string; title: string; status: string }>).filter((s) => s.status === 'ready').map((s) => [s.title, s.id]));
       return SPEAKERS.every((s) => byTitle.has(s.title)) ? byTitle : undefined;
     });
@@ -136,6 +136,11 @@ describe('companies and impact against npm start (issue 44)', () => {
   let a: Tenant;
   let evidence: Awaited<ReturnType<Tenant['sendEvidence']>>;
   const companyId: Record<string, string> = {};
+  const adminCli = async (...args: string[]) => {
+    const r = await runTool('tools/src/admin.ts', args, { ...env, LOG_LEVEL: 'error' });
+    expect(r.code, r.stderr).toBe(0);
+    return r.stdout;
+  };
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'loupe-e2e-companies-'));
@@ -143,7 +148,10 @@ describe('companies and impact against npm start (issue 44)', () => {
     env = { DATA_DIR: dataDir, PORT: String(await freePort()), EMBEDDED_PG_PORT: String(await freePort()) };
     service = await startProcess(env);
     demo = demoFrom(service.output());
-    a = await new Tenant(service.url, demo.key, demo.productId, demo.projectId).connect();
+    // A product of its own in the demo workspace, so the demo's own evidence and customers stay apart.
+    const product = /Created product (\S+)/.exec(await adminCli('product', 'create', '--workspace', demo.workspaceId, '--name', 'Impact app'))![1]!;
+    const project = /Created project (\S+)/.exec(await adminCli('project', 'create', '--workspace', demo.workspaceId, '--product', product, '--name', 'Impact project'))![1]!;
+    a = await new Tenant(service.url, demo.key, product, project).connect();
   }, 120_000);
   afterAll(async () => {
     await a?.mcp?.close().catch(() => {});
@@ -166,7 +174,7 @@ describe('companies and impact against npm start (issue 44)', () => {
       expect(put.status, await put.clone().text()).toBe(201);
     }
     const listed = (await (await a.api('GET', '/api/v1/companies?limit=50')).json()) as { companies: Array<{ external_id: string; arr: number; segment: string }> };
-    expect(listed.companies.map((c) => [c.external_id, c.arr, c.segment]).sort()).toEqual([['crm-big', 500000, 'enterprise'], ['crm-mid', 120000, 'mid-market'], ['crm-small', 5000, 'smb']]);
+    expect(listed.companies.filter((c) => c.external_id.startsWith('crm-')).map((c) => [c.external_id, c.arr, c.segment]).sort()).toEqual([['crm-big', 500000, 'enterprise'], ['crm-mid', 120000, 'mid-market'], ['crm-small', 5000, 'smb']]);
 
     evidence = await a.sendEvidence();
     const { opp } = evidence;
@@ -186,7 +194,7 @@ describe('companies and impact against npm start (issue 44)', () => {
       expect(line).toContain(`${o.companies} compan${o.companies === 1 ? 'y' : 'ies'}, revenue ${o.revenue.toLocaleString('en-US')}`);
     }
     // The default order is still by evidence.
-    expect((await a.opportunities()).items[0]!.id).toBe(opp.export);
+    expect((await a.opportunities()).items.map((o) => o.id)).toEqual([opp.export, expect.any(String), expect.any(String)]);
 
     // A segment keeps the opportunities with evidence from a company of that segment.
     const ids = async (args: Record<string, unknown>) => (await a.opportunities({ sort: 'revenue', ...args })).items.map((o) => o.id);
@@ -244,9 +252,11 @@ describe('companies and impact against npm start (issue 44)', () => {
       const page = await context.newPage();
       await page.goto(`${service.url}/account/w/${demo.workspaceId}/companies`);
       await signInWithLoggedCode(page, 'demo@loupe.local', () => service.output());
-      const rows = page.getByRole('table', { name: 'Companies, biggest ARR first' }).getByRole('row');
-      await rows.nth(3).waitFor();
-      expect((await rows.allInnerTexts()).slice(1).map((r) => r.split(/\s/)[0])).toEqual(['Zentrix', 'Midco', 'Smallco']);
+      // The workspace's companies biggest ARR first (the demo's own customers among them, when it has some).
+      const table = page.getByRole('table', { name: 'Companies, biggest ARR first' });
+      await table.getByRole('link', { name: 'Smallco', exact: true }).waitFor();
+      const names = (await table.getByRole('row').allInnerTexts()).map((r) => r.split(/\s/)[0]);
+      expect(names.filter((n) => ['Zentrix', 'Midco', 'Smallco'].includes(n!))).toEqual(['Zentrix', 'Midco', 'Smallco']);
       expect(await accessibilityViolations(page)).toEqual([]);
       const listShot = await saveScreenshot(page, 'e2e-companies-01-list');
       expect((await stat(listShot)).size).toBeGreaterThan(0);
@@ -267,11 +277,6 @@ describe('companies and impact against npm start (issue 44)', () => {
   }, 60_000);
 
   it('importing the companies after the evidence gives the same figures within a minute', async () => {
-    const adminCli = async (...args: string[]) => {
-      const r = await runTool('tools/src/admin.ts', args, { ...env, LOG_LEVEL: 'error' });
-      expect(r.code, r.stderr).toBe(0);
-      return r.stdout;
-    };
     const ws = /Created workspace (\S+)/.exec(await adminCli('workspace', 'create', '--name', 'Late import'))![1]!;
     const product = /Created product (\S+)/.exec(await adminCli('product', 'create', '--workspace', ws, '--name', 'Late app'))![1]!;
     const project = /Created project (\S+)/.exec(await adminCli('project', 'create', '--workspace', ws, '--product', product, '--name', 'Late project'))![1]!;
