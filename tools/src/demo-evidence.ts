@@ -84,3 +84,18 @@ export function demoRecords(productId: string, projectId: string, now: number) {
     },
   ];
 }
+
+/**
+ * The demo's customers, as a CRM would send them: the companies behind the demo evidence's speakers,
+ * so the opportunities of a first start are weighed by revenue, segment and renewal at once.
+ */
+export function demoCompanies(now: number) {
+  const inDays = (days: number) => new Date(now + days * 86_400_000).toISOString().slice(0, 10);
+  return [
+    { external_id: 'demo-hooli', name: 'Hooli', domains: ['hooli.xyz'], arr: 250_000, plan: 'Enterprise', segment: 'Enterprise', stage: 'customer', renewal_date: inDays(45) },
+    { external_id: 'demo-globex', name: 'Globex', domains: ['globex.com'], arr: 120_000, plan: 'Scale', segment: 'Enterprise', stage: 'customer', renewal_date: inDays(120) },
+    { external_id: 'demo-initech', name: 'Initech', domains: ['initech.com'], arr: 18_000, plan: 'Team', segment: 'Mid-market', stage: 'customer', renewal_date: inDays(200) },
+    { external_id: 'demo-umbrella', name: 'Umbrella', domains: ['umbrella.co'], arr: 36_000, plan: 'Team', segment: 'Mid-market', stage: 'trial', renewal_date: null },
+    { external_id: 'demo-soylent', name: 'Soylent', domains: ['soylent.com'], arr: 4_800, plan: 'Starter', segment: 'SMB', stage: 'customer', renewal_date: inDays(300) },
+  ];
+}

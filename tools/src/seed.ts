@@ -3,8 +3,9 @@ import { landBatch } from '@loupe/batches';
 import { grantCredits } from '@loupe/credits';
 import { type Database } from '@loupe/db';
 import type { Boss } from '@loupe/jobs';
-import { parseBody, validateItems } from '@loupe/records';
-import { demoRecords } from './demo-evidence';
+import { upsertCompanies } from '@loupe/companies';
+import { companyInputSchema, parseBody, validateItems } from '@loupe/records';
+import { demoCompanies, demoRecords } from './demo-evidence';
 import { createProduct, createProject, createWorkspace } from '@loupe/workspaces';
 
 export interface DemoSeed {
@@ -44,6 +45,10 @@ export async function seedDemo(database: Database, servicePrefix: string, boss?:
     await grantCredits(database.pool, workspace.id, 1000, 'demo:welcome', 'Demo credits granted on the first start');
     if (boss) {
       const now = Date.now();
+      const companies = demoCompanies(now).map((c) => companyInputSchema.parse(c));
+      for (const outcome of await upsertCompanies({ pool: database.pool, boss }, workspace.id, companies, new Date(now))) {
+        if (!outcome.ok) throw new Error(`demo company refused: ${outcome.message}`);
+      }
       // One batch per record, as a sender of one type per request would; the worker makes them sources.
       for (const record of demoRecords(product.id, project.id, now)) {
         const { accepted } = validateItems(parseBody('json', Buffer.from(JSON.stringify([record]))));
