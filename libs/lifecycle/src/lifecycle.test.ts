@@ -216,6 +216,36 @@ describe('retention', () => {
     expect(await count('SELECT 1 FROM records WHERE workspace_id = $1', [w.ws])).toBe(1);
   });
 
+  it('leaves companies and people alone; the revenue of an opportunity follows the signals it keeps', async () => {
+    const w = await workspace();
+    const [globex, initech] = [newId('cmp'), newId('cmp')];
+    await t.pool.query(
+      `INSERT INTO companies (id, workspace_id, external_id, name, domains, arr, segment, created_at, updated_at)
+       VALUES ($1, $3, 'globex', 'Globex', '{globex.com}', 120000, 'Enterprise', now(), now()), ($2, $3, 'initech', 'Initech', '{initech.com}', 18000, 'Mid-market', now(), now())`,
+      [globex, initech, w.ws],
+    );
+    await t.pool.query("INSERT INTO company_domains (workspace_id, domain, company_id) VALUES ($1, 'globex.com', $2), ($1, 'initech.com', $3)", [w.ws, globex, initech]);
+    await t.pool.query("INSERT INTO people (id, workspace_id, external_id, email, company_id, created_at, updated_at) VALUES ($1, $2, 'ana', 'ana@globex.com', $3, now(), now())", [newId('per'), w.ws, globex]);
+    const old = await evidence(w, 0, 'Exports are slow for Globex', 40);
+    const young = await evidence(w, 1, 'Exports are slow for Initech', 5);
+    const [fromGlobex] = (await addSignals(t.pool, { workspaceId: w.ws, sourceId: old.src!, items: [{ type: 'problem', title: 'Slow exports', content: 'Exports take an hour', whoSaidIt: 'ana@globex.com' }] }, clock)).results.map((r) => r.id);
+    const [fromInitech] = (await addSignals(t.pool, { workspaceId: w.ws, sourceId: young.src!, items: [{ type: 'problem', title: 'Exports time out', content: 'Exports time out', whoSaidIt: 'bill@initech.com' }] }, clock)).results.map((r) => r.id);
+    const opp = newId('opp');
+    await t.pool.query(
+      `INSERT INTO opportunities (id, workspace_id, product_id, title, subtitle, type, evidence_count, unique_company_count, created_at, updated_at, central_signal_id)
+       VALUES ($1, $2, $3, 'Slow exports', '', 'problem', 2, 2, now(), now(), $4)`,
+      [opp, w.ws, w.prod, fromInitech],
+    );
+    await t.pool.query('INSERT INTO opportunity_signals (opportunity_id, signal_id) VALUES ($1, $2), ($1, $3)', [opp, fromGlobex, fromInitech]);
+
+    await setRetention(t.pool, w.ws, 30);
+    expect(await applyRetentionSlice(deps, w.ws, 10)).toMatchObject({ sources: 1 });
+    expect(await count('SELECT 1 FROM companies WHERE workspace_id = $1', [w.ws])).toBe(2);
+    expect(await count('SELECT 1 FROM people WHERE workspace_id = $1', [w.ws])).toBe(1);
+    const { rows } = await t.pool.query('SELECT evidence_count, unique_company_count, revenue::float AS revenue, segments FROM opportunities WHERE id = $1', [opp]);
+    expect(rows).toEqual([{ evidence_count: 1, unique_company_count: 1, revenue: 18000, segments: ['Mid-market'] }]);
+  });
+
   it('prunes the deletion log after a day', async () => {
     const w = await workspace();
     const a = await evidence(w, 0, 'x');
