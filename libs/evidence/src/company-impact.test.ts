@@ -126,6 +126,27 @@ describe('evidence resolves to companies', () => {
     expect(lonely[0].n).toBe(0);
   });
 
+  it("a speaker named as the source's participant resolves through that participant's email; an ambiguous name does not", async () => {
+    const w = await workspace();
+    const globex = await company(w.ws, { ext: 'crm-globex', name: 'Globex', domains: ['globex.com'], arr: 100_000 });
+    await t.pool.query(
+      `UPDATE sources SET participants = $2 WHERE id = $1`,
+      [w.src, JSON.stringify([
+        { id: 'ana@globex.com', role: 'external', name: 'Ana Ruiz', email: 'ana@globex.com' },
+        { id: 'p-1', role: 'external', name: 'Sam' }, { id: 'p-2', role: 'internal', name: 'Sam' },
+      ])],
+    );
+    const { results } = await addSignals(t.pool, { workspaceId: w.ws, sourceId: w.src, items: [
+      { type: 'need', title: 'Faster exports', content: 'Exports must be faster', whoSaidIt: 'ana ruiz' },
+      { type: 'need', title: 'Dark mode', content: 'We want dark mode', whoSaidIt: 'Sam' },
+    ] }, clock);
+    const { rows } = await t.pool.query('SELECT id, participant_id, company, company_id FROM signals WHERE id = ANY($1) ORDER BY title DESC', [results.map((r) => r.id)]);
+    expect(rows.map(({ participant_id, company, company_id }) => ({ participant_id, company, company_id }))).toEqual([
+      { participant_id: 'ana@globex.com', company: 'globex.com', company_id: globex },
+      { participant_id: null, company: null, company_id: null },
+    ]);
+  });
+
   it('an edit that changes the speaker resolves again, and the signal is placed again', async () => {
     const { ws, src } = await workspace();
     const ids = await crm(ws);

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { newId, withTransaction } from '@loupe/db';
 import type { Clock } from '@loupe/http';
 import { companyOf } from './companies';
+import { participantNamed } from './speaker';
 import { resolveSignalCompanies } from './company-resolution';
 import { SignalNotFoundError, SourceNotFoundError, UnknownSignalTypeError } from './errors';
 import { listSignalTypes, matchType, type SignalType } from './signal-types';
@@ -58,8 +59,8 @@ export async function addSignals(
     return { item, type };
   });
   return withTransaction(pool, async (client) => {
-    const { rows: sources } = await client.query<{ product_id: string; occurred_at: Date }>(
-      'SELECT product_id, occurred_at FROM sources WHERE workspace_id = $1 AND id = $2',
+    const { rows: sources } = await client.query<{ product_id: string; occurred_at: Date; participants: unknown }>(
+      'SELECT product_id, occurred_at, participants FROM sources WHERE workspace_id = $1 AND id = $2',
       [input.workspaceId, input.sourceId],
     );
     const source = sources[0];
@@ -68,6 +69,7 @@ export async function addSignals(
     const results: Array<{ id: string; reused: boolean }> = [];
     for (const { item, type } of typed) {
       const hash = contentHash(type.id, item.content);
+      const participantId = item.participantId?.trim() || participantNamed(source.participants, item.whoSaidIt) || null;
       const { rows } = await client.query<{ id: string; inserted: boolean }>(
         `WITH ins AS (
            INSERT INTO signals (id, workspace_id, product_id, source_id, type_id, title, content, who_said_it, participant_id, content_hash, created_at, updated_at, theme, company,
@@ -77,8 +79,8 @@ export async function addSignals(
          SELECT id, true AS inserted FROM ins
          UNION ALL SELECT id, false FROM signals WHERE workspace_id = $2 AND source_id = $4 AND type_id = $5 AND content_hash = $10 AND NOT EXISTS (SELECT 1 FROM ins)`,
         [newId('sig', clock.now()), input.workspaceId, source.product_id, input.sourceId, type.id, item.title.trim(), item.content.trim(),
-          item.whoSaidIt?.trim() || null, item.participantId?.trim() || null, hash, item.createdAt ?? source.occurred_at, now,
-          item.theme?.trim() || null, companyOf(item.participantId, item.whoSaidIt), input.writtenBy?.keyId ?? null, input.writtenBy?.clientId ?? null],
+          item.whoSaidIt?.trim() || null, participantId, hash, item.createdAt ?? source.occurred_at, now,
+          item.theme?.trim() || null, companyOf(participantId, item.whoSaidIt), input.writtenBy?.keyId ?? null, input.writtenBy?.clientId ?? null],
       );
       let row = rows[0];
       if (!row) {
