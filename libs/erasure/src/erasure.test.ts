@@ -1,15 +1,13 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { Readable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useErasureEnvironment } from './test/environment';
 import { newId } from '@loupe/db';
-import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
+import type { TestDatabase } from '@loupe/db/testing';
 import { addSignals, deleteSignals, editSignal, ensureSignalTypes } from '@loupe/evidence';
-import { createBoss, ensureQueues, type Boss } from '@loupe/jobs';
+import { type Boss } from '@loupe/jobs';
 import { createShapingNote, updateShapingNote } from '@loupe/shaping';
 import { createSourceFromRecord, searchSources } from '@loupe/sources';
-import { createLocalStorage } from '@loupe/storage';
+import type { Storage } from '@loupe/storage';
 import {
   attachmentWasErased, confirmErasure, ERASED, findSuppressed, getErasure, liftSuppression, listErasures, listSuppressions, Matcher, requestErasure, runErasure,
   subjectHash, type Requester,
@@ -17,25 +15,11 @@ import {
 
 let t: TestDatabase;
 let boss: Boss;
-let dir: string;
-let storage: ReturnType<typeof createLocalStorage>;
+let storage: Storage;
 let now = Date.UTC(2026, 10, 1);
 const clock = { now: () => now++ };
 
-beforeAll(async () => {
-  t = await createTestDatabase();
-  boss = createBoss({ connectionString: t.url, supervise: false });
-  boss.on('error', () => {});
-  await boss.start();
-  await ensureQueues(boss);
-  dir = await mkdtemp(path.join(os.tmpdir(), 'loupe-erasure-'));
-  storage = createLocalStorage(dir);
-});
-afterAll(async () => {
-  await boss.stop({ graceful: false, close: true });
-  await t.close();
-  await rm(dir, { recursive: true, force: true });
-});
+useErasureEnvironment('loupe-erasure-', (env) => ({ t, boss, storage } = env));
 
 const deps = () => ({ pool: t.pool, boss, storage, clock });
 

@@ -1,10 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
-import { createBoss, ensureQueues, QUEUES, type Boss } from '@loupe/jobs';
+import type { TestDatabase } from '@loupe/db/testing';
+import { QUEUES, type Boss } from '@loupe/jobs';
 import { createLocalStorage } from '@loupe/storage';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useErasureEnvironment } from './test/environment';
 import { getErasure, requestErasure, runErasure } from './index';
 
 // Erasing a person takes their entries out of the workspace's people (libs/companies); their company stays.
@@ -14,19 +12,7 @@ let dir: string;
 let now = Date.UTC(2026, 10, 1);
 const clock = { now: () => now++ };
 
-beforeAll(async () => {
-  t = await createTestDatabase();
-  boss = createBoss({ connectionString: t.url, supervise: false });
-  boss.on('error', () => {});
-  await boss.start();
-  await ensureQueues(boss);
-  dir = await mkdtemp(path.join(os.tmpdir(), 'loupe-erasure-people-'));
-});
-afterAll(async () => {
-  await boss.stop({ graceful: false, close: true });
-  await t.close();
-  await rm(dir, { recursive: true, force: true });
-});
+useErasureEnvironment('loupe-erasure-people-', (env) => ({ t, boss, dir } = env));
 
 async function plant(ws: string) {
   await t.pool.query(`INSERT INTO companies (id, workspace_id, external_id, name, domains, created_at, updated_at) VALUES ($1, $2, 'crm-1', 'Globex', '{globex.test}', now(), now())`, [`cmp_${ws}`, ws]);

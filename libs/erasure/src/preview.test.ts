@@ -1,13 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
+import { describe, expect, it } from 'vitest';
+import { useErasureEnvironment } from './test/environment';
+import type { TestDatabase } from '@loupe/db/testing';
 import { addSignals } from '@loupe/evidence';
-import { createBoss, ensureQueues, type Boss } from '@loupe/jobs';
+import { type Boss } from '@loupe/jobs';
 import { createShapingNote } from '@loupe/shaping';
-import { createLocalStorage, type Storage } from '@loupe/storage';
+import type { Storage } from '@loupe/storage';
 import {
   confirmErasure, ERASED, ErasureInputError, ErasureStateError, failErasure, getErasure, listSuppressions, parseConfirmInput, parseErasureInput, PREVIEW_TTL_MS,
   requestErasure, runErasure,
@@ -19,25 +17,11 @@ import { addRecord, snapshot, workspace } from './test/plant';
 // assumed; a name another participant carries too is never used.
 let t: TestDatabase;
 let boss: Boss;
-let dir: string;
 let storage: Storage;
 let now = Date.UTC(2026, 10, 1);
 const clock = { now: () => now++ };
 
-beforeAll(async () => {
-  t = await createTestDatabase();
-  boss = createBoss({ connectionString: t.url, supervise: false });
-  boss.on('error', () => {});
-  await boss.start();
-  await ensureQueues(boss);
-  dir = await mkdtemp(path.join(os.tmpdir(), 'loupe-erasure-preview-'));
-  storage = createLocalStorage(dir);
-});
-afterAll(async () => {
-  await boss.stop({ graceful: false, close: true });
-  await t.close();
-  await rm(dir, { recursive: true, force: true });
-});
+useErasureEnvironment('loupe-erasure-preview-', (env) => ({ t, boss, storage } = env));
 
 const deps = () => ({ pool: t.pool, boss, storage, clock });
 const by = { userId: 'usr_1', label: 'owner@loupe.test' };

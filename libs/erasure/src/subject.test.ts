@@ -1,16 +1,14 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { Readable } from 'node:stream';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useErasureEnvironment } from './test/environment';
 import { newId } from '@loupe/db';
-import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
+import type { TestDatabase } from '@loupe/db/testing';
 import { addSignals } from '@loupe/evidence';
-import { createBoss, enqueue, ensureQueues, QUEUES, type Boss } from '@loupe/jobs';
+import { enqueue, QUEUES, type Boss } from '@loupe/jobs';
 import { sweepStorageDeletions } from '@loupe/lifecycle';
 import { createShapingNote } from '@loupe/shaping';
-import { createLocalStorage, type Storage } from '@loupe/storage';
+import type { Storage } from '@loupe/storage';
 import { ERASED, failErasure, getErasure, listSuppressions, parseErasureInput, requestErasure, runErasure } from './index';
 import { plantPerson, twoPeople } from './test/people';
 import { addRecord, snapshot, workspace } from './test/plant';
@@ -18,25 +16,11 @@ import { addRecord, snapshot, workspace } from './test/plant';
 // Issue 41, finding 3: an erasure takes out the person it is asked for and no one else.
 let t: TestDatabase;
 let boss: Boss;
-let dir: string;
 let storage: Storage;
 let now = Date.UTC(2026, 10, 1);
 const clock = { now: () => now++ };
 
-beforeAll(async () => {
-  t = await createTestDatabase();
-  boss = createBoss({ connectionString: t.url, supervise: false });
-  boss.on('error', () => {});
-  await boss.start();
-  await ensureQueues(boss);
-  dir = await mkdtemp(path.join(os.tmpdir(), 'loupe-erasure-subject-'));
-  storage = createLocalStorage(dir);
-});
-afterAll(async () => {
-  await boss.stop({ graceful: false, close: true });
-  await t.close();
-  await rm(dir, { recursive: true, force: true });
-});
+useErasureEnvironment('loupe-erasure-subject-', (env) => ({ t, boss, storage } = env));
 
 const deps = (s: Storage = storage) => ({ pool: t.pool, boss, storage: s, clock });
 const by = { label: 'owner@loupe.test' };
