@@ -7,6 +7,17 @@
  * find_sources queries against the sources, precision@10 and how many queries find nothing.
  *
  *   npm run eval:evidence      (EVAL_PER_INTENT=10,30 samples per intent, 0 for none; EVAL_QUERIES=300 search queries, 0 for none)
+ *
+ * Within one domain (issue 46: where it is hard), with `--within-domain` after the default run's figures:
+ * each CLINC150 domain alone (../shared/data/clinc150-domains.csv, 15 close intents each) as its own
+ * workspace, that domain's 450 test texts as sources and its 300 val texts as find_sources queries
+ * (precision@10 per domain and their mean, beside the same queries against all 4,500 sources); and
+ * clustering at 10, 30 and 100 signals per intent (EVAL_DOMAIN_PER_INTENT) over all intents and over
+ * one domain (EVAL_CLUSTER_DOMAIN=banking, none for none), reporting opportunities per true intent.
+ * Texts come from test then val (50 per intent); beyond that, copies of them with one small
+ * deterministic edit each (a word dropped, two words swapped, or two letters swapped), as the output says.
+ *
+ *   npm run eval:evidence -- --within-domain      (EVAL_PER_INTENT=0 EVAL_QUERIES=0 to run only this)
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -23,6 +34,9 @@ import { ari, largestShare, nmi, precisionAtK, readLabelledCsv } from './metrics
 const dataDir = path.resolve(import.meta.dirname, '../../../shared/data');
 const perIntent = (process.env.EVAL_PER_INTENT ?? '10,30').split(',').map(Number).filter((n) => n > 0);
 const queryCount = Number(process.env.EVAL_QUERIES ?? 300);
+const withinDomain = process.argv.includes('--within-domain');
+const domainPerIntent = (process.env.EVAL_DOMAIN_PER_INTENT ?? '10,30,100').split(',').map(Number).filter((n) => n > 0);
+const clusterDomain = process.env.EVAL_CLUSTER_DOMAIN ?? 'banking';
 
 interface Labelled {
   text: string;
@@ -36,6 +50,62 @@ function sample(rows: Labelled[], per: number): Labelled[] {
     counts.set(r.label, c + 1);
     return c < per;
   });
+}
+
+/** A fixed-seed generator (mulberry32), so the edited copies are the same on every run. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** One small edit of a text: a word dropped, two neighbouring words swapped, or two neighbouring letters of a word swapped (a typo). */
+function edited(text: string, random: () => number): string {
+  const words = text.split(' ');
+  const kind = Math.floor(random() * 3);
+  if (kind === 0 && words.length >= 3) {
+    words.splice(Math.floor(random() * words.length), 1);
+  } else if (kind === 1 && words.length >= 2) {
+    const at = Math.floor(random() * (words.length - 1));
+    [words[at], words[at + 1]] = [words[at + 1]!, words[at]!];
+  } else {
+    const long = words.map((w, i) => [w, i] as const).filter(([w]) => w.length >= 4);
+    if (long.length === 0) return `${text} please`;
+    const [w, i] = long[Math.floor(random() * long.length)]!;
+    const at = 1 + Math.floor(random() * (w.length - 2));
+    words[i] = w.slice(0, at - 1) + w[at] + w[at - 1] + w.slice(at + 1);
+  }
+  return words.join(' ');
+}
+
+/**
+ * `per` texts of each label: the pool's own texts in order, then, where they run out, copies of them with
+ * one small edit each (fixed seed), every text distinct. Returns the rows and how many are edited copies.
+ */
+function sampleWithCopies(pool: Labelled[], per: number): { rows: Labelled[]; copies: number } {
+  const byLabel = new Map<string, Labelled[]>();
+  for (const r of pool) byLabel.set(r.label, [...(byLabel.get(r.label) ?? []), r]);
+  const seen = new Set(pool.map((r) => r.text));
+  const rows = sample(pool, per);
+  let copies = 0;
+  let labelIndex = 0;
+  for (const [label, own] of byLabel) {
+    const random = seeded(46_000 + labelIndex++);
+    for (let k = own.length; k < per; k++) {
+      let text = edited(own[k % own.length]!.text, random);
+      for (let tries = 0; seen.has(text) && tries < 20; tries++) text = edited(text, random);
+      if (seen.has(text)) text = `${text} ${k}`;
+      seen.add(text);
+      rows.push({ text, label });
+      copies++;
+    }
+  }
+  return { rows, copies };
 }
 
 /** An MCP client on a fresh key each 900 calls (the spec's 1,000 calls an hour per key). */
@@ -92,13 +162,13 @@ async function ingest(service: BenchTarget, key: string, productId: string, proj
   }
 }
 
-async function clusteringRun(service: BenchTarget, rows: Labelled[], per: number) {
+async function clusteringRun(service: BenchTarget, rows: Labelled[], per: number | string) {
   const tenant = await benchTenant(service, 1);
   await grantCredits(service.pool, tenant.workspaceId, 1_000_000, `eval-${Date.now()}`);
   const product = await createProduct(service.db, tenant.workspaceId, { name: `CLINC ${per}` });
   const project = await createProject(service.db, tenant.workspaceId, product.id, { name: 'Eval' });
   const started = Date.now();
-  const sourceOf = await ingest(service, tenant.keys[0]!, product.id, project.id, rows, `c${per}`);
+  const sourceOf = await ingest(service, tenant.keys[0]!, product.id, project.id, rows, `c${String(per).replace(/\W+/g, '-')}`);
   const ingested = Date.now();
   const mcp = new Mcp(service, tenant.workspaceId, product.id);
   const indexOfSignal = new Map<string, number>();
@@ -140,7 +210,12 @@ async function clusteringRun(service: BenchTarget, rows: Labelled[], per: number
   await mcp.close();
   const labels = rows.map((r) => r.label);
   const clusters = clusterOf.map((c, i) => c ?? `unplaced-${i}`);
+  const intents = new Set(labels).size;
+  // How many opportunities an intent's signals are spread over, on average.
+  const spread = new Map<string, Set<string>>();
+  labels.forEach((l, i) => spread.set(l, (spread.get(l) ?? new Set()).add(clusters[i]!)));
   return {
+    intents, perIntent: round(new Set(clusters).size / intents, 2), spread: round([...spread.values()].reduce((a, c) => a + c.size, 0) / intents, 2),
     per, signals: rows.length, nmi: round(nmi(labels, clusters), 3), ari: round(ari(labels, clusters), 3),
     opportunities: new Set(clusters).size, largestShare: round(largestShare(clusters) * 100, 1), unplaced: clusterOf.filter((c) => !c).length,
     ingestSeconds: round((ingested - started) / 1000, 1), addSeconds: round((added - ingested) / 1000, 1), settleSeconds: round((settled - added) / 1000, 1),
@@ -173,6 +248,8 @@ async function precisionOf(rank: Ranker, corpus: Labelled[], sourceOf: Map<strin
   }
   latencies.sort((a, b) => a - b);
   return {
+    perQuery: results.map((r, i) => precisionAtK([queries[i]!.label], [r], 10)),
+    results,
     precisionAt10: round(precisionAtK(queries.map((q) => q.label), results, 10), 3),
     empty: results.filter((r) => r.length === 0).length, p50Ms: round(latencies[Math.floor(latencies.length / 2)]!, 1),
   };
@@ -214,14 +291,73 @@ async function searchRun(service: BenchTarget, corpus: Labelled[], queries: Labe
   }
 }
 
+/** Issue 46, item 1: search and clustering within one domain, where the intents are close. */
+async function withinDomainRun(service: BenchTarget, test: Labelled[], val: Labelled[]) {
+  const domainOf = new Map(
+    (await readFile(path.join(dataDir, 'clinc150-domains.csv'), 'utf8')).trim().split('\n').slice(1).map((line) => line.split(',') as [string, string]),
+  );
+  const domains = [...new Set(domainOf.values())].sort();
+  console.log(`\nWithin one domain (--within-domain): each of the ${domains.length} CLINC150 domains alone, its own workspace.`);
+  console.log('\nSearch: a domain\'s clinc150-val texts as find_sources queries against that domain\'s clinc150-test texts only, beside the same queries against all 4,500 test texts:');
+  const all = await searchRun(service, test, val);
+  const table: string[] = [];
+  const means = { fused: [] as number[], lexical: [] as number[], semantic: [] as number[], all: [] as number[], wrongHere: [] as number[] };
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  for (const domain of domains) {
+    const corpus = test.filter((r) => domainOf.get(r.label) === domain);
+    const queries = val.filter((r) => domainOf.get(r.label) === domain);
+    const s = await searchRun(service, corpus, queries);
+    const allHere = mean(all.fused.perQuery.filter((_, i) => domainOf.get(val[i]!.label) === domain));
+    // Of the wrong answers these queries get among all 4,500 sources, the share from their own domain (a close intent).
+    let wrong = 0;
+    let wrongHere = 0;
+    all.fused.results.forEach((labels, i) => {
+      if (domainOf.get(val[i]!.label) !== domain) return;
+      for (const l of labels) {
+        if (l === val[i]!.label) continue;
+        wrong++;
+        if (domainOf.get(l) === domain) wrongHere++;
+      }
+    });
+    means.wrongHere.push(wrongHere / wrong);
+    means.fused.push(s.fused.precisionAt10);
+    means.lexical.push(s.lexical.precisionAt10);
+    means.semantic.push(s.semantic.precisionAt10);
+    means.all.push(allHere);
+    table.push(`| ${domain} | ${s.sources} | ${s.queries} | **${s.fused.precisionAt10}** | ${s.lexical.precisionAt10} | ${s.semantic.precisionAt10} | ${round(allHere, 3)} | ${round((100 * wrongHere) / wrong, 1)} % | ${s.fused.empty} | ${s.fused.p50Ms} |`);
+  }
+  console.log('| domain | sources | queries | find_sources p@10, domain alone | lexical alone | semantic alone | find_sources p@10, same queries, all 4,500 sources | of their wrong answers there, from the same domain | answered with nothing | p50 ms |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  for (const line of table) console.log(line);
+  console.log(`| **mean of the domains** | | | **${round(mean(means.fused), 3)}** | ${round(mean(means.lexical), 3)} | ${round(mean(means.semantic), 3)} | ${round(mean(means.all), 3)} | ${round(100 * mean(means.wrongHere), 1)} % | | |`);
+  console.log(`| all domains, one workspace (all ${all.queries} val texts, ${all.sources} sources) | | | ${all.fused.precisionAt10} | ${all.lexical.precisionAt10} | ${all.semantic.precisionAt10} | | | ${all.fused.empty} | ${all.fused.p50Ms} |`);
+
+  const pool = [...test, ...val];
+  const sets: Array<{ scope: string; rows: Labelled[] }> = [{ scope: 'all 150 intents', rows: pool }];
+  if (domains.includes(clusterDomain)) sets.push({ scope: `${clusterDomain} alone`, rows: pool.filter((r) => domainOf.get(r.label) === clusterDomain) });
+  console.log('\nOpportunities per true intent (one signal per text through add_signals, no theme). Texts: clinc150-test then clinc150-val (50 per intent);');
+  console.log('beyond 50, copies of those texts with one small deterministic edit each (a word dropped, two words swapped, or two letters swapped; fixed seed), counted under "edited copies":');
+  console.log('| scope | per intent | signals | edited copies | opportunities | per true intent | opportunities an intent spreads over | NMI | ARI | largest | placed after s |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const { scope, rows } of sets) {
+    for (const per of domainPerIntent) {
+      const { rows: sampled, copies } = sampleWithCopies(rows, per);
+      const r = await clusteringRun(service, sampled, `${scope} ${per}`);
+      console.log(`| ${scope} | ${per} | ${r.signals} | ${copies} | ${r.opportunities} | **${r.perIntent}** | ${r.spread} | ${r.nmi} | ${r.ari} | ${r.largestShare} % | ${r.settleSeconds} |${r.unplaced ? ` ${r.unplaced} unplaced!` : ''}`);
+    }
+  }
+}
+
 const test = readLabelledCsv(await readFile(path.join(dataDir, 'clinc150-test.csv'), 'utf8'));
 const val = readLabelledCsv(await readFile(path.join(dataDir, 'clinc150-val.csv'), 'utf8'));
 const service = await startBenchService();
 try {
   console.log(`eval:evidence on ${machine()}`);
-  console.log('\nOpportunities (CLINC150 test, one signal per text through add_signals, no theme; the number of intents is not given):');
-  console.log('| per intent | signals | NMI | ARI | opportunities | largest | ingest s | add_signals s | placed after s |');
-  console.log('|---|---|---|---|---|---|---|---|---|');
+  if (perIntent.length > 0) {
+    console.log('\nOpportunities (CLINC150 test, one signal per text through add_signals, no theme; the number of intents is not given):');
+    console.log('| per intent | signals | NMI | ARI | opportunities | largest | ingest s | add_signals s | placed after s |');
+    console.log('|---|---|---|---|---|---|---|---|---|');
+  }
   for (const per of perIntent) {
     const r = await clusteringRun(service, sample(test, per), per);
     console.log(`| ${r.per} | ${r.signals} | ${r.nmi} | ${r.ari} | ${r.opportunities} | ${r.largestShare} % | ${r.ingestSeconds} | ${r.addSeconds} | ${r.settleSeconds} |${r.unplaced ? ` ${r.unplaced} unplaced!` : ''}`);
@@ -236,6 +372,7 @@ try {
     console.log(`| lexical alone | ${s.lexical.precisionAt10} | ${s.lexical.empty} | ${s.lexical.p50Ms} |`);
     console.log(`| semantic alone | ${s.semantic.precisionAt10} | ${s.semantic.empty} | ${s.semantic.p50Ms} |`);
   }
+  if (withinDomain) await withinDomainRun(service, test, val);
 } finally {
   await service.close();
 }
