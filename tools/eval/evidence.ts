@@ -13,7 +13,7 @@
  * workspace, that domain's 450 test texts as sources and its 300 val texts as find_sources queries
  * (precision@10 per domain and their mean, beside the same queries against all 4,500 sources); and
  * clustering at 10, 30 and 100 signals per intent (EVAL_DOMAIN_PER_INTENT) over all intents and over
- * one domain (EVAL_CLUSTER_DOMAIN=banking, none for none), reporting opportunities per true intent.
+ * one domain (EVAL_CLUSTER_DOMAIN=banking; `all` for each domain alone and their mean; none for none), reporting opportunities per true intent.
  * Texts come from test then val (50 per intent); beyond that, copies of them with one small
  * deterministic edit each (a word dropped, two words swapped, or two letters swapped), as the output says.
  *
@@ -334,7 +334,10 @@ async function withinDomainRun(service: BenchTarget, test: Labelled[], val: Labe
 
   const pool = [...test, ...val];
   const sets: Array<{ scope: string; rows: Labelled[] }> = [{ scope: 'all 150 intents', rows: pool }];
-  if (domains.includes(clusterDomain)) sets.push({ scope: `${clusterDomain} alone`, rows: pool.filter((r) => domainOf.get(r.label) === clusterDomain) });
+  for (const domain of clusterDomain === 'all' ? domains : domains.filter((d) => d === clusterDomain)) {
+    sets.push({ scope: `${domain} alone`, rows: pool.filter((r) => domainOf.get(r.label) === domain) });
+  }
+  const alone = new Map<number, Array<{ perIntent: number; spread: number; nmi: number; ari: number }>>();
   console.log('\nOpportunities per true intent (one signal per text through add_signals, no theme). Texts: clinc150-test then clinc150-val (50 per intent);');
   console.log('beyond 50, copies of those texts with one small deterministic edit each (a word dropped, two words swapped, or two letters swapped; fixed seed), counted under "edited copies":');
   console.log('| scope | per intent | signals | edited copies | opportunities | per true intent | opportunities an intent spreads over | NMI | ARI | largest | placed after s |');
@@ -344,6 +347,13 @@ async function withinDomainRun(service: BenchTarget, test: Labelled[], val: Labe
       const { rows: sampled, copies } = sampleWithCopies(rows, per);
       const r = await clusteringRun(service, sampled, `${scope} ${per}`);
       console.log(`| ${scope} | ${per} | ${r.signals} | ${copies} | ${r.opportunities} | **${r.perIntent}** | ${r.spread} | ${r.nmi} | ${r.ari} | ${r.largestShare} % | ${r.settleSeconds} |${r.unplaced ? ` ${r.unplaced} unplaced!` : ''}`);
+      if (scope.endsWith(' alone')) alone.set(per, [...(alone.get(per) ?? []), r]);
+    }
+  }
+  if (clusterDomain === 'all') {
+    for (const [per, rs] of alone) {
+      const m = (f: (r: (typeof rs)[number]) => number) => round(mean(rs.map(f)), 3);
+      console.log(`| **mean of the ${rs.length} domains alone** | ${per} | | | | **${round(mean(rs.map((r) => r.perIntent)), 2)}** | ${round(mean(rs.map((r) => r.spread)), 2)} | ${m((r) => r.nmi)} | ${m((r) => r.ari)} | | |`);
     }
   }
 }
