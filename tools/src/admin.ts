@@ -14,6 +14,7 @@ import { ThirdPartyServerError } from '@loupe/third-party-mcp';
 import { lifecycleCommand, LifecycleUsageError, RetentionError } from './admin-lifecycle';
 import { erasureCommand, ErasureUsageError } from './admin-erasure';
 import { thirdPartyCommand, ThirdPartyUsageError } from './admin-third-party';
+import { embeddingsStatus } from './admin-embeddings';
 import { ADMIN_CLI, type AdminCommand } from './cli/admin-commands';
 import { parseCommandLine, USAGE_EXIT_CODE, type OptionValues } from './cli/program';
 import { noProgress, terminalProgress, type Progress } from './cli/progress';
@@ -32,6 +33,8 @@ export interface AdminSettings {
   fetchAllowLoopback?: boolean;
   dataDir?: string;
   progress?: Progress;
+  /** The embedding provider configured (EMBEDDINGS_URL); undefined: the built-in word vectors. */
+  embeddings?: { url: string; model: string } | undefined;
 }
 
 function need(values: Values, name: string): string {
@@ -305,6 +308,8 @@ export async function runAdminCommand(
     case 'third-party list':
     case 'third-party remove':
       return thirdPartyCommand(command.split(' ')[1]!, values as Record<string, string | undefined>, { pool: database.pool, allowLoopback: settings.fetchAllowLoopback ?? false });
+    case 'embeddings status':
+      return embeddingsStatus(database.pool, settings.embeddings);
   }
 }
 
@@ -328,7 +333,9 @@ export async function main(argv: string[]): Promise<number> {
     database = await openDatabase({
       databaseUrl: config.databaseUrl, dataDir: config.dataDir, embeddedPgPort: config.embeddedPgPort, poolSize: 2, whenRunning: 'share',
     });
-    const settings = { smtpUrl: config.smtpUrl, fetchAllowLoopback: config.fetchAllowLoopback, dataDir: config.dataDir, progress: terminalProgress(process.stderr) };
+    const settings = {
+      smtpUrl: config.smtpUrl, fetchAllowLoopback: config.fetchAllowLoopback, dataDir: config.dataDir, progress: terminalProgress(process.stderr), embeddings: config.embeddings,
+    };
     for (const line of await runAdminCommand(parsed.command, parsed.options, database, config.servicePrefix, settings)) console.log(line);
     return 0;
   } catch (error) {

@@ -10,7 +10,7 @@ import { createWebApp } from '@loupe/web';
 import { createMcpApp, MCP_PATH } from '@loupe/mcp-server';
 import { createBoss, enqueue, ensureQueues, QUEUES, type Boss } from '@loupe/jobs';
 import { createWorker, type Worker } from '@loupe/worker';
-import { startSemanticsThread, type SemanticsThread } from '@loupe/semantics';
+import { configuredEmbeddingVersion, startSemanticsThread, type SemanticsThread } from '@loupe/semantics';
 import { createSemanticSearch } from '@loupe/sources';
 import { createMailer, startInboundSmtp, type InboundSmtp } from '@loupe/mail';
 import { isReplyAddress } from '@loupe/oauth';
@@ -59,10 +59,10 @@ export async function startService({ config, log = createLogger(config.logLevel)
 
     let publicUrl = baseUrl(config);
     const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, pool: database.pool, log: log.child({ component: 'mail' }) });
-    const metrics = createMetrics({ pool: database.pool, token: config.metricsToken });
+    const metrics = createMetrics({ pool: database.pool, token: config.metricsToken, embeddingVersion: configuredEmbeddingVersion(config.embeddings) });
     const storage = createLocalStorage(config.dataDir);
     // The MCP server's own semantics thread: query vectors and the in-memory source index (the worker has another).
-    searchThread = startSemanticsThread();
+    searchThread = startSemanticsThread({ embeddings: config.embeddings });
     const semanticSearch = createSemanticSearch({ pool: database.pool, semantics: searchThread });
     const app = appShell(log, (a) => {
       a.use(metrics.requests);

@@ -5,7 +5,7 @@ import { appShell, createLogger, createPerIpLimiter, databaseReadiness, healthRo
 import { createBoss, ensureQueues } from '@loupe/jobs';
 import { createSafeFetch } from '@loupe/safe-fetch';
 import { createThirdPartyGateway } from '@loupe/third-party-mcp';
-import { startSemanticsThread } from '@loupe/semantics';
+import { configuredEmbeddingVersion, startSemanticsThread } from '@loupe/semantics';
 import { createSemanticSearch } from '@loupe/sources';
 import { createMcpApp, MCP_PATH } from './app';
 
@@ -21,14 +21,14 @@ boss.on('error', (err) => log.error({ err }, 'pg-boss error'));
 await boss.start();
 await ensureQueues(boss, config.jobs);
 let url = baseUrl(config);
-const metrics = createMetrics({ pool: database.pool, token: config.metricsToken });
+const metrics = createMetrics({ pool: database.pool, token: config.metricsToken, embeddingVersion: configuredEmbeddingVersion(config.embeddings) });
 const app = appShell(log, (a) => {
   a.use(metrics.requests);
   a.use(metrics.router);
   a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir))));
   a.use(createMcpApp({
     baseUrl: () => url, pool: database.pool, db: database.db, clock: systemClock, log, servicePrefix: config.servicePrefix,
-    services: { boss, semanticSearch: createSemanticSearch({ pool: database.pool, semantics: startSemanticsThread() }) },
+    services: { boss, semanticSearch: createSemanticSearch({ pool: database.pool, semantics: startSemanticsThread({ embeddings: config.embeddings }) }) },
     thirdParty: createThirdPartyGateway({ pool: database.pool, safeFetch: createSafeFetch({ allowLoopback: config.fetchAllowLoopback }), log }),
     observePhase: metrics.observeMcpPhase,
   }));

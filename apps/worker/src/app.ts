@@ -1,7 +1,7 @@
 import { runErasure } from '@loupe/erasure';
 import { resolveWorkspaceCompanies, updateOpportunities } from '@loupe/evidence';
 import { applyRetentionSlice, pruneSourceDeletions, sweepStorageDeletions, workspacesWithRetention } from '@loupe/lifecycle';
-import { embedPendingSources } from '@loupe/sources';
+import { embedPendingSources, markOutdatedSources } from '@loupe/sources';
 import type { Config } from '@loupe/config';
 import type { Db } from '@loupe/db';
 import type { Clock, Logger } from '@loupe/http';
@@ -79,7 +79,9 @@ export function createWorker(deps: WorkerDeps): Worker {
     shutdown: shutdown.signal,
   };
   // The thread keeps nothing between jobs: it ends after 30 s without work, so its memory is not held while the worker is idle.
-  const semantics = deps.semantics ?? startSemanticsThread({ idleExitMs: 30_000 });
+  // With EMBEDDINGS_URL the thread asks that provider for the vectors; a provider down fails only the embedding
+  // jobs (retried with backoff by pg-boss), never the writes they follow.
+  const semantics = deps.semantics ?? startSemanticsThread({ idleExitMs: 30_000, embeddings: deps.config.embeddings });
   const concurrency = Math.max(1, deps.config.workerConcurrency);
   let state: 'idle' | 'running' | 'stopped' = 'idle';
   let stopping: Promise<void> | undefined;
@@ -205,7 +207,8 @@ export function createWorker(deps: WorkerDeps): Worker {
     const { rows } = await deps.pool.query<{ workspace_id: string; product_id: string }>('SELECT DISTINCT workspace_id, product_id FROM signals WHERE cluster_pending');
     const { rowCount: clustered } = await deps.pool.query('SELECT 1 FROM product_clusterings LIMIT 1');
     if (clustered) {
-      const { version } = await semantics.describe();
+      // The version alone: known without asking an embedding provider, so a provider down never stops a start.
+      const version = await semantics.version();
       const { rows: outdated } = await deps.pool.query<{ workspace_id: string; product_id: string }>(
         'SELECT workspace_id, product_id FROM product_clusterings WHERE embedding_version <> $1',
         [version],
@@ -241,12 +244,11 @@ export function createWorker(deps: WorkerDeps): Worker {
 
   /** Workspaces with sources not embedded yet (stored before this version, or while no worker ran) get their job queued. */
   async function scheduleSourceEmbedding(): Promise<void> {
-    const { version } = await semantics.describe();
+    const version = await semantics.version();
     // Sources embedded with another version wait again (the index skips them until then).
-    await deps.pool.query('UPDATE source_semantics SET pending = true WHERE NOT pending AND version IS DISTINCT FROM $1', [version]);
-    const { rows } = await deps.pool.query<{ workspace_id: string }>('SELECT DISTINCT workspace_id FROM source_semantics WHERE pending');
-    for (const r of rows) await enqueue(deps.boss, QUEUES.embedSources, { workspaceId: r.workspace_id });
-    if (rows.length) deps.log.info({ workspaces: rows.length }, 'source embedding queued for workspaces with sources not embedded yet');
+    const workspaces = await markOutdatedSources(deps.pool, version);
+    for (const workspaceId of workspaces) await enqueue(deps.boss, QUEUES.embedSources, { workspaceId });
+    if (workspaces.length) deps.log.info({ workspaces: workspaces.length, version }, 'source embedding queued for workspaces with sources not embedded yet');
   }
 
   async function stopOnce(): Promise<void> {

@@ -47,6 +47,15 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ACCESS_TOKEN_TTL_SECONDS: '1.5' })).toThrow(/ACCESS_TOKEN_TTL_SECONDS/);
   });
 
+  it('reads the embedding provider: none by default, a model required with a URL', () => {
+    expect(loadConfig({}).embeddings).toBeUndefined();
+    expect(loadConfig({ EMBEDDINGS_URL: 'http://localhost:11434/v1', EMBEDDINGS_MODEL: 'nomic-embed-text', EMBEDDINGS_REQUESTS_PER_MINUTE: '600' }).embeddings).toMatchObject({
+      url: 'http://localhost:11434/v1', model: 'nomic-embed-text', apiKey: undefined, batchSize: 64, requestsPerMinute: 600, timeoutMs: 30_000,
+    });
+    expect(() => loadConfig({ EMBEDDINGS_URL: 'http://localhost:11434/v1' })).toThrow(/EMBEDDINGS_MODEL: required/);
+    expect(() => loadConfig({ EMBEDDINGS_URL: 'ftp://x', EMBEDDINGS_MODEL: 'm' })).toThrow(/EMBEDDINGS_URL/);
+  });
+
   it('prefers the public base url', () => {
     expect(baseUrl(loadConfig({ PUBLIC_BASE_URL: 'https://loupe.example/' }))).toBe('https://loupe.example');
   });

@@ -10,6 +10,7 @@ export const variableGroups = {
   oauth: 'OAuth and tokens',
   limits: 'Limits',
   mcp: 'MCP',
+  embeddings: 'Embeddings',
   identity: 'Identity providers',
   metrics: 'Metrics',
   cli: 'Command-line client',
@@ -172,6 +173,35 @@ export const envSchema = z.object({
   PER_IP_LIMIT_PER_MINUTE: doc(z.coerce.number().int().min(1).default(2000), {
     group: 'limits',
     description: 'Requests per minute from one IP address over the whole service. Raised only for load tests.',
+  }),
+  EMBEDDINGS_URL: doc(z.url({ protocol: /^https?$/, error: 'an http:// or https:// URL' }).optional(), {
+    group: 'embeddings',
+    format: 'an `http://` or `https://` URL: a base URL (`http://localhost:11434/v1`) or the endpoint itself (`…/embeddings`)',
+    defaultText: 'none: the built-in word vectors',
+    description: 'An OpenAI-compatible embeddings endpoint (OpenAI, Ollama, vLLM, text-embeddings-inference, LM Studio) that makes the vectors of sources and signals instead of the built-in word vectors. A base URL gets `/embeddings` (after `/v1`) or `/v1/embeddings` appended. Changing it or the model re-embeds everything in the background. See docs/self-hosting/embeddings.md.',
+  }),
+  EMBEDDINGS_MODEL: doc(z.string().min(1).optional(), {
+    group: 'embeddings',
+    requiredWhen: '`EMBEDDINGS_URL` is set',
+    description: 'The model the embeddings endpoint is asked for (`nomic-embed-text`, `text-embedding-3-small`…). Stored with every vector: a change re-embeds.',
+  }),
+  EMBEDDINGS_API_KEY: doc(z.string().min(1).optional(), {
+    group: 'embeddings',
+    defaultText: 'none: no Authorization header',
+    description: 'Sent as `Authorization: Bearer <key>` to the embeddings endpoint; never logged.',
+  }),
+  EMBEDDINGS_BATCH_SIZE: doc(z.coerce.number().int().min(1).max(2048).default(64), {
+    group: 'embeddings',
+    description: 'Texts sent in one request to the embeddings endpoint.',
+  }),
+  EMBEDDINGS_REQUESTS_PER_MINUTE: doc(z.coerce.number().int().min(1).optional(), {
+    group: 'embeddings',
+    defaultText: 'no limit',
+    description: 'Requests per minute Loupe sends to the embeddings endpoint at most, per process (a 429 is also waited out, as its `Retry-After` asks).',
+  }),
+  EMBEDDINGS_TIMEOUT_MS: doc(z.coerce.number().int().min(100).default(30000), {
+    group: 'embeddings',
+    description: 'Time limit of one request to the embeddings endpoint; a request that takes longer is retried with backoff (up to 5 times). A search\'s query waits at most 5 seconds, once, then answers by words.',
   }),
   TRUSTED_PROXIES: doc(
     z
@@ -354,6 +384,20 @@ export interface Config {
   replies: { domain: string; smtp: { host: string; port: number } | undefined; webhookSecret: string | undefined } | undefined;
   /** OpenID Connect identity providers offered on the sign-in page (spec 5.2 rule 1); [] without OIDC_PROVIDERS. */
   identityProviders: IdentityProviderConfig[];
+  /** An OpenAI-compatible embeddings endpoint (EMBEDDINGS_URL); undefined: the built-in word vectors. */
+  embeddings: EmbeddingsConfig | undefined;
+}
+
+/** The embedding provider, as libs/semantics' RemoteEmbeddingsOptions takes it. */
+export interface EmbeddingsConfig {
+  url: string;
+  model: string;
+  apiKey: string | undefined;
+  batchSize: number;
+  requestsPerMinute: number | undefined;
+  timeoutMs: number;
+  retries: number;
+  backoffMs: number;
 }
 
 /** One OpenID Connect identity provider, from `OIDC_PROVIDERS` and the `OIDC_<ID>_*` variables. */
@@ -386,6 +430,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (!e.MAIL_REPLY_DOMAIN && (e.INBOUND_SMTP_PORT !== undefined || e.INBOUND_MAIL_SECRET)) {
     throw new ConfigError('Invalid configuration:\n  MAIL_REPLY_DOMAIN: required when INBOUND_SMTP_PORT or INBOUND_MAIL_SECRET is set (replies go to revoke+…@MAIL_REPLY_DOMAIN)');
   }
+  if (e.EMBEDDINGS_URL && !e.EMBEDDINGS_MODEL) {
+    throw new ConfigError('Invalid configuration:\n  EMBEDDINGS_MODEL: required when EMBEDDINGS_URL is set (the model the endpoint is asked for)');
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -417,6 +464,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       : undefined,
     trustedProxies: e.TRUSTED_PROXIES.split(',').map((p) => p.trim()).join(', '),
     identityProviders: identityProviders(present),
+    embeddings: e.EMBEDDINGS_URL && e.EMBEDDINGS_MODEL
+      ? {
+        url: e.EMBEDDINGS_URL, model: e.EMBEDDINGS_MODEL, apiKey: e.EMBEDDINGS_API_KEY, batchSize: e.EMBEDDINGS_BATCH_SIZE,
+        requestsPerMinute: e.EMBEDDINGS_REQUESTS_PER_MINUTE, timeoutMs: e.EMBEDDINGS_TIMEOUT_MS, retries: 5, backoffMs: 500,
+      }
+      : undefined,
   };
 }
 

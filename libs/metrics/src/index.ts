@@ -7,6 +7,8 @@ export interface MetricsDeps {
   pool: pg.Pool;
   /** When set, `GET /metrics` needs `Authorization: Bearer <token>`. */
   token?: string | undefined;
+  /** The embedding version configured (libs/semantics' configuredEmbeddingVersion): rows of another wait to be re-embedded. */
+  embeddingVersion?: string | undefined;
 }
 
 export interface Metrics {
@@ -89,6 +91,19 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     g.set({ kind: 'sources_not_embedded' }, Number(rows[0]!.sources));
     g.set({ kind: 'signals_not_placed' }, Number(rows[0]!.signals));
   });
+  if (deps.embeddingVersion) {
+    const version = deps.embeddingVersion;
+    gauge('loupe_embeddings_left', 'Rows not yet embedded with the configured model (EMBEDDINGS_MODEL or the built-in word vectors): new, or embedded with another model and re-embedded in the background, by kind (sources, signals), service-wide', ['kind'], async (g) => {
+      const { rows } = await deps.pool.query<{ sources: string; signals: string }>(
+        `SELECT (SELECT count(*) FROM source_semantics WHERE pending OR version IS DISTINCT FROM $1) AS sources,
+                (SELECT count(*) FROM signals WHERE embedding_version IS DISTINCT FROM $1) AS signals`,
+        [version],
+      );
+      g.reset();
+      g.set({ kind: 'sources' }, Number(rows[0]!.sources));
+      g.set({ kind: 'signals' }, Number(rows[0]!.signals));
+    });
+  }
   gauge('loupe_credits_charged_total', 'Credits charged, by what used them (records, tool calls), service-wide', ['kind'], async (g) => {
     const { rows } = await deps.pool.query<{ kind: string; credits: string }>(
       `SELECT CASE WHEN tool IS NULL THEN 'records' ELSE 'tool_calls' END AS kind, COALESCE(-sum(amount), 0) AS credits

@@ -16,13 +16,13 @@ beforeAll(async () => {
     `INSERT INTO sources (id, workspace_id, product_id, project_ids, type, nature, title, occurred_at, status)
      VALUES ('src_1', 'ws_m', 'p', '{}', 'call', 'evidence', 'A', now(), 'ready'), ('src_2', 'ws_m', 'p', '{}', 'call', 'evidence', 'B', now(), 'ready')`,
   );
-  await t.pool.query(`UPDATE source_semantics SET pending = false WHERE source_id = 'src_2'`);
+  await t.pool.query(`UPDATE source_semantics SET pending = false, version = 'model-a' WHERE source_id = 'src_2'`);
   await t.pool.query(`INSERT INTO credit_ledger (id, workspace_id, kind, amount, reference, tool) VALUES ('cl_1', 'ws_m', 'charge', -4, 'r1', NULL), ('cl_2', 'ws_m', 'charge', -1, 't1', 'get_products')`);
 });
 afterAll(() => t.close());
 
-async function serve(token?: string) {
-  const metrics = createMetrics({ pool: t.pool, token });
+async function serve(token?: string, embeddingVersion?: string) {
+  const metrics = createMetrics({ pool: t.pool, token, embeddingVersion });
   const app = express();
   app.use(metrics.requests);
   app.get('/things/:id', (_req, res) => void res.json({ ok: true }));
@@ -55,6 +55,19 @@ describe('metrics', () => {
     expect(value('loupe_credits_charged_total', { kind: 'tool_calls' })).toBe(1);
     expect(families.some((f) => f.name.startsWith('loupe_process_'))).toBe(true);
     await s.close();
+  });
+
+  it('counts the sources and signals not yet embedded with the configured model', async () => {
+    const left = async (version: string) => {
+      const s = await serve(undefined, version);
+      const families = parsePrometheusTextFormat(await (await fetch(`${s.base}/metrics`)).text());
+      await s.close();
+      const metrics = families.find((f) => f.name === 'loupe_embeddings_left')!.metrics as Array<{ labels: { kind: string }; value: string }>;
+      return Object.fromEntries(metrics.map((m) => [m.labels.kind, Number(m.value)]));
+    };
+    // src_1 waits for its first vector; src_2 has one of model-a.
+    expect(await left('model-a')).toEqual({ sources: 1, signals: 0 });
+    expect(await left('model-b')).toEqual({ sources: 2, signals: 0 });
   });
 
   it('asks for the bearer token when one is configured', async () => {

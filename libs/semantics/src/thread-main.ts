@@ -1,11 +1,13 @@
 import { setPriority } from 'node:os';
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { assignToClusters } from './clustering';
 import { recluster } from './recluster';
-import { createEmbedder } from './embed';
+import { createEmbedder, LEXICAL_DIMS } from './embed';
 import { loadWordVectors } from './model';
 import type { SemanticsRequest, SemanticsResponse } from './thread-protocol';
 import { VectorIndex } from './vector-index';
+import { createRemoteEmbeddings, remoteVersionOf, type RemoteEmbeddingsOptions } from './remote';
+import { normalize } from './vectors';
 
 // The semantics thread: embedding and clustering off the event loop that serves requests.
 // On Linux a priority set with pid 0 is this thread's alone: a long clustering yields the CPU to the
@@ -18,22 +20,71 @@ if (process.platform === 'linux') {
   }
 }
 const embedder = createEmbedder(loadWordVectors());
+const remoteOptions = (workerData as { embeddings?: RemoteEmbeddingsOptions } | null)?.embeddings;
+/** With EMBEDDINGS_URL: the dense part comes from the provider; the lexical part and keywords stay the built-in ones. */
+const remote = remoteOptions ? createRemoteEmbeddings(remoteOptions) : undefined;
+const version = remote ? remoteVersionOf(remoteOptions!.model) : embedder.version;
+/** Time limit of embedding a search's query with the provider (asked once: the search answers by words without it). */
+const QUERY_TIMEOUT_MS = 5_000;
+/** Weight of a theme against the text (as the built-in embedder weighs it). */
+const THEME_WEIGHT = 0.5;
+
+/**
+ * Texts' vectors (dense part, then the built-in lexical part). With a provider the dense part is its
+ * vector (unit length; a theme blended in as the built-in embedder does), of the provider's dimensions.
+ */
+async function embedTexts(texts: string[], themes: Array<string | null> | undefined): Promise<{ vectors: Float32Array; dims: number; denseDims: number }> {
+  if (!remote) {
+    const vectors = new Float32Array(texts.length * embedder.dims);
+    texts.forEach((text, i) => vectors.set(embedder.embed(text, themes?.[i]), i * embedder.dims));
+    return { vectors, dims: embedder.dims, denseDims: embedder.denseDims };
+  }
+  const themed = texts.map((_, i) => themes?.[i]?.trim() || '');
+  const dense = await remote.embed([...texts, ...themed.filter(Boolean)]);
+  const denseDims = remote.dims!;
+  const dims = denseDims + LEXICAL_DIMS;
+  const vectors = new Float32Array(texts.length * dims);
+  let t = texts.length;
+  texts.forEach((text, i) => {
+    const v = vectors.subarray(i * dims, (i + 1) * dims);
+    v.set(dense[i]!, 0);
+    if (themed[i]) {
+      const theme = dense[t++]!;
+      const part = v.subarray(0, denseDims);
+      for (let d = 0; d < denseDims; d++) part[d] = (1 - THEME_WEIGHT) * part[d]! + THEME_WEIGHT * theme[d]!;
+      normalize(part);
+    }
+    v.set(embedder.embed(text, themes?.[i]).subarray(embedder.denseDims), denseDims);
+  });
+  return { vectors, dims, denseDims };
+}
+
+/** The dense part of a query's vector, as the indexed vectors are (raw, unit length), or why there is none. */
+async function queryVector(text: string): Promise<Float32Array | string> {
+  if (!remote) return embedder.embed(text).slice(0, embedder.denseDims);
+  try {
+    return (await remote.embed([text], { timeoutMs: QUERY_TIMEOUT_MS, retries: 0 }))[0]!;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
 
 /** Nearest-neighbour indexes held by this thread, by collection (a workspace's sources). */
 const indexes = new Map<string, VectorIndex>();
 
 const buffers = (...arrays: Array<{ buffer: ArrayBufferLike }>) => arrays.map((a) => a.buffer as ArrayBuffer);
 
-function handle(request: SemanticsRequest): { result: unknown; transfer: ArrayBuffer[] } {
+async function handle(request: SemanticsRequest): Promise<{ result: unknown; transfer: ArrayBuffer[] }> {
   switch (request.op) {
     case 'embed': {
-      const vectors = new Float32Array(request.texts.length * embedder.dims);
-      const keywords = request.texts.map((text, i) => {
-        vectors.set(embedder.embed(text, request.themes?.[i]), i * embedder.dims);
-        return embedder.keywords(text);
-      });
-      return { result: { vectors, dims: embedder.dims, denseDims: embedder.denseDims, keywords, version: embedder.version }, transfer: buffers(vectors) };
+      // No texts: the embedding's description (a provider is asked once for its dimensions).
+      const { vectors, dims, denseDims } = await embedTexts(request.texts.length || !remote || remote.dims !== undefined ? request.texts : [''], request.themes);
+      const keywords = request.texts.map((text) => embedder.keywords(text));
+      const out = request.texts.length ? vectors : new Float32Array(0);
+      return { result: { vectors: out, dims, denseDims, keywords, version }, transfer: buffers(out) };
     }
+    case 'version':
+      return { result: { version }, transfer: [] };
     case 'recluster': {
       const { id: _id, op: _op, ...input } = request;
       const out = recluster(input);
@@ -45,7 +96,9 @@ function handle(request: SemanticsRequest): { result: unknown; transfer: ArrayBu
     }
     case 'index-upsert': {
       let index = indexes.get(request.collection);
-      if (request.fill) indexes.set(request.collection, (index = new VectorIndex(embedder.denseDims)));
+      // The index takes the dimensions of the vectors it is given (the provider's, or the built-in model's).
+      const itemDims = request.items.length ? request.items[0]!.vector.byteLength - 4 : (remote?.dims ?? embedder.denseDims);
+      if (request.fill || (index && index.size === 0 && index.dims !== itemDims)) indexes.set(request.collection, (index = new VectorIndex(itemDims)));
       // Pages past the first of a collection this thread does not hold (it was restarted): the caller fills it again.
       if (!index) return { result: { size: 0, bytes: 0, missing: true }, transfer: [] };
       if (request.removed?.length) index.remove(request.removed);
@@ -53,10 +106,14 @@ function handle(request: SemanticsRequest): { result: unknown; transfer: ArrayBu
       return { result: { size: index.size, bytes: index.bytes, missing: false }, transfer: [] };
     }
     case 'index-search': {
+      if (!indexes.has(request.collection)) return { result: { hits: [], loaded: false }, transfer: [] };
+      const query = await queryVector(request.text);
+      // The index as it is once the query is embedded (a fill may have replaced it meanwhile).
       const index = indexes.get(request.collection);
       if (!index) return { result: { hits: [], loaded: false }, transfer: [] };
-      // The dense part of the query's vector, as the indexed vectors are (raw, unit length).
-      const query = embedder.embed(request.text).slice(0, embedder.denseDims);
+      if (typeof query === 'string') return { result: { hits: [], loaded: true, unavailable: query }, transfer: [] };
+      // A query of other dimensions than the index's (the provider changed model) finds nothing.
+      if (query.length !== index.dims) return { result: { hits: [], loaded: true }, transfer: [] };
       return { result: { hits: index.search(query, request.k, request.filter, request.minScore), loaded: true }, transfer: [] };
     }
     case 'index-drop':
@@ -64,15 +121,17 @@ function handle(request: SemanticsRequest): { result: unknown; transfer: ArrayBu
   }
 }
 
-parentPort!.on('message', (request: SemanticsRequest) => {
+parentPort!.on('message', (request: SemanticsRequest) => void answer(request));
+
+async function answer(request: SemanticsRequest) {
   let response: SemanticsResponse;
   let transfer: ArrayBuffer[] = [];
   try {
-    const out = handle(request);
+    const out = await handle(request);
     response = { id: request.id, ok: true, result: out.result };
     transfer = out.transfer;
   } catch (error) {
     response = { id: request.id, ok: false, error: error instanceof Error ? error.message : String(error) };
   }
   parentPort!.postMessage(response, transfer);
-});
+}

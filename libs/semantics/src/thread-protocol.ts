@@ -10,7 +10,8 @@ export type SemanticsRequest =
   /** `fill`: the first page of a collection (created if missing); later pages of a missing one are refused (`missing`). */
   | { id: number; op: 'index-upsert'; collection: string; items: IndexItem[]; removed?: string[]; fill?: boolean }
   | { id: number; op: 'index-search'; collection: string; text: string; k: number; filter?: IndexFilter; minScore?: number }
-  | { id: number; op: 'index-drop'; collection: string };
+  | { id: number; op: 'index-drop'; collection: string }
+  | { id: number; op: 'version' };
 
 export interface SemanticsResults {
   embed: { vectors: Float32Array; dims: number; denseDims: number; keywords: string[][]; version: string };
@@ -18,9 +19,14 @@ export interface SemanticsResults {
   assign: Assignment;
   /** The collection's size after the change. */
   'index-upsert': { size: number; bytes: number; missing: boolean };
-  /** `loaded` false: the thread holds no such collection (never filled, or the thread was restarted). */
-  'index-search': { hits: IndexHit[]; loaded: boolean };
+  /**
+   * `loaded` false: the thread holds no such collection (never filled, or the thread was restarted);
+   * `unavailable`: the embedding provider did not embed the query (why), so there are no hits.
+   */
+  'index-search': { hits: IndexHit[]; loaded: boolean; unavailable?: string };
   'index-drop': { dropped: boolean };
+  /** The embedding's version, known without asking a provider. */
+  version: { version: string };
 }
 
 export type SemanticsResponse = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string };

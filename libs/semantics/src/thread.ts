@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import type { RemoteEmbeddingsOptions } from './remote';
 import type { SemanticsRequest, SemanticsResponse, SemanticsResults } from './thread-protocol';
 
 type Op = keyof SemanticsResults;
@@ -13,8 +14,13 @@ type Args<O extends Op> = Omit<Extract<SemanticsRequest, { op: O }>, 'id' | 'op'
  */
 export interface SemanticsThread {
   run<O extends Op>(op: O, args: Args<O>, transfer?: ArrayBuffer[]): Promise<SemanticsResults[O]>;
-  /** The thread's embedding: its version (stored beside every vector, so a change re-embeds) and its dims. */
+  /**
+   * The thread's embedding: its version (stored beside every vector, so a change re-embeds) and its dims.
+   * With an embedding provider its dimensions come from its first answer: this fails while it fails.
+   */
   describe(): Promise<EmbeddingInfo>;
+  /** The embedding's version alone, known without asking a provider. */
+  version(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -33,6 +39,8 @@ export interface SemanticsThreadOptions {
    * worker's embedding and clustering, not the MCP server's search index.
    */
   idleExitMs?: number;
+  /** An OpenAI-compatible embeddings endpoint for the dense part (EMBEDDINGS_URL); the built-in word vectors without. */
+  embeddings?: RemoteEmbeddingsOptions | undefined;
 }
 
 const require = createRequire(import.meta.url);
@@ -40,6 +48,7 @@ const require = createRequire(import.meta.url);
 export function startSemanticsThread(options: SemanticsThreadOptions = {}): SemanticsThread {
   let worker: Worker | undefined;
   let info: Promise<EmbeddingInfo> | undefined;
+  let version: Promise<string> | undefined;
   let nextId = 1;
   let idleTimer: NodeJS.Timeout | undefined;
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
@@ -55,6 +64,7 @@ export function startSemanticsThread(options: SemanticsThreadOptions = {}): Sema
     const w = new Worker(new URL('./thread-main.ts', import.meta.url), {
       execArgv: ['--import', pathToFileURL(require.resolve('tsx')).href],
       resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 1_024 },
+      workerData: { embeddings: options.embeddings },
     });
     w.unref();
     w.on('message', (response: SemanticsResponse) => {
@@ -86,6 +96,16 @@ export function startSemanticsThread(options: SemanticsThreadOptions = {}): Sema
         },
       );
       return info;
+    },
+    version() {
+      version ??= thread.run('version', {}).then(
+        (out) => out.version,
+        (error: unknown) => {
+          version = undefined;
+          throw error;
+        },
+      );
+      return version;
     },
     run(op, args, transfer = []) {
       const id = nextId++;

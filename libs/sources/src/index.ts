@@ -9,5 +9,5 @@ export {
   type FoundSource, type LexicalHit, type LexicalResult, type RankedSource, type SearchExcerpt, type SearchFilters, type SearchPage, type SearchRequest,
 } from './search';
 export { queryShape, type QueryShape } from './search-query';
-export { createSemanticSearch, embedPendingSources, pendingSemanticSources, SEMANTIC_MIN_SCORE, startSemanticRankings, WRITE_SOURCE_VECTORS, type SemanticResult, type SemanticSearch } from './semantic';
+export { createSemanticSearch, embedPendingSources, markOutdatedSources, pendingSemanticSources, SEMANTIC_MIN_SCORE, startSemanticRankings, WRITE_SOURCE_VECTORS, type SemanticResult, type SemanticSearch } from './semantic';
 export { attachmentsOfSource, type SourceAttachment } from './attachments';

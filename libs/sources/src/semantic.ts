@@ -66,6 +66,17 @@ export async function embedPendingSources(
 }
 
 /**
+ * After a change of embedding (EMBEDDINGS_MODEL, or the built-in model's version), every source embedded with
+ * another one waits again (the index skips it until it is re-embedded) and the workspaces with sources
+ * waiting are returned, for their embedding jobs. Run by the worker at its start.
+ */
+export async function markOutdatedSources(db: Queryable, version: string): Promise<string[]> {
+  await db.query('UPDATE source_semantics SET pending = true WHERE NOT pending AND version IS DISTINCT FROM $1', [version]);
+  const { rows } = await db.query<{ workspace_id: string }>('SELECT DISTINCT workspace_id FROM source_semantics WHERE pending');
+  return rows.map((r) => r.workspace_id);
+}
+
+/**
  * Counts a workspace's sources waiting for their vector, up to `cap` ($1: the workspace). In the pending
  * index's order, so it is walked whatever the statistics say: right after a bulk load they still count
  * the sources waiting when autovacuum last analysed, the planner expected to meet `cap` of them soon in a
@@ -112,6 +123,8 @@ export interface SemanticResult {
   hits: RankedHit[];
   /** The index does not hold every embedded source yet (filling after a start). */
   indexing: boolean;
+  /** The embedding provider (EMBEDDINGS_URL) did not embed the query: the search answers by words alone. */
+  unavailable?: boolean;
 }
 
 export interface SemanticSearch {
@@ -240,7 +253,8 @@ export function createSemanticSearch(deps: { pool: pg.Pool; semantics: Semantics
       return count;
     },
     async search(workspaceId, query, filters, k) {
-      const info = await deps.semantics.describe();
+      // The version alone (no provider asked): rows embedded with another one are left out of the index until re-embedded.
+      const info = { version: await deps.semantics.version() };
       let c = collections.get(workspaceId);
       if (!c) {
         c = { after: FROM_THE_START, complete: false, refreshedAt: 0 };
@@ -261,6 +275,7 @@ export function createSemanticSearch(deps: { pool: pg.Pool; semantics: Semantics
         collections.delete(workspaceId);
         return { hits: [], indexing: true };
       }
+      if (out.unavailable !== undefined) return { hits: [], indexing: !c.complete, unavailable: true };
       return { hits: out.hits.map((h) => ({ sourceId: h.id, position: null })), indexing: !c.complete };
     },
   };

@@ -31,6 +31,7 @@ export const ADMIN_CLI = {
     record: 'records of a workspace',
     person: 'erasing a person from a workspace',
     suppression: 'suppressions of erased people',
+    embeddings: 'the embedding model of sources and signals',
   },
   commands: [
     {
@@ -214,6 +215,15 @@ export const ADMIN_CLI = {
       summary: 'Lift a suppression',
       options: [workspace, id('suppression (sup_…)')],
       help: 'Records naming a suppressed person are refused until the suppression is lifted.',
+    },
+    {
+      name: 'embeddings status',
+      summary: 'Show the embedding model and how many sources and signals are embedded with it',
+      options: [],
+      help: [
+        'The model configured (EMBEDDINGS_URL and EMBEDDINGS_MODEL, or the built-in word vectors), its dimensions, and per kind',
+        'how many rows are embedded with it and how many are left: the worker re-embeds them in the background after a change.',
+      ].join('\n'),
     },
   ],
 } as const satisfies CliSpec;

@@ -104,6 +104,7 @@ export const findSources = defineTool({
     next_offset: z.number().optional(),
     cut_to_fit: z.boolean(),
     not_yet_searchable: z.number().optional().describe('Sources stored but not yet searchable by meaning (indexing runs behind): results may be incomplete; ask again in a few seconds'),
+    meaning_unavailable: z.boolean().optional().describe('The embedding provider did not answer: these results match words only'),
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   access: 'read',
@@ -171,10 +172,11 @@ export const findSources = defineTool({
       ...rest, query, digest: digestOf(page!, query, kept.length, paging.next_offset), items: kept, ...paging, cut_to_fit: cut,
       ...(kept.length ? UNTRUSTED : {}),
       ...(notYet ? { not_yet_searchable: notYet } : {}),
+      ...(answered?.unavailable ? { meaning_unavailable: true } : {}),
     };
   },
   render(r) {
-    const known = new Set(['digest', 'items', 'returned', 'offset', 'total', 'total_is_lower_bound', 'sort', 'matched', 'with_all_words', 'next_offset', 'cut_to_fit', 'query', 'untrusted_content', 'not_yet_searchable']);
+    const known = new Set(['digest', 'items', 'returned', 'offset', 'total', 'total_is_lower_bound', 'sort', 'matched', 'with_all_words', 'next_offset', 'cut_to_fit', 'query', 'untrusted_content', 'not_yet_searchable', 'meaning_unavailable']);
     // Fields the search may add (e.g. that semantic indexing is behind) are shown as they come.
     const extra = Object.entries(r).filter(([k, v]) => !known.has(k) && v !== undefined && v !== null && v !== false && typeof v !== 'object');
     const rows = r.items.map((s, i) => {
@@ -188,6 +190,7 @@ export const findSources = defineTool({
       `# Sources${r.query ? ` for "${oneLine(r.query, 100)}"` : ''}`,
       r.digest,
       r.not_yet_searchable ? `${r.not_yet_searchable} source${r.not_yet_searchable === 1 ? ' is' : 's are'} not yet searchable by meaning (indexing): results may be incomplete; ask again in a few seconds.` : undefined,
+      r.meaning_unavailable ? 'Search by meaning is unavailable right now (the embedding provider did not answer): these results match your words only.' : undefined,
       extra.length ? extra.map(([k, v]) => `**${k}**: ${String(v)}`).join('\n') : undefined,
       r.items.length ? UNTRUSTED_NOTE : undefined,
       rows.join('\n'),
