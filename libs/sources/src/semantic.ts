@@ -6,7 +6,7 @@ import type { SearchFilters } from './search';
 /**
  * Semantic search of sources (issue 22), in two halves:
  *  - the worker embeds each stored source (title and text, the dense part of libs/semantics' vector,
- *    quantised to 104 bytes) into `source_semantics.vector`, stamping `seq` from a sequence (a row of
+ *    quantised to 4 + its dimensions in bytes: 104 with the built-in word vectors) into `source_semantics.vector`, stamping `seq` from a sequence (a row of
  *    its own per source: writing into `sources` re-indexed the source's whole search_doc);
  *  - each MCP server instance keeps the vectors of the workspaces it serves in an in-memory index in
  *    its semantics thread, filled on first use and kept fresh by reading the rows changed since it

@@ -32,6 +32,8 @@ export interface McpServerOptions {
   thirdPartyTimeoutMs?: number;
   /** Bytes of request bodies held at once (the default of the app unless given). */
   bodyMemoryBytes?: number;
+  /** Search by meaning (libs/sources' createSemanticSearch); none unless given. */
+  semanticSearch?: (pool: TestDatabase['pool']) => unknown;
 }
 
 /** The MCP endpoint on loopback over a fresh database (or `options.database`). */
@@ -47,7 +49,7 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Mc
   const app = appShell(log, (a) => {
     a.use(createMcpApp({
       baseUrl: () => url, pool: t.pool, db: t.db, clock, log, servicePrefix: 'loupe_',
-      services: { boss, addSourceWaitMs: 0 },
+      services: { boss, addSourceWaitMs: 0, ...(options.semanticSearch ? { semanticSearch: options.semanticSearch(t.pool) } : {}) },
       ...(options.bodyMemoryBytes ? { bodyMemoryBytes: options.bodyMemoryBytes } : {}),
       thirdParty: createThirdPartyGateway({
         pool: t.pool, safeFetch: createSafeFetch({ allowLoopback: true }), timeoutMs: options.thirdPartyTimeoutMs ?? 5000, listCacheMs: 0,
