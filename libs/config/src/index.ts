@@ -197,7 +197,7 @@ export const envSchema = z.object({
   EMBEDDINGS_REQUESTS_PER_MINUTE: doc(z.coerce.number().int().min(1).optional(), {
     group: 'embeddings',
     defaultText: 'no limit',
-    description: 'Requests per minute Loupe sends to the embeddings endpoint at most, per process (a 429 is also waited out, as its `Retry-After` asks).',
+    description: 'Requests per minute sent to the embeddings endpoint at most, counted apart by the worker (embedding sources and signals) and by each MCP server (embedding search queries). A 429 is also waited out, as its `Retry-After` asks.',
   }),
   EMBEDDINGS_TIMEOUT_MS: doc(z.coerce.number().int().min(100).default(30000), {
     group: 'embeddings',
