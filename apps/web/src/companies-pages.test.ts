@@ -2,6 +2,7 @@ import { newId } from '@loupe/db';
 import { addSignals } from '@loupe/evidence';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessibilityViolations, launchChromium, saveScreenshot } from '@loupe/browser-testing';
+import { addCompany, addSource, workspaceWith, type SeedCompany } from './test/fixtures';
 import { Person, signInToAccount, startWebServer, type WebHarness } from './test/harness';
 
 // Issue 44: the console's Companies pages, on a real database: companies, people, sources and signals
@@ -14,49 +15,12 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-interface SeedCompany {
-  key: string; name: string; domains: string[]; arr: string | null; plan: string | null; segment: string | null; stage: string | null; renewal: string | null;
-  attributes?: Record<string, string | number | boolean>;
-}
-
 const COMPANIES: SeedCompany[] = [
   { key: 'globex', name: 'Globex', domains: ['globex.com', 'globex.io'], arr: '120000.00', plan: 'Scale', segment: 'Enterprise', stage: 'customer', renewal: '2027-03-01', attributes: { region: 'EMEA', seats: 420, strategic: true } },
   { key: 'hooli', name: 'Hooli', domains: ['hooli.xyz'], arr: '250000', plan: 'Enterprise', segment: 'Enterprise', stage: 'customer', renewal: '2027-01-15' },
   { key: 'initech', name: 'Initech', domains: ['initech.com'], arr: '48000.50', plan: 'Team', segment: 'Mid-market', stage: 'trial', renewal: null },
   { key: 'umbrella', name: 'Umbrella <Corp>', domains: ['umbrella.co'], arr: null, plan: null, segment: 'SMB', stage: 'churned', renewal: null },
 ];
-
-async function workspaceWith(members: Array<[Person, 'owner' | 'admin' | 'member']>, name = 'Acme') {
-  const ws = newId('ws');
-  const prod = `prod_${ws}`;
-  await h.pool.query('INSERT INTO workspaces (id, name) VALUES ($1, $2)', [ws, name]);
-  await h.pool.query('INSERT INTO products (id, workspace_id, name) VALUES ($1, $2, $3)', [prod, ws, 'Acme app']);
-  for (const [p, role] of members) {
-    const { rows } = await h.pool.query<{ id: string }>('SELECT id FROM users WHERE email = $1', [p.email]);
-    await h.pool.query('INSERT INTO memberships (workspace_id, user_id, role) VALUES ($1, $2, $3)', [ws, rows[0]!.id, role]);
-  }
-  return { ws, prod };
-}
-
-async function addCompany(ws: string, c: SeedCompany, createdAt = new Date()): Promise<string> {
-  const id = newId('cmp');
-  await h.pool.query(
-    `INSERT INTO companies (id, workspace_id, external_id, name, domains, arr, plan, segment, stage, renewal_date, attributes, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)`,
-    [id, ws, `crm-${c.key}`, c.name, c.domains, c.arr, c.plan, c.segment, c.stage, c.renewal, JSON.stringify(c.attributes ?? {}), createdAt],
-  );
-  for (const d of c.domains) await h.pool.query('INSERT INTO company_domains (workspace_id, domain, company_id) VALUES ($1, $2, $3)', [ws, d, id]);
-  return id;
-}
-
-async function addSource(ws: string, prod: string, title: string, occurredAt: string) {
-  const src = newId('src');
-  await h.pool.query(
-    `INSERT INTO sources (id, workspace_id, product_id, project_ids, type, nature, title, occurred_at, status) VALUES ($1, $2, $3, '{}', 'call', 'evidence', $4, $5, 'ready')`,
-    [src, ws, prod, title, occurredAt],
-  );
-  return src;
-}
 
 /** Signals from `src`, each resolved to a company (by SQL), recorded `minutesAgo` apart. */
 async function addResolvedSignals(ws: string, src: string, items: Array<{ title: string; who: string; company: string | null; minutesAgo: number }>) {
@@ -84,17 +48,17 @@ async function addOpportunity(ws: string, prod: string, title: string, signalIds
 
 /** A workspace with the four companies above, people, two calls and signals resolved to them, grouped into two opportunities. */
 async function seeded(members: Array<[Person, 'owner' | 'admin' | 'member']>) {
-  const { ws, prod } = await workspaceWith(members);
+  const { ws, prod } = await workspaceWith(h, members);
   const ids: Record<string, string> = {};
-  for (const c of COMPANIES) ids[c.key] = await addCompany(ws, c);
+  for (const c of COMPANIES) ids[c.key] = await addCompany(h, ws, c);
   await h.pool.query(
     `INSERT INTO people (id, workspace_id, external_id, email, name, company_id, created_at, updated_at)
      VALUES ($1, $3, 'p-ana', 'ana@globex.com', 'Ana Ruiz', $5, now(), now()), ($2, $3, 'p-sam', 'sam@contractor.dev', 'Sam Lee', $5, now(), now()),
             ($4, $3, 'p-bill', 'bill@initech.com', NULL, $6, now(), now())`,
     [newId('per'), newId('per'), ws, newId('per'), ids.globex, ids.initech],
   );
-  const weekly = await addSource(ws, prod, 'Weekly call with Globex', '2026-11-20T10:00:00Z');
-  const review = await addSource(ws, prod, 'Quarterly review', '2026-11-25T10:00:00Z');
+  const weekly = await addSource(h, ws, prod, 'Weekly call with Globex', '2026-11-20T10:00:00Z');
+  const review = await addSource(h, ws, prod, 'Quarterly review', '2026-11-25T10:00:00Z');
   const [exportSlow, exportTimeout] = await addResolvedSignals(ws, weekly, [
     { title: 'Quarterly export to Excel is slow', who: 'ana@globex.com', company: ids.globex!, minutesAgo: 30 },
     { title: 'CSV export times out', who: 'sam@contractor.dev', company: ids.globex!, minutesAgo: 20 },
@@ -126,7 +90,7 @@ describe('companies pages', () => {
   });
 
   it('the empty state says how to import companies; the menu lists the page among the evidence', async () => {
-    const { ws } = await workspaceWith([[owner, 'owner']]);
+    const { ws } = await workspaceWith(h, [[owner, 'owner']]);
     const html = await (await owner.get(`/account/w/${ws}/companies`)).text();
     expect(html).toContain('No companies yet: import them from your CRM with <code>npm run loupe -- companies upload companies.csv</code> or the API');
     expect(html).toMatch(/<a href="\/account\/w\/[^"]+\/opportunities">Opportunities<\/a><\/li>\s*<li><a href="\/account\/w\/[^"]+\/companies" aria-current="page">Companies<\/a>/);
@@ -156,13 +120,13 @@ describe('companies pages', () => {
   });
 
   it('pages by cursor in both orders: every company once, in order, those without an ARR last', async () => {
-    const { ws } = await workspaceWith([[owner, 'owner']]);
+    const { ws } = await workspaceWith(h, [[owner, 'owner']]);
     const expected: Array<{ name: string; arr: number | null; evidence: number }> = [];
-    const src = await addSource(ws, `prod_${ws}`, 'A call', '2026-11-20T10:00:00Z');
+    const src = await addSource(h, ws, `prod_${ws}`, 'A call', '2026-11-20T10:00:00Z');
     for (let i = 0; i < 60; i++) {
       const arr = i % 4 === 0 ? null : (i % 7) * 1000; // ties and missing values on purpose
       const name = `Company ${String(i).padStart(2, '0')}`;
-      const id = await addCompany(ws, { key: `c${i}`, name, domains: [], arr: arr === null ? null : String(arr), plan: null, segment: null, stage: null, renewal: null });
+      const id = await addCompany(h, ws, { key: `c${i}`, name, domains: [], arr: arr === null ? null : String(arr), plan: null, segment: null, stage: null, renewal: null });
       const evidence = i % 3;
       if (evidence) await addResolvedSignals(ws, src, Array.from({ length: evidence }, (_, n) => ({ title: `Remark ${i}.${n}`, who: 'x@example.org', company: id, minutesAgo: n })));
       expected.push({ name, arr, evidence });
@@ -231,7 +195,7 @@ describe('companies pages', () => {
       expect(res.status, path).toBe(404);
       expect(await res.text(), path).not.toContain('Globex');
     }
-    const own = await workspaceWith([[stranger, 'owner']]);
+    const own = await workspaceWith(h, [[stranger, 'owner']]);
     const theirs = await stranger.get(`/account/w/${own.ws}/companies/${a.ids.globex}`);
     expect(theirs.status).toBe(404);
     expect(await theirs.text()).not.toContain('Globex');

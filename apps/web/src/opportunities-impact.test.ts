@@ -3,6 +3,7 @@ import { newId } from '@loupe/db';
 import { addSignals, refreshImpact } from '@loupe/evidence';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessibilityViolations, launchChromium, saveScreenshot } from '@loupe/browser-testing';
+import { addCompany, addSource, workspaceWith } from './test/fixtures';
 import { Person, signInToAccount, startWebServer, type WebHarness } from './test/harness';
 
 // Issue 44: the console's opportunities by the customers behind them, on a real database: companies
@@ -27,18 +28,6 @@ type CompanyKey = (typeof COMPANIES)[number]['key'];
 /** A title a spreadsheet would run as a formula, with a comma and quotes to quote. */
 const FORMULA_TITLE = '=HYPERLINK("https://evil.test","Click, here")';
 
-async function workspaceWith(members: Array<[Person, 'owner' | 'admin' | 'member']>) {
-  const ws = newId('ws');
-  const prod = `prod_${ws}`;
-  await h.pool.query('INSERT INTO workspaces (id, name) VALUES ($1, $2)', [ws, 'Acme']);
-  await h.pool.query('INSERT INTO products (id, workspace_id, name) VALUES ($1, $2, $3)', [prod, ws, 'Acme app']);
-  for (const [p, role] of members) {
-    const { rows } = await h.pool.query<{ id: string }>('SELECT id FROM users WHERE email = $1', [p.email]);
-    await h.pool.query('INSERT INTO memberships (workspace_id, user_id, role) VALUES ($1, $2, $3)', [ws, rows[0]!.id, role]);
-  }
-  return { ws, prod };
-}
-
 /**
  * A workspace with the four companies, one call and four opportunities:
  *  - Dark mode: 5 signals from free-mail speakers (no company);
@@ -47,21 +36,12 @@ async function workspaceWith(members: Array<[Person, 'owner' | 'admin' | 'member
  *  - the formula title: Initech: 1 company, 48,000.50.
  */
 async function seeded(members: Array<[Person, 'owner' | 'admin' | 'member']>) {
-  const { ws, prod } = await workspaceWith(members);
+  const { ws, prod } = await workspaceWith(h, members);
   const ids = {} as Record<CompanyKey, string>;
   for (const c of COMPANIES) {
-    ids[c.key] = newId('cmp');
-    await h.pool.query(
-      `INSERT INTO companies (id, workspace_id, external_id, name, domains, arr, plan, segment, stage, renewal_date, attributes, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, '{}', now(), now())`,
-      [ids[c.key], ws, `crm-${c.key}`, c.name, [c.domain], c.arr, c.plan, c.segment, c.stage, c.renewal],
-    );
+    ids[c.key] = await addCompany(h, ws, { key: c.key, name: c.name, domains: [c.domain], arr: c.arr, plan: c.plan, segment: c.segment, stage: c.stage, renewal: c.renewal });
   }
-  const src = newId('src');
-  await h.pool.query(
-    `INSERT INTO sources (id, workspace_id, product_id, project_ids, type, nature, title, occurred_at, status) VALUES ($1, $2, $3, '{}', 'call', 'evidence', 'Quarterly review', now(), 'ready')`,
-    [src, ws, prod],
-  );
+  const src = await addSource(h, ws, prod, 'Quarterly review');
   const signals = async (items: Array<{ title: string; who: string; company?: CompanyKey }>) => {
     const { results } = await addSignals(h.pool, {
       workspaceId: ws, sourceId: src,
@@ -245,7 +225,7 @@ describe('opportunities by customer impact', () => {
     expect((await owner.get(`/account/w/${s.ws}/opportunities.csv?product=prod_elsewhere`)).status).toBe(404);
 
     // More than a page of the export (500): every opportunity once, in order.
-    const many = await workspaceWith([[owner, 'owner']]);
+    const many = await workspaceWith(h, [[owner, 'owner']]);
     await h.pool.query(
       `INSERT INTO opportunities (id, workspace_id, product_id, title, subtitle, type, evidence_count, unique_company_count, created_at, updated_at)
        SELECT 'opp_many_' || lpad(n::text, 4, '0') || '_' || $1, $1, $2, 'Opportunity ' || n, '', 'need', n, 0, now(), now() FROM generate_series(1, 1234) n`,
@@ -266,7 +246,7 @@ describe('opportunities by customer impact', () => {
       expect(html, path).not.toContain('Slow exports');
       expect(html, path).not.toContain('Globex');
     }
-    const own = await workspaceWith([[stranger, 'owner']]);
+    const own = await workspaceWith(h, [[stranger, 'owner']]);
     const theirs = await stranger.get(`/account/w/${own.ws}/opportunities.csv?product=${a.prod}`);
     expect(theirs.status).toBe(404);
     expect(await theirs.text()).not.toContain('Slow exports');
