@@ -59,9 +59,11 @@ export async function addSignals(
     return { item, type };
   });
   return withTransaction(pool, async (client) => {
+    // The source's participants (up to thousands) are read only when a speaker is named without an id.
+    const byName = input.items.some((item) => !item.participantId?.trim() && item.whoSaidIt?.trim());
     const { rows: sources } = await client.query<{ product_id: string; occurred_at: Date; participants: unknown }>(
-      'SELECT product_id, occurred_at, participants FROM sources WHERE workspace_id = $1 AND id = $2',
-      [input.workspaceId, input.sourceId],
+      'SELECT product_id, occurred_at, CASE WHEN $3 THEN participants END AS participants FROM sources WHERE workspace_id = $1 AND id = $2',
+      [input.workspaceId, input.sourceId, byName],
     );
     const source = sources[0];
     if (!source) throw new SourceNotFoundError(`Source not found or access denied: ${input.sourceId} is not a source of this workspace. Use find_sources to look sources up.`);
