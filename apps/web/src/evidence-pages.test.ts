@@ -207,7 +207,7 @@ describe('evidence pages', () => {
     const opp = (await opportunityOf(ids[0]!))!;
     const one = await (await owner.get(`/account/w/${ws}/opportunities/${opp}`)).text();
     expect(one).toContain('Exporting the quarterly report to Excel takes twenty minutes.');
-    expect(one).toContain('ana@globex.com · globex.com');
+    expect(one).toContain(`ana@globex.com · <a href="/account/w/${ws}/sources/${src}">`); // the address shows its domain: not repeated
     expect(one).toContain(`<a href="/account/w/${ws}/sources/${src}">Call with Globex</a>`);
     expect((await owner.get(`/account/w/${ws}/opportunities/opp_missing`)).status).toBe(404);
   });

@@ -30,6 +30,9 @@ export const fmt = {
   day: (text: string | null | undefined): string => (text && /^\d{4}-\d\d-\d\d$/.test(text) ? day.format(new Date(`${text}T00:00:00Z`)) : '—'),
   /** "1 signal", "2,345 signals". */
   count: (n: number, one: string, many = `${one}s`): string => `${integer.format(n)} ${n === 1 ? one : many}`,
+  /** A speaker's email domain, to show beside who said it; empty when their address already shows it. */
+  domainBeside: (whoSaidIt: string | null | undefined, domain: string | null | undefined): string =>
+    domain && !(whoSaidIt ?? '').toLowerCase().endsWith(`@${domain}`) ? domain : '',
 };
 
 export type Format = typeof fmt;
