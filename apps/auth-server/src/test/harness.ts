@@ -7,9 +7,8 @@ import type { SafeFetchSettings } from '@loupe/safe-fetch';
 import type { IdentityProviderConfig } from '@loupe/config';
 import { createAuthApp } from '../app';
 import { OAUTH_TOKEN_PATH } from '../rate-limits';
-import { CookieJar, csrfOf, FormBrowser } from '@loupe/browser-testing';
+import { csrfOf, FormBrowser } from '@loupe/browser-testing';
 
-export { CookieJar };
 
 export interface SentMail { to: string; subject: string; text: string; html?: string; kind: string; replyTo?: string; messageId?: string }
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import express from 'express';
 import type pg from 'pg';
 import { createAccounts } from '@loupe/accounts';
-import { CookieJar, csrfOf, FormBrowser } from '@loupe/browser-testing';
+import { csrfOf, FormBrowser } from '@loupe/browser-testing';
 import { newId } from '@loupe/db';
 import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
 import { appShell, createLogger, createPerIpLimiter, listen, systemClock, type Listening } from '@loupe/http';
@@ -13,7 +13,6 @@ import { createLocalStorage, type Storage } from '@loupe/storage';
 import { createSessionMiddleware, loadWebSecrets, signIn, type SessionRuntime } from '@loupe/web-pages';
 import { createWebApp } from '../app';
 
-export { CookieJar };
 
 export interface SentMail { to: string; subject: string; text: string; html?: string; kind: string }
 
