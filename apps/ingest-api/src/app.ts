@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { screenErasedPeople } from '@loupe/erasure';
 import { createIdempotencyStore, createRateLimiter, type Clock, type IdempotencyStore, type Logger, type RateLimiter } from '@loupe/http';
 import type { Boss } from '@loupe/jobs';
 import { openApiDocument, recordJsonSchema } from '@loupe/records';
@@ -10,7 +11,7 @@ import { apiKeyAuth, requireCreatorRole, requirePermission } from './auth';
 import { getHandler, listHandler } from './batches';
 import {
   batchHandler as directoryBatch, COMPANY_KIND, deleteHandler as directoryDelete, getHandler as directoryGet, listHandler as directoryList, PERSON_KIND,
-  putHandler as directoryPut, screenErasedPeople, type DirectoryKind,
+  putHandler as directoryPut, type DirectoryKind,
 } from './companies/route';
 import { deleteHandler } from './deletion/route';
 import {

@@ -9,6 +9,8 @@ export const LANDING_STATEMENT_TIMEOUT_MS = 30_000;
 export interface LandingInput {
   workspaceId: string;
   apiKeyId: string | null;
+  /** The connection whose sync landed it (libs/connectors); null for the API. */
+  connectionId?: string | null;
   productId: string;
   type: string;
   source: string;
@@ -147,10 +149,10 @@ export async function landBatchIn(client: pg.PoolClient, boss: Boss, input: Land
   const createdAt = new Date(input.now);
   await client.query(
     `INSERT INTO batches (id, workspace_id, api_key_id, product_id, source, type, format, status,
-                          accepted_count, rejected_count, total_error_count, errors, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, 'LANDING', $8, $9, $10, $11, $12, $12)`,
+                          accepted_count, rejected_count, total_error_count, errors, created_at, updated_at, connection_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, 'LANDING', $8, $9, $10, $11, $12, $12, $13)`,
     [batchId, input.workspaceId, input.apiKeyId, input.productId, input.source, input.type, input.format ?? null,
-      input.accepted.length, input.rejectedCount, input.totalErrorCount, JSON.stringify(input.errors), createdAt],
+      input.accepted.length, input.rejectedCount, input.totalErrorCount, JSON.stringify(input.errors), createdAt, input.connectionId ?? null],
   );
   const { records, unparsedData } = recordsParameters(recordIds, input.accepted);
   const { rows } = await client.query<{ position: number }>(INSERT_RECORDS, [

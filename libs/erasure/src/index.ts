@@ -12,3 +12,4 @@ export {
   addSuppression, findSuppressed, getSuppression, liftSuppression, listSuppressions, SUPPRESSED_CODE, suppressedMessage,
   type Candidate, type SuppressedHit, type SuppressionView,
 } from './suppressions';
+export { screenErasedPeople, screenSuppressed } from './screen';

@@ -2,8 +2,6 @@ import {
   BatchBodyError, DirectoryCursorError, deleteCompany, deletePerson, describeIssues, getCompany, getPerson, listCompanies, listPeople, parseBatchBody,
   upsertCompanies, upsertPeople, validateBatchItems, type DirectoryDeps, type UpsertOutcome,
 } from '@loupe/companies';
-import { lockLandings } from '@loupe/batches';
-import { findSuppressed, SUPPRESSED_CODE, suppressedMessage } from '@loupe/erasure';
 import { ApiError, BodyTooLargeError, readBoundedBody, type Clock } from '@loupe/http';
 import {
   bodyKindOf, COMPANY_LIMITS, companyBodySchema, companyInputSchema, externalIdSchema, personBodySchema, personInputSchema, type ImportResult, type ItemError,
@@ -14,21 +12,6 @@ import type { z } from 'zod';
 export interface DirectoryRouteDeps extends DirectoryDeps {
   clock: Clock;
 }
-
-/**
- * A person erased from the workspace stays out of its people until their suppression is lifted, as their
- * records do: the email and the external_id (as a participant id) are checked against the active
- * suppressions, under the landing lock, so a suppression made meanwhile waits for this write (and the
- * erasure that follows finds what it wrote).
- */
-export const screenErasedPeople: NonNullable<DirectoryDeps['screenPeople']> = async (client, workspaceId, inputs) => {
-  await lockLandings(client, workspaceId, 'shared');
-  const hits = await findSuppressed(client, workspaceId, inputs.map((p) => ({
-    ids: [{ field: 'external_id', value: p.external_id }],
-    texts: [{ field: 'email', value: p.email ?? null }],
-  })));
-  return new Map([...hits].map(([i, hit]) => [i, { code: SUPPRESSED_CODE, message: suppressedMessage(hit).replace('records about them are refused', 'they are refused') }]));
-};
 
 /**
  * The two kinds of the directory a workspace sends (libs/companies), described once so that the routes of
