@@ -11,3 +11,7 @@ export {
 export { deleteSignals, editSignal, listSignalChanges, moveSignals, OpportunityNotFoundError, removeSignalsOfSources, SIGNAL_ACTIONS, type Reviewer, type SignalAction, type SignalChangeView } from './review';
 export { decodeCursor, encodeCursor, listRecentSignals, opportunityGrowth, type SignalCursor, type SignalFilter, type SignalListItem } from './signal-list';
 export { findCompanies, getCompanyEvidence, type CompanyEvidence, type CompanyRef } from './company-view';
+export {
+  checkQuotes, findQuote, isSpeaker, quotesIn, quotesOf, quotesVerified, QUOTES_VERIFIED, sourceWords, wordsOf,
+  type QuoteCheck, type QuoteSegment, type QuotesVerified, type SourceWords,
+} from './quotes';
