@@ -76,7 +76,7 @@ describe('add_signals and update_signals', () => {
     expect(failed.isError).toBe(true);
     expect((await call(writer, 'view_item', { item_id: id, item_type: 'signal' })).data!.item.title).toBe('Old title');
     const ok = await call(writer, 'update_signals', { updates: [{ id, title: 'New title', who_said_it: null }] });
-    expect(ok.data).toEqual({ updated: [id] });
+    expect(ok.data).toEqual({ updated: [{ id, quotes: [], quotes_verified: 'no_quote' }] });
     const viewed = (await call(writer, 'view_item', { item_id: id, item_type: 'signal' })).data!.item;
     expect(viewed).toMatchObject({ title: 'New title', content: 'Some content' });
     expect(viewed).not.toHaveProperty('who_said_it'); // cleared: left out, not null

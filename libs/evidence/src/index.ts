@@ -1,6 +1,6 @@
 export { EvidenceError, SignalNotFoundError, SourceNotFoundError, UnknownSignalTypeError } from './errors';
 export { BUILT_IN_SIGNAL_TYPES, createSignalType, ensureSignalTypes, listSignalTypes, setSignalTypeActive, type SignalType } from './signal-types';
-export { addSignals, getSignal, updateSignalsWith, type SignalChangeFields, listSignalsOfProduct, listSignalsOfSource, updateSignals, type NewSignal, type SignalUpdate, type SignalView } from './signals';
+export { addSignals, getSignal, updateSignalsWith, type SignalChangeFields, listSignalsOfProduct, listSignalsOfSource, updateSignals, type NewSignal, type SignalUpdate, type SignalView, type UpdateResult as SignalUpdateResult } from './signals';
 export { companyOf, FREE_MAIL } from './companies';
 export { resolveSignalCompanies, resolveWorkspaceCompanies, RESOLVE_SLICE, type ResolutionResult } from './company-resolution';
 export { refreshImpact, type Impact, type ImpactSplit } from './impact';
@@ -15,3 +15,5 @@ export {
   checkQuotes, findQuote, isSpeaker, quotesIn, quotesOf, quotesVerified, QUOTES_VERIFIED, sourceWords, wordsOf,
   type QuoteCheck, type QuoteSegment, type QuotesVerified, type SourceWords,
 } from './quotes';
+export { type SignalQuotes, type StoredQuote } from './signal-quotes';
+export { NO_QUOTE_SHARE, opportunityQuoteShares, type QuoteShare } from './quote-shares';

@@ -7,6 +7,8 @@ import { participantNamed } from './speaker';
 import { resolveSignalCompanies } from './company-resolution';
 import { SignalNotFoundError, SourceNotFoundError, UnknownSignalTypeError } from './errors';
 import { listSignalTypes, matchType, type SignalType } from './signal-types';
+import { hasQuotes, readSourceWords, signalQuotes, speakerAliases, type SignalQuotes, type StoredQuote } from './signal-quotes';
+import type { QuotesVerified, SourceWords } from './quotes';
 
 export interface NewSignal {
   type: string;
@@ -17,6 +19,8 @@ export interface NewSignal {
   createdAt?: Date | undefined;
   /** A 3–6 word theme the calling model may give; it helps place the signal. */
   theme?: string | undefined;
+  /** The customer's exact words, apart from the content; checked against the source like the content's quotes. */
+  quote?: string | undefined;
 }
 
 export interface SignalView {
@@ -30,6 +34,10 @@ export interface SignalView {
   whoSaidIt: string | null;
   participantId: string | null;
   theme: string | null;
+  quote: string | null;
+  /** Its quotes checked against the source; null for a signal written before quotes were checked. */
+  quotes: StoredQuote[] | null;
+  quotesVerified: QuotesVerified | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -51,7 +59,7 @@ export async function addSignals(
   pool: pg.Pool,
   input: { workspaceId: string; sourceId: string; items: NewSignal[]; writtenBy?: { keyId?: string | undefined; clientId?: string | undefined } },
   clock: Clock,
-): Promise<{ results: Array<{ id: string; reused: boolean }>; productIds: string[] }> {
+): Promise<{ results: Array<{ id: string; reused: boolean } & SignalQuotes>; productIds: string[] }> {
   const types = await listSignalTypes(pool, input.workspaceId);
   const typed = input.items.map((item) => {
     const type = matchType(types, item.type);
@@ -59,8 +67,10 @@ export async function addSignals(
     return { item, type };
   });
   return withTransaction(pool, async (client) => {
-    // The source's participants (up to thousands) are read only when a speaker is named without an id.
-    const byName = input.items.some((item) => !item.participantId?.trim() && item.whoSaidIt?.trim());
+    // The source's participants (up to thousands) are read only when a speaker is named without an id,
+    // or a quoted speaker is given only by id (their name is what the source's segments carry).
+    const quoted = input.items.map(hasQuotes);
+    const byName = input.items.some((item, i) => (!item.participantId?.trim() && item.whoSaidIt?.trim()) || (quoted[i] && item.participantId?.trim() && !item.whoSaidIt?.trim()));
     const { rows: sources } = await client.query<{ product_id: string; occurred_at: Date; participants: unknown }>(
       'SELECT product_id, occurred_at, CASE WHEN $3 THEN participants END AS participants FROM sources WHERE workspace_id = $1 AND id = $2',
       [input.workspaceId, input.sourceId, byName],
@@ -68,32 +78,38 @@ export async function addSignals(
     const source = sources[0];
     if (!source) throw new SourceNotFoundError(`Source not found or access denied: ${input.sourceId} is not a source of this workspace. Use find_sources to look sources up.`);
     const now = new Date(clock.now());
-    const results: Array<{ id: string; reused: boolean }> = [];
-    for (const { item, type } of typed) {
+    // The source's words, read once for all the call's quotes.
+    const words = quoted.some(Boolean) ? await readSourceWords(client, input.sourceId) : undefined;
+    const results: Array<{ id: string; reused: boolean } & SignalQuotes> = [];
+    for (const [i, { item, type }] of typed.entries()) {
       const hash = contentHash(type.id, item.content);
       const participantId = item.participantId?.trim() || participantNamed(source.participants, item.whoSaidIt) || null;
-      const { rows } = await client.query<{ id: string; inserted: boolean }>(
+      const checked = signalQuotes(quoted[i] ? words : undefined, { content: item.content.trim(), quote: item.quote }, speakerAliases(source.participants, item.whoSaidIt?.trim(), participantId));
+      const { rows } = await client.query<{ id: string; inserted: boolean; quotes: StoredQuote[] | null; quotes_verified: QuotesVerified | null }>(
         `WITH ins AS (
            INSERT INTO signals (id, workspace_id, product_id, source_id, type_id, title, content, who_said_it, participant_id, content_hash, created_at, updated_at, theme, company,
-                                written_by_key_id, written_by_client_id)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+                                written_by_key_id, written_by_client_id, quote, quotes, quotes_verified)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
            ON CONFLICT (workspace_id, source_id, type_id, content_hash) DO NOTHING RETURNING id)
-         SELECT id, true AS inserted FROM ins
-         UNION ALL SELECT id, false FROM signals WHERE workspace_id = $2 AND source_id = $4 AND type_id = $5 AND content_hash = $10 AND NOT EXISTS (SELECT 1 FROM ins)`,
+         SELECT id, true AS inserted, NULL::jsonb AS quotes, NULL AS quotes_verified FROM ins
+         UNION ALL SELECT id, false, quotes, quotes_verified FROM signals WHERE workspace_id = $2 AND source_id = $4 AND type_id = $5 AND content_hash = $10 AND NOT EXISTS (SELECT 1 FROM ins)`,
         [newId('sig', clock.now()), input.workspaceId, source.product_id, input.sourceId, type.id, item.title.trim(), item.content.trim(),
           item.whoSaidIt?.trim() || null, participantId, hash, item.createdAt ?? source.occurred_at, now,
-          item.theme?.trim() || null, companyOf(participantId, item.whoSaidIt), input.writtenBy?.keyId ?? null, input.writtenBy?.clientId ?? null],
+          item.theme?.trim() || null, companyOf(participantId, item.whoSaidIt), input.writtenBy?.keyId ?? null, input.writtenBy?.clientId ?? null,
+          item.quote?.trim() || null, JSON.stringify(checked.quotes), checked.quotesVerified],
       );
       let row = rows[0];
       if (!row) {
         // A concurrent call stored the same signal after this statement's snapshot: read it now.
-        const { rows: again } = await client.query<{ id: string }>(
-          'SELECT id FROM signals WHERE workspace_id = $1 AND source_id = $2 AND type_id = $3 AND content_hash = $4',
+        const { rows: again } = await client.query<{ id: string; quotes: StoredQuote[] | null; quotes_verified: QuotesVerified | null }>(
+          'SELECT id, quotes, quotes_verified FROM signals WHERE workspace_id = $1 AND source_id = $2 AND type_id = $3 AND content_hash = $4',
           [input.workspaceId, input.sourceId, type.id, hash],
         );
-        row = { id: again[0]!.id, inserted: false };
+        row = { ...again[0]!, inserted: false };
       }
-      results.push({ id: row.id, reused: !row.inserted });
+      // A reused signal answers with the checks stored with it (what its pages show); one from before checks, with these.
+      const reusedChecks = !row.inserted && row.quotes && row.quotes_verified ? { quotes: row.quotes, quotesVerified: row.quotes_verified } : undefined;
+      results.push({ id: row.id, reused: !row.inserted, ...(reusedChecks ?? checked) });
     }
     // The company each new signal's speaker resolves to, in the same transaction.
     await resolveSignalCompanies(client, input.workspaceId, results.filter((r) => !r.reused).map((r) => r.id));
@@ -113,13 +129,15 @@ export interface SignalUpdate {
   participantId?: string | null | undefined;
   /** null clears it. */
   theme?: string | null | undefined;
+  /** null clears it. */
+  quote?: string | null | undefined;
 }
 
 /**
  * Edits signals, all or nothing; omitted fields stay. A change of title, content or theme puts the signal
  * back in its product's queue to be embedded and placed again. Returns the products to update.
  */
-export async function updateSignals(pool: pg.Pool, workspaceId: string, updates: SignalUpdate[], clock: Clock): Promise<{ updated: string[]; productIds: string[] }> {
+export async function updateSignals(pool: pg.Pool, workspaceId: string, updates: SignalUpdate[], clock: Clock): Promise<UpdateResult> {
   return updateSignalsWith(pool, workspaceId, updates, clock);
 }
 
@@ -130,18 +148,38 @@ export interface SignalChangeFields {
   after: Record<string, string | null>;
 }
 
+export interface UpdateResult {
+  updated: string[];
+  productIds: string[];
+  /** Each updated signal's quotes, checked again against its source. */
+  quotes: Array<{ id: string } & SignalQuotes>;
+}
+
 /** updateSignals, calling `changed` inside the transaction for each signal updated. */
 export async function updateSignalsWith(
   pool: pg.Pool, workspaceId: string, updates: SignalUpdate[], clock: Clock,
   changed?: (client: pg.PoolClient, change: SignalChangeFields) => Promise<void>,
-): Promise<{ updated: string[]; productIds: string[] }> {
+): Promise<UpdateResult> {
   const types = await listSignalTypes(pool, workspaceId);
   return withTransaction(pool, async (client) => {
     const products = new Set<string>();
     const now = new Date(clock.now());
+    const sources = new Map<string, { words: SourceWords; participants: unknown }>();
+    const sourceOf = async (sourceId: string) => {
+      let found = sources.get(sourceId);
+      if (!found) {
+        const { rows: src } = await client.query<{ participants: unknown }>('SELECT participants FROM sources WHERE workspace_id = $1 AND id = $2', [workspaceId, sourceId]);
+        found = { words: await readSourceWords(client, sourceId), participants: src[0]?.participants };
+        sources.set(sourceId, found);
+      }
+      return found;
+    };
+    const quotes: UpdateResult['quotes'] = [];
     for (const u of updates) {
-      const { rows } = await client.query<{ type_id: string; title: string; content: string; theme: string | null; product_id: string; who_said_it: string | null; participant_id: string | null }>(
-        'SELECT type_id, title, content, theme, product_id, who_said_it, participant_id FROM signals WHERE workspace_id = $1 AND id = $2 FOR UPDATE',
+      const { rows } = await client.query<{
+        type_id: string; title: string; content: string; theme: string | null; product_id: string; who_said_it: string | null; participant_id: string | null; source_id: string; quote: string | null;
+      }>(
+        'SELECT type_id, title, content, theme, product_id, who_said_it, participant_id, source_id, quote FROM signals WHERE workspace_id = $1 AND id = $2 FOR UPDATE',
         [workspaceId, u.id],
       );
       const current = rows[0];
@@ -157,16 +195,21 @@ export async function updateSignalsWith(
       const theme = u.theme === undefined ? current.theme : u.theme?.trim() || null;
       const whoSaidIt = u.whoSaidIt === undefined ? current.who_said_it : u.whoSaidIt;
       const participantId = u.participantId === undefined ? current.participant_id : u.participantId;
+      const quote = u.quote === undefined ? current.quote : u.quote?.trim() || null;
       const replace = title !== current.title || content !== current.content || theme !== current.theme;
+      const quoted = hasQuotes({ content, quote });
+      const source = quoted ? await sourceOf(current.source_id) : undefined;
+      const checked = signalQuotes(source?.words, { content, quote }, speakerAliases(source?.participants, whoSaidIt, participantId));
+      quotes.push({ id: u.id, ...checked });
       await client.query(
         `UPDATE signals SET title = $3, content = $4, type_id = $5, content_hash = $6,
                 created_at = COALESCE($7, created_at), who_said_it = $8, participant_id = $9, theme = $10, company = $11,
                 embedding_version = CASE WHEN $12 THEN NULL ELSE embedding_version END,
                 cluster_pending = cluster_pending OR $12 OR type_id <> $5 OR company IS DISTINCT FROM $11,
-                updated_at = $13
+                updated_at = $13, quote = $14, quotes = $15, quotes_verified = $16
           WHERE workspace_id = $1 AND id = $2`,
         [workspaceId, u.id, title, content, typeId, contentHash(typeId, content), u.createdAt ?? null,
-          whoSaidIt, participantId, theme, companyOf(participantId, whoSaidIt), replace, now],
+          whoSaidIt, participantId, theme, companyOf(participantId, whoSaidIt), replace, now, quote, JSON.stringify(checked.quotes), checked.quotesVerified],
       );
       // Another speaker may be of another company: its opportunity's figures follow when it is placed again.
       if ((await resolveSignalCompanies(client, workspaceId, [u.id])).length) {
@@ -182,17 +225,21 @@ export async function updateSignalsWith(
       }
       products.add(current.product_id);
     }
-    return { updated: updates.map((u) => u.id), productIds: [...products] };
+    return { updated: updates.map((u) => u.id), productIds: [...products], quotes };
   });
 }
 
 const SIGNAL_SELECT = `SELECT s.id, s.source_id, s.product_id, t.key AS type, t.name AS type_name, s.title, s.content, s.who_said_it,
-       s.participant_id, s.theme, s.created_at, s.updated_at FROM signals s JOIN signal_types t ON t.id = s.type_id AND t.workspace_id = s.workspace_id`;
+       s.participant_id, s.theme, s.quote, s.quotes, s.quotes_verified, s.created_at, s.updated_at FROM signals s JOIN signal_types t ON t.id = s.type_id AND t.workspace_id = s.workspace_id`;
 
-type SignalRow = { id: string; source_id: string; product_id: string; type: string; type_name: string; title: string; content: string; who_said_it: string | null; participant_id: string | null; theme: string | null; created_at: Date; updated_at: Date };
+type SignalRow = {
+  id: string; source_id: string; product_id: string; type: string; type_name: string; title: string; content: string; who_said_it: string | null; participant_id: string | null; theme: string | null;
+  quote: string | null; quotes: StoredQuote[] | null; quotes_verified: QuotesVerified | null; created_at: Date; updated_at: Date;
+};
 const toView = (r: SignalRow): SignalView => ({
   id: r.id, sourceId: r.source_id, productId: r.product_id, type: r.type, typeName: r.type_name, title: r.title, content: r.content,
-  whoSaidIt: r.who_said_it, participantId: r.participant_id, theme: r.theme, createdAt: r.created_at, updatedAt: r.updated_at,
+  whoSaidIt: r.who_said_it, participantId: r.participant_id, theme: r.theme, quote: r.quote, quotes: r.quotes, quotesVerified: r.quotes_verified,
+  createdAt: r.created_at, updatedAt: r.updated_at,
 });
 
 export async function getSignal(db: Pick<pg.Pool, 'query'>, workspaceId: string, id: string): Promise<SignalView | undefined> {

@@ -106,7 +106,7 @@ export async function seedWorkspace(h: McpHarness, name = 'Acme', options: { cre
 }
 
 /** A source with `segments` text segments, ready to read. */
-export async function seedSource(h: McpHarness, w: Workspace, options: { title?: string; segments?: string[]; status?: string; occurredAt?: Date } = {}) {
+export async function seedSource(h: McpHarness, w: Workspace, options: { title?: string; segments?: string[]; speakers?: string[]; status?: string; occurredAt?: Date } = {}) {
   const id = newId('src');
   const segments = options.segments ?? ['Hello there.'];
   await h.pool.query(
@@ -115,7 +115,7 @@ export async function seedSource(h: McpHarness, w: Workspace, options: { title?:
     [id, w.workspaceId, w.productId, [w.projectId], options.title ?? 'Customer call', options.occurredAt ?? new Date(), JSON.stringify([{ email: 'ana@bigco.com' }]), options.status ?? 'ready', segments.length],
   );
   for (const [i, text] of segments.entries()) {
-    await h.pool.query(`INSERT INTO source_segments (source_id, position, kind, speaker, text) VALUES ($1, $2, 'turn', 'Ana', $3)`, [id, i, text]);
+    await h.pool.query(`INSERT INTO source_segments (source_id, position, kind, speaker, text) VALUES ($1, $2, 'turn', $3, $4)`, [id, i, options.speakers?.[i] ?? 'Ana', text]);
   }
   await refreshSearchDocuments(h.pool, [id]); // the search vector the worker writes with a source
   return id;

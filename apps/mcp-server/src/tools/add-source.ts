@@ -41,7 +41,7 @@ export const addSource = defineTool({
   name: 'add_source',
   title: 'Add a source',
   description:
-    'Add customer evidence: one of content, file_base64 + filename, transcript_turns (and/or media_url), messages; project_id from get_products. ' +
+    'Add customer evidence: one of content, file_base64 + filename, transcript_turns (and/or media_url), messages. ' +
     'Processed in the background (source_id when ready, else find_sources soon). external_source + external_id make retries safe. ' +
     'DO NOT USE for signals or notes (add_signals, create_shaping_note).',
   inputSchema: {

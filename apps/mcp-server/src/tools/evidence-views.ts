@@ -1,10 +1,11 @@
-import { getCompanyEvidence, getOpportunity, getSignal, type SignalView } from '@loupe/evidence';
+import { getCompanyEvidence, getOpportunity, getSignal, NO_QUOTE_SHARE, opportunityQuoteShares, type SignalView } from '@loupe/evidence';
 import { UNTRUSTED } from '../render';
 import { fitToPage, PAGE_CHARS, type ToolContext } from '../tool-kit';
 
 const signalJson = (s: SignalView) => ({
   id: s.id, source_id: s.sourceId, product_id: s.productId, type: s.type, type_name: s.typeName, title: s.title, content: s.content,
   who_said_it: s.whoSaidIt, participant_id: s.participantId, theme: s.theme, created_at: s.createdAt.toISOString(), updated_at: s.updatedAt.toISOString(),
+  quote: s.quote, quotes: s.quotes, quotes_verified: s.quotesVerified,
 });
 
 /** Evidence rows per page of an opportunity, and the content shown of each (the signal itself has it all). */
@@ -40,6 +41,7 @@ export async function viewSignal(ctx: ToolContext, id: string) {
 export async function viewOpportunity(ctx: ToolContext, id: string, offset = 0) {
   const o = await getOpportunity(ctx.pool, ctx.principal.workspaceId, id, { limit: EVIDENCE_PAGE, offset });
   if (!o) return undefined;
+  const verified = (await opportunityQuoteShares(ctx.pool, ctx.principal.workspaceId, [o.id])).get(o.id) ?? NO_QUOTE_SHARE;
   // The company each speaker resolved to (its name), so the evidence says who is behind it.
   const { rows: companies } = await ctx.pool.query<{ id: string; name: string }>(
     `SELECT s.id, c.name FROM signals s JOIN companies c ON c.id = s.company_id AND c.workspace_id = $1 WHERE s.workspace_id = $1 AND s.id = ANY($2::text[])`,
@@ -56,6 +58,7 @@ export async function viewOpportunity(ctx: ToolContext, id: string, offset = 0) 
   return {
     id: o.id, product_id: o.productId, title: o.title, subtitle: o.subtitle, type: o.type, keywords: o.keywords, created_at: o.createdAt.toISOString(),
     updated_at: o.updatedAt.toISOString(), evidence_count: o.evidenceCount, unique_company_count: o.uniqueCompanyCount,
+    verified_signals: verified.verified, verified_share: Math.round(verified.share * 100) / 100,
     companies: o.uniqueCompanyCount, revenue: o.revenue, ...(o.nearestRenewal ? { nearest_renewal: o.nearestRenewal } : {}),
     impact: {
       resolved_companies: o.impact.resolved_companies,

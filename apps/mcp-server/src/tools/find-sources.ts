@@ -70,12 +70,12 @@ export const findSources = defineTool({
   name: 'find_sources',
   title: 'Find sources',
   description:
-    'Search sources (calls, emails, documents…) by words, best first with excerpts, or list them newest first. ' +
+    'Search sources (calls, emails, documents…) by words, best first with excerpts, or list newest first. ' +
     'Next: read_source(source_id, from_position). DO NOT USE for opportunities (get_opportunities) or notes (list_shaping_notes).',
   inputSchema: {
     query: z.string().max(500).optional().describe('Words or a sentence; "phrase", -word, or. Omit to list.'),
     sort: z.enum(['relevance', 'newest']).optional().describe('A query\'s order.'),
-    limit: z.number().int().min(1).max(FIND_SOURCES_LIMITS.maxLimit).optional().describe(`Sources per page (default ${FIND_SOURCES_LIMITS.defaultLimit}).`),
+    limit: z.number().int().min(1).max(FIND_SOURCES_LIMITS.maxLimit).optional().describe(`Default ${FIND_SOURCES_LIMITS.defaultLimit}.`),
     product_id: z.string().max(128).optional().describe('From get_products.'),
     project_id: z.string().max(128).optional().describe('From get_products.'),
     source_type: z.enum(RECORD_TYPES).optional().describe('Kind of source.'),

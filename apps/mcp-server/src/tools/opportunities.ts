@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { findCompanies, listOpportunities, OPPORTUNITY_SORTS, opportunityGrowth } from '@loupe/evidence';
+import { findCompanies, listOpportunities, NO_QUOTE_SHARE, OPPORTUNITY_SORTS, opportunityGrowth, opportunityQuoteShares } from '@loupe/evidence';
 import { blocks, next, oneLine } from '../render';
 import { nameText } from '../schemas';
 import { defineTool, fitToPage, PAGE_CHARS, pageFields, requireProductId, ToolError } from '../tool-kit';
@@ -13,6 +13,8 @@ const row = z.object({
   segments: z.array(z.string()), stages: z.array(z.string()),
   nearest_renewal: z.string().optional().describe('The nearest renewal date (YYYY-MM-DD) among its companies'),
   signals_last_7_days: z.number().describe('Its signals recorded or edited in the last 7 days: how much it grew this week'),
+  verified_signals: z.number().describe('Its signals whose every quote was found in their source'),
+  verified_share: z.number().describe('verified_signals / evidence_count'),
 });
 
 export const getOpportunities = defineTool({
@@ -54,10 +56,12 @@ export const getOpportunities = defineTool({
     const now = new Date(ctx.clock.now());
     const { items, total, pendingSignals, settling } = await listOpportunities(ctx.pool, ctx.principal.workspaceId, productId, { limit: args.limit ?? 25, offset }, { sort, filter, now });
     const recent = await opportunityGrowth(ctx.pool, ctx.principal.workspaceId, items.map((o) => o.id), now);
+    const verified = await opportunityQuoteShares(ctx.pool, ctx.principal.workspaceId, items.map((o) => o.id));
     const rows = items.map((o) => ({
       id: o.id, title: o.title, subtitle: o.subtitle, type: o.type, keywords: o.keywords, created_at: o.createdAt.toISOString(), updated_at: o.updatedAt.toISOString(),
       evidence_count: o.evidenceCount, unique_company_count: o.uniqueCompanyCount, companies: o.uniqueCompanyCount, revenue: o.revenue, segments: o.segments,
       stages: o.stages, ...(o.nearestRenewal ? { nearest_renewal: o.nearestRenewal } : {}), signals_last_7_days: recent.get(o.id)?.week ?? 0,
+      verified_signals: (verified.get(o.id) ?? NO_QUOTE_SHARE).verified, verified_share: Math.round((verified.get(o.id) ?? NO_QUOTE_SHARE).share * 100) / 100,
     }));
     const { kept, cut } = fitToPage(rows, PAGE_CHARS.withGuidance);
     const paging = pageFields(offset, kept.length, total);
@@ -79,7 +83,7 @@ export const getOpportunities = defineTool({
     const rows = r.items.map((o, i) =>
       `${r.offset + i + 1}. **${oneLine(o.title, 200)}** \`${o.id}\`: ${o.evidence_count} signal${o.evidence_count === 1 ? '' : 's'}, ${o.companies} compan${o.companies === 1 ? 'y' : 'ies'}, revenue ${o.revenue.toLocaleString('en-US')}` +
       `${o.segments.length ? ` (${o.segments.slice(0, 4).join(', ')})` : ''}${o.nearest_renewal ? `, renews ${o.nearest_renewal}` : ''}` +
-      `${o.signals_last_7_days ? `, +${o.signals_last_7_days} in 7 days` : ''}; ${o.type}${o.keywords.length ? `; ${o.keywords.slice(0, 6).join(', ')}` : ''}; updated ${o.updated_at.slice(0, 10)}`);
+      `${o.signals_last_7_days ? `, +${o.signals_last_7_days} in 7 days` : ''}, ${o.verified_signals} with verified quotes (${Math.round(o.verified_share * 100)}%); ${o.type}${o.keywords.length ? `; ${o.keywords.slice(0, 6).join(', ')}` : ''}; updated ${o.updated_at.slice(0, 10)}`);
     const steps = r.items.length ? ['view_item(item_id, item_type: "opportunity") for its evidence'] : [];
     if (r.next_offset !== undefined) steps.push(`more: get_opportunities with offset ${r.next_offset}`);
     return blocks('# Opportunities', r.digest, rows.join('\n')) + next(steps);

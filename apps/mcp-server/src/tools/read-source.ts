@@ -30,12 +30,12 @@ export const readSourceTool = defineTool({
   name: 'read_source',
   title: 'Read a source',
   description:
-    'Read a source in order ([position] Speaker: text) for context and exact quotes before add_signals. Ids from find_sources or view_item. ' +
+    'Read a source in order ([position] Speaker: text) for context and exact quotes before add_signals. Ids: find_sources, view_item. ' +
     `Pages ≤ ${READ_LIMITS.maxSegments} segments or ~${READ_LIMITS.maxChars.toLocaleString('en')} characters; has_more: offset = next_offset. DO NOT USE to search (find_sources).`,
   inputSchema: {
     source_id: z.string().min(1).max(MAX_SOURCE_ID_LENGTH).refine(isPossibleSourceId, 'source_id is a src_… id: printable ASCII, no spaces').describe('src_… id.'),
-    offset: z.number().int().min(0).optional().describe('First segment: next_offset of the previous page.'),
-    from_position: z.number().int().min(0).optional().describe('Same as offset: a find_sources excerpt\'s position.'),
+    offset: z.number().int().min(0).optional().describe('First segment: the last page\'s next_offset.'),
+    from_position: z.number().int().min(0).optional().describe('Same as offset: an excerpt\'s position.'),
     limit: z.number().int().min(1).max(READ_LIMITS.maxSegments).optional().describe(`Default ${READ_LIMITS.defaultSegments}.`),
   },
   outputSchema: {

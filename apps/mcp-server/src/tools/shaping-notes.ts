@@ -70,8 +70,8 @@ export const createShapingNoteTool = defineTool({
   name: 'create_shaping_note',
   title: 'Create a shaping note',
   description:
-    'Write a new shaping note (problem, pitch, PRD, plan in markdown) citing source and signal ids. First read the shaping or write-prd skill and check ' +
-    'list_shaping_notes: an existing note is changed with update_shaping_note.',
+    'Write a new shaping note (problem, pitch, PRD, plan in markdown) citing source and signal ids. First read the shaping or write-prd skill; check ' +
+    'list_shaping_notes: change an existing one with update_shaping_note.',
   inputSchema: {
     product_id: z.string().max(128).optional().describe('From get_products; default: the key\'s.'),
     title: z.string().min(1).max(SHAPING_LIMITS.titleMaxChars).describe('Its title.'),
@@ -101,7 +101,7 @@ export const updateShapingNoteTool = defineTool({
   name: 'update_shaping_note',
   title: 'Update a shaping note',
   description:
-    'Change a shaping note (read it first with view_item): given fields replace the old ones (send whole content). Every change is a version: ' +
+    'Change a shaping note (read it first with view_item): given fields replace old ones (send whole content). Each change is a version; ' +
     'restore_version: N brings one back. Ids: list_shaping_notes.',
   inputSchema: {
     note_id: z.string().min(1).max(128).describe('shn_… id.'),
@@ -163,7 +163,7 @@ export const listShapingNotesTool = defineTool({
   title: 'Find shaping notes',
   description:
     'Find a product\'s shaping notes by status, tag or words, newest first, to continue one (update_shaping_note) rather than write a second. ' +
-    'Next: view_item for its text. DO NOT USE for customer evidence (find_sources).',
+    'Next: view_item. DO NOT USE for customer evidence (find_sources).',
   inputSchema: {
     product_id: z.string().max(128).optional().describe('From get_products; default: the key\'s.'),
     status: z.enum([...STATUSES, '']).optional().describe('"": outside the pipeline.'),

@@ -10,7 +10,7 @@ export const findSkillsTool = defineTool({
   title: 'Find skills',
   description:
     'Free. Methodology guides (research, extracting signals, summaries, shaping, PRDs, weekly digest, your own) and the products. ' +
-    'At the start of a task; then read_skills the guide.',
+    'At a task\'s start; then read_skills.',
   inputSchema: { query: z.string().max(200).optional().describe('Words to filter by.') },
   outputSchema: {
     skills: z.array(summary),

@@ -57,6 +57,16 @@ async function viewNote(ctx: ToolContext, id: string, version?: number) {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the shape depends on item_type; each renderer reads the fields its loader above wrote
 type Item = Record<string, any>;
 
+/** A signal's quotes, one line each: found at a segment (and by whom), or not found in the source. */
+function quoteList(s: Item): string | undefined {
+  if (!s.quotes) return s.quotes_verified === undefined ? 'Quotes: not checked (written before quotes were checked).' : undefined;
+  if (!s.quotes.length) return undefined;
+  return `## Quotes (${s.quotes_verified} verified)\n${(s.quotes as Item[]).map((q) => q.verified
+    ? `- verified, segment ${q.position}${q.speaker ? ` (${oneLine(q.speaker, 100)}${q.other_speaker ? ', not who_said_it' : ''})` : ''}: "${oneLine(q.text, 300)}"`
+    : `- NOT FOUND in the source: "${oneLine(q.text, 300)}"`).join('\n')}`;
+}
+const verifiedMark = (s: Item) => (s.quotes_verified && s.quotes_verified !== 'no_quote' ? `, quotes ${s.quotes_verified} verified` : '');
+
 const renderers: Record<ItemType, (i: Item) => string> = {
   signal: (s) => blocks(
     `# Signal: ${oneLine(s.title, 200)} \`${s.id}\``,
@@ -68,10 +78,11 @@ const renderers: Record<ItemType, (i: Item) => string> = {
     ]),
     UNTRUSTED_NOTE,
     s.content,
+    quoteList(s),
   ) + next([`read_source(source_id: "${s.source_id}") for its context`, 'update_signals to correct it']),
   opportunity: (o) => {
     const rows = (o.evidence as Item[]).map((s, i) =>
-      `${o.evidence_offset + i + 1}. **${oneLine(s.title, 200)}** \`${s.id}\` (${s.type_name}${s.who_said_it ? `, ${s.who_said_it}` : ''}${s.company ? `, ${oneLine(s.company, 100)}` : ''}, ${when(s.created_at)}, source \`${s.source_id}\`)\n   ${oneLine(s.content, 1600)}`);
+      `${o.evidence_offset + i + 1}. **${oneLine(s.title, 200)}** \`${s.id}\` (${s.type_name}${s.who_said_it ? `, ${s.who_said_it}` : ''}${s.company ? `, ${oneLine(s.company, 100)}` : ''}, ${when(s.created_at)}, source \`${s.source_id}\`${verifiedMark(s)})\n   ${oneLine(s.content, 1600)}`);
     const shown = o.evidence_returned
       ? `Evidence ${o.evidence_offset + 1}–${o.evidence_offset + o.evidence_returned} of ${o.evidence_total}, newest first.`
       : o.evidence_total && o.evidence_offset >= o.evidence_total
@@ -85,6 +96,7 @@ const renderers: Record<ItemType, (i: Item) => string> = {
       o.subtitle,
       facts([['Type', o.type], ['Evidence', `${o.evidence_count} signal${o.evidence_count === 1 ? '' : 's'} from ${o.unique_company_count} compan${o.unique_company_count === 1 ? 'y' : 'ies'}`], ['Revenue', `${o.revenue.toLocaleString('en-US')} (ARR of ${o.impact.resolved_companies} known compan${o.impact.resolved_companies === 1 ? 'y' : 'ies'})`],
         ['Segments', (o.impact.segments as Item[]).map((x) => `${x.value} ${x.companies} (${x.revenue.toLocaleString('en-US')})`).join(', ') || undefined],
+        ['Verified quotes', `${o.verified_signals} of ${o.evidence_count} signals (${Math.round(o.verified_share * 100)}%)`],
         ['Nearest renewal', o.nearest_renewal], ['Keywords', o.keywords], ['Updated', when(o.updated_at)]]),
       shown,
       rows.length ? UNTRUSTED_NOTE : undefined,
