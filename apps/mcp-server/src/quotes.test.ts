@@ -77,3 +77,38 @@ describe('add_signals checks quotes (issue 48)', () => {
     expect((await call(writer, 'view_item', { item_id: id, item_type: 'signal' })).text).toContain('NOT FOUND in the source: "it never takes forty minutes"');
   });
 });
+
+describe('shaping notes report their citations (issue 48)', () => {
+  it('names an unknown source id and a fabricated quote in the result, and view_item shows the same', async () => {
+    const content = [
+      '## Problem',
+      `Monday exports are slow (${sourceId}): “exporting 12 reports every Monday takes us about forty minutes”.`,
+      '',
+      `Ana also said "the CSV export crashes every single time" (${sourceId}).`,
+      '',
+      'See src_doesnotexist01 for more.',
+    ].join('\n');
+    const created = await call(writer, 'create_shaping_note', { title: 'Faster exports', content });
+    expect(created.isError, created.text).toBe(false);
+    expect(created.data!.citations).toMatchObject({
+      sources: [sourceId], signals: [], unknown_ids: ['src_doesnotexist01'], quotes_verified: 1,
+      quotes_not_found: ['the CSV export crashes every single time'],
+      quotes: [{ text: 'exporting 12 reports every Monday takes us about forty minutes', verified: true, source_id: sourceId, position: 1 }, { verified: false }],
+    });
+    expect(created.text).toMatch(/\*\*Unknown ids\*\* \(no source or signal of this workspace\): `src_doesnotexist01`/);
+    expect(created.text).toMatch(/\*\*Quotes not found\*\*[^]*- "the CSV export crashes every single time"/);
+    const viewed = await call(writer, 'view_item', { item_id: created.data!.id, item_type: 'shaping_note' });
+    expect(viewed.data!.item.citations).toEqual(created.data!.citations);
+    expect(viewed.text).toContain('quotes: 1 of 2 found in their cited sources');
+    const fixed = await call(writer, 'update_shaping_note', { note_id: created.data!.id, content: content.replace('the CSV export crashes every single time', 'the PDF one never finishes').replace('See src_doesnotexist01 for more.', '') });
+    expect(fixed.data!.citations).toMatchObject({ unknown_ids: [], quotes_verified: 2, quotes_not_found: [] });
+    expect(fixed.text).not.toMatch(/Unknown ids|Quotes not found/);
+  });
+
+  it('checks a quote against the source of a cited signal', async () => {
+    const added = await call(writer, 'add_signals', { source_id: sourceId, signals: [signal('PDF hangs', 'Ana: "the PDF one never finishes"')] });
+    const sig = added.data!.signals[0].id;
+    const note = await call(writer, 'create_shaping_note', { title: 'PDF export', content: `> **Ana:** the PDF one never finishes — Ana Ruiz (${sig})\n\n> the PDF one always finishes (${sig})` });
+    expect(note.data!.citations).toMatchObject({ sources: [], signals: [sig], unknown_ids: [], quotes_verified: 1, quotes_not_found: ['the PDF one always finishes'] });
+  });
+});

@@ -15,5 +15,5 @@ export {
   checkQuotes, findQuote, isSpeaker, quotesIn, quotesOf, quotesVerified, QUOTES_VERIFIED, sourceWords, wordsOf,
   type QuoteCheck, type QuoteSegment, type QuotesVerified, type SourceWords,
 } from './quotes';
-export { type SignalQuotes, type StoredQuote } from './signal-quotes';
+export { readSourceWords, type SignalQuotes, type StoredQuote } from './signal-quotes';
 export { NO_QUOTE_SHARE, opportunityQuoteShares, type QuoteShare } from './quote-shares';

@@ -27,3 +27,4 @@ export {
   type ShapingNoteWrite,
   type UpdateShapingNoteInput,
 } from './notes';
+export { checkCitations, type CitedQuote, type NoteCitations } from './citations';

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import {
-  createShapingNote, listShapingNotes, ProductNotFoundError, restoreVersion, SHAPING_LIMITS, SHAPING_STATUSES, ShapingError, ShapingNoteNotFoundError,
+  checkCitations, createShapingNote, listShapingNotes, type NoteCitations, ProductNotFoundError, restoreVersion, SHAPING_LIMITS, SHAPING_STATUSES, ShapingError, ShapingNoteNotFoundError,
   shapingStatusDisplayName, ShapingVersionNotFoundError, updateShapingNote, type ShapingNote, type ShapingNoteWrite,
 } from '@loupe/shaping';
 import { blocks, next, oneLine, pageLine, when } from '../render';
-import { defineTool, fitToPage, PAGE_CHARS, pageFields, requireProductId, ToolError } from '../tool-kit';
+import { defineTool, fitToPage, PAGE_CHARS, pageFields, requireProductId, ToolError, type ToolContext } from '../tool-kit';
 
 const STATUSES = SHAPING_STATUSES.map((s) => s.status) as [string, ...string[]];
 
@@ -37,6 +37,32 @@ export function noteSummary(note: ShapingNote) {
   };
 }
 
+/** What a note cites, checked: its source and signal ids, and its quotes matched against the sources they are attributed to. */
+export const citationsShape = z.object({
+  sources: z.array(z.string()), signals: z.array(z.string()), unknown_ids: z.array(z.string()),
+  quotes: z.array(z.object({ text: z.string(), verified: z.boolean(), source_id: z.string().optional(), position: z.number().optional(), speaker: z.string().optional() })),
+  quotes_verified: z.number(), quotes_not_found: z.array(z.string()), unattributed_quotes: z.array(z.string()),
+});
+type Citations = z.infer<typeof citationsShape>;
+
+export async function citationsOf(ctx: ToolContext, content: string): Promise<Citations> {
+  const c: NoteCitations = await checkCitations(ctx.pool, ctx.principal.workspaceId, content);
+  return {
+    sources: c.sources, signals: c.signals, unknown_ids: c.unknownIds,
+    quotes: c.quotes.map((q) => ({ text: q.text, verified: q.verified, source_id: q.sourceId, position: q.position, speaker: q.speaker })),
+    quotes_verified: c.quotes.filter((q) => q.verified).length, quotes_not_found: c.quotes.filter((q) => !q.verified).map((q) => q.text), unattributed_quotes: c.unattributed,
+  };
+}
+
+/** The citations as the model reads them: what was checked, and plainly what to correct. */
+export function renderCitations(c: Citations): string {
+  const lines = [`## Citations\n${c.sources.length} source${c.sources.length === 1 ? '' : 's'} and ${c.signals.length} signal${c.signals.length === 1 ? '' : 's'} cited; quotes: ${c.quotes_verified} of ${c.quotes.length} found in their cited sources.`];
+  if (c.unknown_ids.length) lines.push(`**Unknown ids** (no source or signal of this workspace): ${c.unknown_ids.map((id) => `\`${id}\``).join(', ')}. Correct them (find_sources, get_opportunities) with update_shaping_note.`);
+  if (c.quotes_not_found.length) lines.push(`**Quotes not found** in the sources they cite (not the customer's words as said): correct them with update_shaping_note, copying the words from read_source:\n${c.quotes_not_found.map((q) => `- "${oneLine(q, 200)}"`).join('\n')}`);
+  if (c.unattributed_quotes.length) lines.push(`${c.unattributed_quotes.length} quote${c.unattributed_quotes.length === 1 ? '' : 's'} not checked: the note cites no source or signal to check ${c.unattributed_quotes.length === 1 ? 'it' : 'them'} against.`);
+  return lines.join('\n\n');
+}
+
 /** The note in full (view_item). */
 export function noteView(note: ShapingNote) {
   return { ...noteSummary(note), content: note.content };
@@ -57,14 +83,15 @@ const common = {
 };
 
 function renderWrite(verb: string, r: z.infer<z.ZodObject<typeof writeShape>>) {
+  const citations = renderCitations(r.citations);
   const head = r.unchanged
     ? `# Shaping note unchanged (version ${r.version})\n\nIt already was exactly this: no new version was made.`
     : `# Shaping note ${verb}${r.restored_from ? ` from version ${r.restored_from}` : ''}: version ${r.version}`;
-  return blocks(head, [`**${r.title}** \`${r.id}\``, r.subtitle, `**Status**: ${r.status_name ?? 'outside the pipeline'}`, r.tags.length ? `**Tags**: ${r.tags.join(', ')}` : undefined].filter(Boolean).join('\n'))
+  return blocks(head, [`**${r.title}** \`${r.id}\``, r.subtitle, `**Status**: ${r.status_name ?? 'outside the pipeline'}`, r.tags.length ? `**Tags**: ${r.tags.join(', ')}` : undefined].filter(Boolean).join('\n'), citations)
     + next([`view_item(item_id: "${r.id}", item_type: "shaping_note") to read it`, 'update_shaping_note to change it']);
 }
 
-const writeShape = { ...shapingNoteShape, unchanged: z.boolean().optional(), restored_from: z.number().optional() };
+const writeShape = { ...shapingNoteShape, unchanged: z.boolean().optional(), restored_from: z.number().optional(), citations: citationsShape };
 
 export const createShapingNoteTool = defineTool({
   name: 'create_shaping_note',
@@ -89,7 +116,7 @@ export const createShapingNoteTool = defineTool({
         workspaceId: ctx.principal.workspaceId, productId, title: args.title, content: args.content, subtitle: args.subtitle ?? null,
         status: args.status ?? null, tags: args.tags ?? [], createdByUserId: ctx.principal.userId,
       }, ctx.clock);
-      return noteSummary(note);
+      return { ...noteSummary(note), citations: await citationsOf(ctx, note.content) };
     } catch (error) {
       return shapingToolError(error, { productId });
     }
@@ -136,7 +163,10 @@ export const updateShapingNoteTool = defineTool({
     } catch (error) {
       return shapingToolError(error, { noteId });
     }
-    return { ...noteSummary(note), ...(note.unchanged ? { unchanged: true } : {}), ...(restore !== undefined && !note.unchanged ? { restored_from: restore } : {}) };
+    return {
+      ...noteSummary(note), ...(note.unchanged ? { unchanged: true } : {}), ...(restore !== undefined && !note.unchanged ? { restored_from: restore } : {}),
+      citations: await citationsOf(ctx, note.content),
+    };
   },
   render: (r) => renderWrite(r.restored_from ? 'restored' : 'updated', r),
 });

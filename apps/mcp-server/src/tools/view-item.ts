@@ -4,7 +4,7 @@ import { readSource } from '@loupe/sources';
 import { blocks, facts, next, oneLine, UNTRUSTED, UNTRUSTED_NOTE, when } from '../render';
 import { nameText } from '../schemas';
 import { defineTool, ToolError, type ToolContext } from '../tool-kit';
-import { noteView } from './shaping-notes';
+import { citationsOf, noteView, renderCitations } from './shaping-notes';
 import { viewCompany, viewOpportunity, viewSignal } from './evidence-views';
 
 export const ITEM_TYPES = ['signal', 'opportunity', 'source', 'shaping_note', 'company'] as const;
@@ -37,7 +37,7 @@ async function viewNote(ctx: ToolContext, id: string, version?: number) {
   try {
     const note = await getShapingNote(ctx.pool, ctx.principal.workspaceId, id);
     const versions = (await listVersions(ctx.pool, ctx.principal.workspaceId, id)).map((v) => ({ version: v.version, title: v.title, status: v.status, created_at: v.createdAt.toISOString() }));
-    if (version === undefined || version === note.version) return { ...noteView(note), versions };
+    if (version === undefined || version === note.version) return { ...noteView(note), versions, citations: await citationsOf(ctx, note.content) };
     if (!versions.some((v) => v.version === version)) {
       throw new ToolError(`Version ${version} of shaping note ${id} does not exist: it has versions ${versions[0]?.version ?? 1} to ${note.version} (listed by view_item without version).`);
     }
@@ -45,7 +45,7 @@ async function viewNote(ctx: ToolContext, id: string, version?: number) {
     return {
       id: note.id, product_id: note.productId, current_version: note.version, version: old.version, title: old.title, subtitle: old.subtitle, content: old.content,
       status: old.status, status_name: shapingStatusDisplayName(old.status), tags: old.tags, created_at: note.createdAt.toISOString(), version_created_at: old.createdAt.toISOString(),
-      versions,
+      versions, citations: await citationsOf(ctx, old.content),
     };
   } catch (error) {
     if (error instanceof ShapingNoteNotFoundError) return undefined;
@@ -136,6 +136,7 @@ const renderers: Record<ItemType, (i: Item) => string> = {
       old ? `**Version ${n.version}** of ${n.current_version} (an earlier version, written ${when(n.version_created_at)}; not the current text).` : undefined,
       facts([['Status', n.status_name ?? 'outside the pipeline'], ['Subtitle', n.subtitle], ['Tags', n.tags], ['Version', old ? undefined : n.version], ['Updated', old ? undefined : when(n.updated_at)]]),
       n.content,
+      renderCitations(n.citations),
       `## Versions\n${(n.versions as Item[]).map((v) => `- ${v.version}: ${oneLine(v.title, 120)} (${v.status ?? 'outside the pipeline'}, ${when(v.created_at)})`).join('\n')}`,
     ) + next(old
       ? [`update_shaping_note(note_id: "${n.id}", restore_version: ${n.version}) to make this version current again`]

@@ -14,9 +14,16 @@ export function quotesIn(text: string): string[] {
   const found: string[] = [];
   let block: string[] = [];
   const endBlock = () => {
-    const quote = block.join(' ').trim();
-    if (wordsOf(quote).length) found.push(quote);
+    const joined = block.join(' ');
     block = [];
+    // A block quote holding quoted spans stands for them; else it is the words, less who said it and where.
+    const spans = [...joined.matchAll(SPANS)].map((m) => (m[1] ?? m[2] ?? m[3] ?? m[4] ?? '').trim()).filter((q) => wordsOf(q).length);
+    if (spans.length) {
+      found.push(...spans);
+      return;
+    }
+    const quote = withoutAttribution(joined);
+    if (wordsOf(quote).length) found.push(quote);
   };
   for (const line of text.split(/\r?\n/)) {
     const quoted = BLOCK_LINE.exec(line);
@@ -32,6 +39,16 @@ export function quotesIn(text: string): string[] {
   }
   endBlock();
   return distinct(found);
+}
+
+const CITED_ID = /[([]?\b(?:src|sig)_[0-9a-z]+\b[)\]]?/gi;
+/** A block quote's text without a leading **Speaker:** label, cited ids, and a trailing "— Name" attribution. */
+function withoutAttribution(text: string): string {
+  return text
+    .replace(CITED_ID, ' ')
+    .replace(/^\s*\*\*[^*]{1,60}\*\*:?\s*/, '')
+    .replace(/\s+(?:—|–|--)\s*[^—–]{0,80}$/, '')
+    .trim();
 }
 
 /** The exact words given apart from the text (a signal's `quote`), without quote marks around them. */

@@ -24,6 +24,10 @@ describe('quotesIn', () => {
     const text = 'She said “the export is slow” and «nobody reads the PDF» and "it takes forever" about the "CSV export".\n> first line of a\n> block quote\nafter';
     expect(quotesIn(text)).toEqual(['the export is slow', 'nobody reads the PDF', 'it takes forever', 'first line of a block quote']);
   });
+  it('reads a block quote without its speaker label, cited ids and trailing attribution, or as the spans it quotes', () => {
+    expect(quotesIn('> **Ana:** the export is the thing that hurts most — Ana Ruiz, src_01abc')).toEqual(['the export is the thing that hurts most']);
+    expect(quotesIn('> “It takes forty minutes.” (sig_01xyz)')).toEqual(['It takes forty minutes.']);
+  });
   it('puts the separate exact words first and leaves out a repeat of them', () => {
     expect(quotesOf('She said "the export is slow".', '“The export is slow”')).toEqual(['The export is slow']);
     expect(quotesOf('No quotes here.')).toEqual([]);
