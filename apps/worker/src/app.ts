@@ -1,3 +1,4 @@
+import { loadKeyring, realSleep, rewrapConnectionKeys, scheduleNextSync, syncConnection, type ConnectionRow } from '@loupe/connectors';
 import { runErasure } from '@loupe/erasure';
 import { resolveWorkspaceCompanies, updateOpportunities } from '@loupe/evidence';
 import { applyRetentionSlice, pruneSourceDeletions, sweepStorageDeletions, workspacesWithRetention } from '@loupe/lifecycle';
@@ -30,6 +31,8 @@ export interface WorkerDeps {
   fetch?: SafeFetch;
   /** Embedding and clustering off the event loop; a thread of the worker's own by default (closed with it). */
   semantics?: SemanticsThread;
+  /** How connection syncs wait out a vendor's Retry-After; a real timer by default (tests move time instead). */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   options?: Partial<WorkerOptions>;
 }
 
@@ -49,7 +52,7 @@ const EMBED_YIELDS_TO_BATCHES = 3;
 
 const QUEUES_WORKED = [
   QUEUES.processBatch, QUEUES.downloadAttachment, QUEUES.recomputeOpportunities, QUEUES.settleOpportunities, QUEUES.embedSources, QUEUES.erasePerson, QUEUES.retention, QUEUES.resolveCompanies,
-  QUEUES.deadLetter,
+  QUEUES.syncConnection, QUEUES.deadLetter,
 ] as const;
 
 function attemptOf(job: JobWithMetadata<unknown>): Attempt {
@@ -185,6 +188,23 @@ export function createWorker(deps: WorkerDeps): Worker {
         return result;
       },
     );
+    // Connections to vendors (libs/connectors): a sync from the stored cursor, page by page; its next run is queued when it ends.
+    const keyring = await loadKeyring(deps.pool, deps.config.connectionsKey);
+    const rewrapped = await rewrapConnectionKeys(deps.pool, keyring);
+    if (rewrapped) deps.log.info({ rewrapped, keyId: keyring.current.id }, 'connection data keys re-wrapped with the current CONNECTIONS_KEY');
+    const syncDeps = { pool: ctx.pool, boss: deps.boss, clock: ctx.clock, log: deps.log, keyring, fetch: ctx.fetch, sleep: deps.sleep ?? realSleep };
+    await deps.boss.work<unknown, unknown, typeof polling & { localConcurrency: number }>(
+      QUEUES.syncConnection,
+      { ...polling, localConcurrency: concurrency },
+      async ([job]) => {
+        if (!job) return undefined;
+        const { connectionId } = payloadSchemas[QUEUES.syncConnection].parse(job.data);
+        return syncConnection(syncDeps, connectionId, AbortSignal.any([job.signal, shutdown.signal]));
+      },
+    );
+    // Every active connection has its schedule (one waits per connection: a start never doubles it).
+    const { rows: active } = await deps.pool.query<ConnectionRow>("SELECT id, workspace_id, sync_interval_seconds FROM connections WHERE status = 'active'");
+    for (const row of active) await scheduleNextSync(deps.boss, row);
     // A start resumes retention at once (a slice job per workspace with it on, whatever sweep waits);
     // the sweep runs now unless one is already waiting.
     for (const workspaceId of await workspacesWithRetention(deps.pool)) await enqueue(deps.boss, QUEUES.retention, { workspaceId });

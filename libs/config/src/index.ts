@@ -104,6 +104,13 @@ export const envSchema = z.object({
     group: 'server',
     description: 'Let outbound fetches of user-supplied URLs (attachments, client metadata documents, third-party MCP servers) reach loopback addresses. Tests and local demos only.',
   }),
+  CONNECTIONS_KEY: doc(z.string().min(1).optional(), {
+    group: 'server',
+    format: '`<id>:<32 bytes in base64>`, several separated by commas (the first wraps new keys)',
+    defaultText: 'a key made once and kept in the database (`service_secrets`): for the embedded setup only',
+    requiredWhen: 'connections to vendors hold real credentials (production): keep this key apart from the database',
+    description: 'Key-encryption keys of the connections\' credentials (envelope encryption): each connection\'s credentials are sealed under a data key of their own, wrapped by the first key here. To rotate, put a new key first and restart: the worker re-wraps every data key with it at start (its log says how many); then drop the old key.',
+  }),
   SHUTDOWN_TIMEOUT_MS: doc(z.coerce.number().int().min(0).default(15000), {
     group: 'server',
     description: 'On SIGINT or SIGTERM, how long the service waits for in-flight requests and jobs before it stops.',
@@ -362,6 +369,8 @@ export interface Config {
   workerConcurrency: number;
   dbPoolSize: number;
   fetchAllowLoopback: boolean;
+  /** CONNECTIONS_KEY as given (libs/connectors parses it); undefined: the development key kept in the database. */
+  connectionsKey: string | undefined;
   shutdownTimeoutMs: number;
   /** A request (headers and body) must arrive within this time; slow or endless senders are cut off. */
   requestTimeoutMs: number;
@@ -446,6 +455,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     workerConcurrency: e.WORKER_CONCURRENCY,
     dbPoolSize: e.DB_POOL_SIZE,
     fetchAllowLoopback: e.FETCH_ALLOW_LOOPBACK,
+    connectionsKey: e.CONNECTIONS_KEY,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     jobs: { heartbeatSeconds: e.JOB_HEARTBEAT_SECONDS, retryBaseSeconds: e.JOB_RETRY_BASE_SECONDS },

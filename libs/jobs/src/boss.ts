@@ -75,6 +75,9 @@ export async function ensureQueues(boss: PgBoss, policy: JobPolicy = DEFAULT_JOB
   await create(QUEUES.retention, shortQueue(5, 15 * 60));
   // the workspace as key: one waits while one runs, so a burst of company and people imports re-resolves once more at most
   await create(QUEUES.resolveCompanies, shortQueue(5, 30 * 60));
+  // a connection's schedule and its "sync now" each wait once; a sync resumes from the stored cursor, so a
+  // retry (a worker that died mid-page) repeats at most the page in hand, and its records are duplicates
+  await create(QUEUES.syncConnection, shortQueue(5, 60 * 60));
   // An erasure resumes from its stored phase and cursor, so a retry repeats at most one slice.
   await create(QUEUES.erasePerson, {
     retryLimit: 10,

@@ -25,6 +25,11 @@ export const QUEUES = {
    * one pending job per workspace, so a burst of imports queues one.
    */
   resolveCompanies: 'companies.resolve',
+  /**
+   * Sync one connection to a vendor (libs/connectors) from its stored cursor: one waiting job per connection
+   * and reason (its schedule, or "sync now"); the sync itself holds the connection's lock, so two never run at once.
+   */
+  syncConnection: 'connection.sync',
   /** Jobs that exhausted their retries, kept for inspection and redrive. */
   deadLetter: 'dead-letter',
 } as const;
@@ -62,6 +67,11 @@ export const payloadSchemas = {
   [QUEUES.resolveCompanies]: z.strictObject({
     workspaceId: z.string().min(1),
   }),
+  [QUEUES.syncConnection]: z.strictObject({
+    workspaceId: z.string().min(1),
+    connectionId: z.string().min(1),
+    reason: z.enum(['schedule', 'now']),
+  }),
   [QUEUES.deadLetter]: z.looseObject({}),
 } satisfies Record<QueueName, z.ZodType>;
 
@@ -79,6 +89,7 @@ export const singletonKeys: { [Q in QueueName]?: (payload: Payload<Q>) => string
   [QUEUES.embedSources]: (p) => p.workspaceId,
   [QUEUES.retention]: (p) => p.workspaceId ?? 'sweep',
   [QUEUES.resolveCompanies]: (p) => p.workspaceId,
+  [QUEUES.syncConnection]: (p) => `${p.connectionId}:${p.reason}`,
 };
 
 export function recomputeOpportunitiesKey(workspaceId: string, productId: string): string {
