@@ -9,7 +9,7 @@ export {
   type OpportunityDeps, type OpportunityRow, type UpdateOptions, type UpdateResult,
 } from './opportunities';
 export { deleteSignals, editSignal, listSignalChanges, moveSignals, OpportunityNotFoundError, removeSignalsOfSources, SIGNAL_ACTIONS, type Reviewer, type SignalAction, type SignalChangeView } from './review';
-export { decodeCursor, encodeCursor, listRecentSignals, opportunityGrowth, type SignalCursor, type SignalFilter, type SignalListItem } from './signal-list';
+export { decodeCursor, encodeCursor, listRecentSignals, opportunityGrowth, VERIFIED_FILTERS, type SignalCursor, type SignalFilter, type SignalListItem, type VerifiedFilter } from './signal-list';
 export { findCompanies, getCompanyEvidence, type CompanyEvidence, type CompanyRef } from './company-view';
 export {
   checkQuotes, findQuote, isSpeaker, quotesIn, quotesOf, quotesVerified, QUOTES_VERIFIED, sourceWords, wordsOf,

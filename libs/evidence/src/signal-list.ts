@@ -1,4 +1,10 @@
 import type pg from 'pg';
+import type { QuotesVerified } from './quotes';
+import type { StoredQuote } from './signal-quotes';
+
+/** Signals by how their quotes were checked: a QuotesVerified value, not_found (some or none found), or unchecked (written before checks). */
+export const VERIFIED_FILTERS = ['all', 'some', 'none', 'no_quote', 'not_found', 'unchecked'] as const;
+export type VerifiedFilter = (typeof VERIFIED_FILTERS)[number];
 
 /** Which signals a list shows; every field narrows it. */
 export interface SignalFilter {
@@ -12,6 +18,7 @@ export interface SignalFilter {
   clientId?: string | undefined;
   /** One signal (its page). */
   signalId?: string | undefined;
+  verified?: VerifiedFilter | undefined;
 }
 
 export interface SignalListItem {
@@ -37,6 +44,9 @@ export interface SignalListItem {
   pinned: boolean;
   writtenByKeyId: string | null;
   writtenByClientId: string | null;
+  quote: string | null;
+  quotes: StoredQuote[] | null;
+  quotesVerified: QuotesVerified | null;
 }
 
 /** Where the next page starts: the last row's (created_at, id), newest first. */
@@ -65,9 +75,11 @@ export async function listRecentSignals(
     id: string; product_id: string; source_id: string; source_title: string | null; type: string; type_name: string; title: string; content: string;
     who_said_it: string | null; company: string | null; company_id: string | null; company_name: string | null; theme: string | null; created_at: Date; updated_at: Date; opportunity_id: string | null;
     opportunity_title: string | null; pinned: boolean; written_by_key_id: string | null; written_by_client_id: string | null;
+    quote: string | null; quotes: StoredQuote[] | null; quotes_verified: QuotesVerified | null;
   }>(
     `SELECT s.id, s.product_id, s.source_id, src.title AS source_title, t.key AS type, t.name AS type_name, s.title, s.content, s.who_said_it, s.company,
-            c.id AS company_id, c.name AS company_name, s.theme, s.created_at, s.updated_at, os.opportunity_id, o.title AS opportunity_title, s.pinned, s.written_by_key_id, s.written_by_client_id
+            c.id AS company_id, c.name AS company_name, s.theme, s.created_at, s.updated_at, os.opportunity_id, o.title AS opportunity_title, s.pinned, s.written_by_key_id, s.written_by_client_id,
+            s.quote, s.quotes, s.quotes_verified
        FROM signals s
        JOIN signal_types t ON t.id = s.type_id AND t.workspace_id = s.workspace_id
        LEFT JOIN sources src ON src.id = s.source_id AND src.workspace_id = s.workspace_id
@@ -83,15 +95,17 @@ export async function listRecentSignals(
         AND ($7::text IS NULL OR s.written_by_client_id = $7)
         AND ($8::timestamptz IS NULL OR (s.created_at, s.id) < ($8, $9))
         AND ($11::text IS NULL OR s.id = $11)
+        AND ($12::text IS NULL OR s.quotes_verified = $12 OR ($12 = 'not_found' AND s.quotes_verified IN ('some', 'none')) OR ($12 = 'unchecked' AND s.quotes_verified IS NULL))
       ORDER BY s.created_at DESC, s.id DESC
       LIMIT $10`,
     [workspaceId, filter.productId ?? null, filter.type ?? null, filter.sourceId ?? null, filter.opportunityId ?? null, filter.keyId ?? null,
-      filter.clientId ?? null, page.after?.createdAt ?? null, page.after?.id ?? '', page.limit + 1, filter.signalId ?? null],
+      filter.clientId ?? null, page.after?.createdAt ?? null, page.after?.id ?? '', page.limit + 1, filter.signalId ?? null, filter.verified ?? null],
   );
   const items = rows.slice(0, page.limit).map((r) => ({
     id: r.id, productId: r.product_id, sourceId: r.source_id, sourceTitle: r.source_title, type: r.type, typeName: r.type_name, title: r.title, content: r.content,
     whoSaidIt: r.who_said_it, company: r.company, companyId: r.company_id, companyName: r.company_name, theme: r.theme, createdAt: r.created_at, updatedAt: r.updated_at, opportunityId: r.opportunity_id,
     opportunityTitle: r.opportunity_title, pinned: r.pinned, writtenByKeyId: r.written_by_key_id, writtenByClientId: r.written_by_client_id,
+    quote: r.quote, quotes: r.quotes, quotesVerified: r.quotes_verified,
   }));
   const last = items[items.length - 1];
   return rows.length > page.limit && last ? { items, next: { createdAt: last.createdAt, id: last.id } } : { items };

@@ -10,6 +10,7 @@ import type { WebRuntime } from '../runtime';
 import { fmt } from './format';
 import type { SemanticSearch } from '@loupe/sources';
 import type { Storage } from '@loupe/storage';
+import { quoteMarks } from './quote-marks';
 
 export type Runtime = () => Promise<WebRuntime>;
 
@@ -106,6 +107,6 @@ export const SECTIONS = [
 /** Renders a page of the account app, with its navigation. */
 export function renderAccount(res: Response, view: string, ctx: SignedIn & Partial<InWorkspace>, data: Record<string, unknown>, status = 200) {
   renderPage(res, view, {
-    user: ctx.user, csrf: ctx.csrf, workspace: ctx.workspace, workspaces: ctx.workspaces ?? [], sections: SECTIONS, evidenceSections: EVIDENCE_SECTIONS, fmt, ...data,
+    user: ctx.user, csrf: ctx.csrf, workspace: ctx.workspace, workspaces: ctx.workspaces ?? [], sections: SECTIONS, evidenceSections: EVIDENCE_SECTIONS, fmt, marks: quoteMarks, ...data,
   }, status);
 }

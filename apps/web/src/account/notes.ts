@@ -1,6 +1,6 @@
 import { Router, type Response } from 'express';
 import {
-  getShapingNote, getVersion, listShapingNotes, listVersions, restoreVersion, SHAPING_STATUSES, ShapingError, ShapingNoteNotFoundError, shapingStatusDisplayName,
+  checkCitations, getShapingNote, getVersion, listShapingNotes, listVersions, restoreVersion, SHAPING_STATUSES, ShapingError, ShapingNoteNotFoundError, shapingStatusDisplayName,
   ShapingVersionNotFoundError, updateShapingNote, type ShapingStatus,
 } from '@loupe/shaping';
 import { listProducts } from '@loupe/workspaces';
@@ -68,6 +68,7 @@ export function notePages(runtime: Runtime, deps: AccountDeps): Router {
       const products = await listProducts(deps.db, ctx.workspace.id);
       renderAccount(res, 'account-note', ctx, {
         title: text.title, section: 'notes', note, shown, text, html: renderMarkdown(text.content), statusName: statusName(text.status), statuses: SHAPING_STATUSES,
+        citations: await checkCitations(ctx.rt.pool, ctx.workspace.id, text.content),
         product: products.find((p) => p.id === note.productId),
         versions: versions.reverse().map((v) => ({ ...v, statusName: statusName(v.status), by: v.createdByUserId ? who.get(v.createdByUserId) ?? 'someone no longer a member' : 'an API key or application' })),
         ...extra,

@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import { Router, type Request } from 'express';
 import {
-  decodeCursor, encodeCursor, getOpportunity, listOpportunities, listRecentSignals, OPPORTUNITY_SORTS, opportunityGrowth, type OpportunityFilter, type OpportunityRow,
+  decodeCursor, encodeCursor, getOpportunity, listOpportunities, listRecentSignals, NO_QUOTE_SHARE, OPPORTUNITY_SORTS, opportunityGrowth, opportunityQuoteShares,
+  type OpportunityFilter, type OpportunityRow,
   type OpportunitySort,
 } from '@loupe/evidence';
 import { listProducts } from '@loupe/workspaces';
@@ -70,6 +71,7 @@ export function opportunityPages(runtime: Runtime, deps: AccountDeps): Router {
       ? await listOpportunities(ctx.rt.pool, ctx.workspace.id, product.id, { limit: OPPORTUNITIES_PAGE, offset: (page - 1) * OPPORTUNITIES_PAGE }, { sort, filter: forList, now })
       : { items: [], total: 0, pendingSignals: 0, settling: false };
     const growth = await opportunityGrowth(ctx.rt.pool, ctx.workspace.id, list.items.map((o) => o.id), now);
+    const verified = await opportunityQuoteShares(ctx.rt.pool, ctx.workspace.id, list.items.map((o) => o.id));
     const pagesTotal = Math.max(1, Math.ceil(list.total / OPPORTUNITIES_PAGE));
     const base = `/account/w/${ctx.workspace.id}/opportunities`;
     const keep = new URLSearchParams(Object.entries({ product: product?.id ?? '', sort: sort === 'evidence' ? '' : sort, ...filter }).filter(([, v]) => v));
@@ -78,6 +80,7 @@ export function opportunityPages(runtime: Runtime, deps: AccountDeps): Router {
       title: 'Opportunities', section: 'opportunities', products, product, list, page, pagesTotal, offset: (page - 1) * OPPORTUNITIES_PAGE,
       facets, sort, sortLabels: SORT_LABELS, filter, filtered, amountText,
       growth: Object.fromEntries(list.items.map((o) => [o.id, growth.get(o.id) ?? { week: 0, month: 0 }])),
+      verified: Object.fromEntries(list.items.map((o) => [o.id, verified.get(o.id)])),
       firstLink: `${base}?${keep}`, csvLink: `${base}.csv?${keep}`, clearLink: `${base}?${new URLSearchParams({ product: product?.id ?? '' })}`,
       prevLink: page > 1 ? link(page - 1) : undefined, nextLink: page < pagesTotal ? link(page + 1) : undefined,
     });
@@ -135,9 +138,10 @@ export function opportunityPages(runtime: Runtime, deps: AccountDeps): Router {
     const evidence = await listRecentSignals(ctx.rt.pool, ctx.workspace.id, { opportunityId: o.id }, { limit: EVIDENCE_PAGE, after });
     const growth = (await opportunityGrowth(ctx.rt.pool, ctx.workspace.id, [o.id], new Date(ctx.rt.clock.now()))).get(o.id) ?? { week: 0, month: 0 };
     const products = await listProducts(deps.db, ctx.workspace.id);
+    const verified = (await opportunityQuoteShares(ctx.rt.pool, ctx.workspace.id, [o.id])).get(o.id) ?? NO_QUOTE_SHARE;
     const here = `/account/w/${ctx.workspace.id}/opportunities/${o.id}`;
     renderAccount(res, 'account-opportunity', ctx, {
-      title: o.title, section: 'opportunities', o, evidence: evidence.items, growth, product: products.find((p) => p.id === o.productId), amountText,
+      title: o.title, section: 'opportunities', o, evidence: evidence.items, growth, verified, product: products.find((p) => p.id === o.productId), amountText,
       byDomain: Math.max(0, o.uniqueCompanyCount - o.impact.resolved_companies),
       paged: Boolean(after), firstLink: here, nextLink: evidence.next ? `${here}?after=${encodeURIComponent(encodeCursor(evidence.next))}` : undefined,
     });

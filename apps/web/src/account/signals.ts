@@ -2,7 +2,7 @@ import express, { Router, type Response } from 'express';
 import { consumerNames } from '@loupe/credits';
 import {
   decodeCursor, deleteSignals, editSignal, encodeCursor, EvidenceError, getSignal, listOpportunities, listRecentSignals, listSignalChanges, listSignalTypes,
-  moveSignals, type SignalFilter,
+  moveSignals, VERIFIED_FILTERS, type SignalFilter, type VerifiedFilter,
 } from '@loupe/evidence';
 import { listProducts } from '@loupe/workspaces';
 import { form, pages, renderAccount, str, type AccountDeps, type InWorkspace, type Runtime } from './context';
@@ -15,6 +15,11 @@ const CONTENT_MAX = 20_000;
 
 /** The bulk form: a page of checkboxes and a few fields. */
 const bulkForm = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: SIGNALS_PAGE + 10 });
+
+/** The verification filter's choices, as the list offers them. */
+const VERIFIED_LABELS: Record<VerifiedFilter, string> = {
+  all: 'Every quote verified', not_found: 'A quote not found', some: 'Some quotes not found', none: 'No quote found', no_quote: 'No quote', unchecked: 'Not checked (older signals)',
+};
 
 const DONE: Record<string, string> = {
   edited: 'Signal saved. Its opportunities are updated in the background if its meaning changed.',
@@ -56,10 +61,12 @@ export function signalPages(runtime: Runtime, deps: AccountDeps): Router {
       type: str(query.type).slice(0, 64),
       source: str(query.source).slice(0, 128),
       by: str(query.by).slice(0, 140),
+      verified: (VERIFIED_FILTERS as readonly string[]).includes(str(query.verified)) ? str(query.verified) : '',
     };
     const after = decodeCursor(str(query.after));
     const page = await listRecentSignals(ctx.rt.pool, ctx.workspace.id, {
       productId: filter.product || undefined, type: filter.type || undefined, sourceId: filter.source || undefined, ...writerFilter(filter.by),
+      verified: (filter.verified || undefined) as VerifiedFilter | undefined,
     }, { limit: SIGNALS_PAGE, after });
     const names = await consumerNames(ctx.rt.pool, ctx.workspace.id);
     // Signals move within their product: its opportunities are offered once the product is known (chosen, or the only one).
@@ -69,6 +76,7 @@ export function signalPages(runtime: Runtime, deps: AccountDeps): Router {
     const nextLink = page.next ? `${base(ctx)}?${new URLSearchParams([...keep, ['after', encodeCursor(page.next)]])}` : undefined;
     renderAccount(res, 'account-signals', ctx, {
       title: 'Signals', section: 'signals', products, filter, types: await listSignalTypes(ctx.rt.pool, ctx.workspace.id), writers: await writers(ctx),
+      verifiedChoices: Object.entries(VERIFIED_LABELS).map(([value, label]) => ({ value, label })),
       signals: page.items.map((s) => ({ ...s, writer: s.writtenByKeyId ? names.get(s.writtenByKeyId) ?? 'a revoked key' : s.writtenByClientId ? names.get(s.writtenByClientId) ?? s.writtenByClientId : null })),
       productName: new Map(products.map((p) => [p.id, p.name])),
       filtered: Object.values(filter).some(Boolean), paged: Boolean(after), nextLink, firstLink: `${base(ctx)}${keep.size ? `?${keep}` : ''}`,

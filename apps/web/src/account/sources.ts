@@ -112,7 +112,7 @@ export function sourcePages(runtime: Runtime, deps: AccountDeps): Router {
     }, page > SOURCES_LAST_PAGE ? 400 : 200);
   }));
 
-  router.get('/account/w/:ws/sources/:id', inWorkspace((ctx: InWorkspace, req, res) => showSource(ctx, String(req.params.id), str(req.query.from), res)));
+  router.get('/account/w/:ws/sources/:id', inWorkspace((ctx: InWorkspace, req, res) => showSource(ctx, String(req.params.id), str(req.query.from), res, {}, 200, req.query)));
 
   /**
    * Deleting a source (issue 28): owners and admins, as for the workspace's other irreversible changes;
@@ -129,7 +129,7 @@ export function sourcePages(runtime: Runtime, deps: AccountDeps): Router {
     res.redirect(303, `/account/w/${ctx.workspace.id}/sources?done=deleted`);
   }));
 
-  async function showSource(ctx: InWorkspace, id: string, fromParam: string, res: Response, extra: Record<string, unknown> = {}, status = 200) {
+  async function showSource(ctx: InWorkspace, id: string, fromParam: string, res: Response, extra: Record<string, unknown> = {}, status = 200, query: Record<string, unknown> = {}) {
     const from = Math.max(0, Number.parseInt(fromParam, 10) || 0);
     const read = await readSource(ctx.rt.pool, ctx.workspace.id, id, { offset: from, limit: SEGMENTS_PAGE });
     if (!read) {
@@ -148,8 +148,10 @@ export function sourcePages(runtime: Runtime, deps: AccountDeps): Router {
     });
     const attachments = (await attachmentsOfSource(ctx.rt.pool, ctx.workspace.id, id)).map((a) => ({ ...a, statusLabel: ATTACHMENT_STATUS[a.status] ?? a.status }));
     const here = `/account/w/${ctx.workspace.id}/sources/${id}`;
+    // A quote's link (issue 48) names the segment it was found in: that segment is highlighted.
+    const quoted = /^\d{1,9}$/.test(str(query.quote)) ? Number(str(query.quote)) : undefined;
     renderAccount(res, 'account-source', ctx, {
-      ...extra, manager: roleMay(ctx.workspace.role, 'deleteSource'),
+      ...extra, manager: roleMay(ctx.workspace.role, 'deleteSource'), quoted,
       title: read.source.title, section: 'sources', read, source: { ...read.source, occurredAt: new Date(read.source.occurred_at) }, product,
       projects: product?.projects.filter((j) => read.source.project_ids.includes(j.id)) ?? [], participants, attachments,
       typeLabel: TYPE_LABELS[read.source.source_type] ?? read.source.source_type,
