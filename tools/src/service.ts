@@ -68,7 +68,8 @@ export async function startService({ config, log = createLogger(config.logLevel)
       a.use(metrics.requests);
       a.use(metrics.router);
           a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir))));
-      a.use(createIngestApp({ pool: database.pool, boss, clock, servicePrefix: config.servicePrefix, baseUrl: () => publicUrl, storage, log }));
+      a.use(createIngestApp({ pool: database.pool, boss, clock, servicePrefix: config.servicePrefix, baseUrl: () => publicUrl, storage, log,
+        connections: { key: config.connectionsKey, allowLoopback: config.fetchAllowLoopback } }));
       a.use(createMcpApp({
         baseUrl: () => publicUrl, pool: database.pool, db: database.db, clock, log, servicePrefix: config.servicePrefix,
         services: { boss, semanticSearch },

@@ -13,6 +13,7 @@ import {
   batchHandler as directoryBatch, COMPANY_KIND, deleteHandler as directoryDelete, getHandler as directoryGet, listHandler as directoryList, PERSON_KIND,
   putHandler as directoryPut, type DirectoryKind,
 } from './companies/route';
+import { connectionHandlers } from './connections/route';
 import { deleteHandler } from './deletion/route';
 import {
   confirmErasureHandler, createErasureHandler, getErasureHandler, liftSuppressionHandler, listErasuresHandler, listSuppressionsHandler,
@@ -32,6 +33,8 @@ export interface IngestAppDeps {
   /** Where attachment files are stored: deleting a record deletes its files. */
   storage: Storage;
   log?: Logger;
+  /** Connections to vendors: CONNECTIONS_KEY and FETCH_ALLOW_LOOPBACK; the development key and no loopback when absent. */
+  connections?: { key: string | undefined; allowLoopback: boolean };
 }
 
 const docsDir = path.resolve(import.meta.dirname, '../docs');
@@ -84,5 +87,17 @@ export function createIngestApp(deps: IngestAppDeps): Router {
   };
   directory(COMPANY_KIND);
   directory(PERSON_KIND);
+  // Connections to vendors (libs/connectors): credentials go in and never come out; writes need api:write.
+  const connections = connectionHandlers({ ...deps, connectionsKey: deps.connections?.key, allowLoopback: deps.connections?.allowLoopback ?? false });
+  const read = [auth, requirePermission('api:read', 'api:write')];
+  const write = [auth, requirePermission('api:write')];
+  router.post('/api/v1/connections', ...write, connections.create);
+  router.get('/api/v1/connections', ...read, connections.list);
+  router.get('/api/v1/connections/:connectionId', ...read, connections.get);
+  router.patch('/api/v1/connections/:connectionId', ...write, connections.update);
+  router.delete('/api/v1/connections/:connectionId', ...write, connections.remove);
+  router.post('/api/v1/connections/:connectionId/pause', ...write, connections.pause);
+  router.post('/api/v1/connections/:connectionId/resume', ...write, connections.resume);
+  router.post('/api/v1/connections/:connectionId/sync', ...write, connections.sync);
   return router;
 }

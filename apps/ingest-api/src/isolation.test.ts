@@ -7,6 +7,7 @@ let h: Harness;
 let aBatchId: string;
 let aRecord: Record<string, unknown>;
 const sharedIdempotencyKey = 'order-sync-2026-11-21';
+const NO_CONNECTION = 'conn_0000000000000000000000zzzz';
 beforeAll(async () => {
   h = await startHarness();
   aRecord = rec(h.a);
@@ -184,6 +185,30 @@ describe('isolation matrix', () => {
     expect((await get(h.base, h.a.readKey, '/api/v1/companies/iso-co')).status).toBe(200);
   });
 
+  it('/api/v1/connections: another workspace\'s connection is a 404 identical to a missing one on every route, and never listed', async () => {
+    const created = await jsonCall('POST', '/api/v1/connections', h.a.writeKey, {
+      kind: 'zendesk', product_id: h.a.productId, project_id: h.a.projectId, base_url: 'https://acme-iso.zendesk.com', credentials: { access_token: 'iso-secret' },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const missing = 'conn_0000000000000000000000zzzz';
+    const routes: Array<[string, string, unknown]> = [
+      ['GET', '', undefined], ['PATCH', '', { sync_interval_minutes: 30 }], ['POST', '/pause', {}], ['POST', '/resume', {}], ['POST', '/sync', {}], ['DELETE', '', undefined],
+    ];
+    for (const [method, suffix, body] of routes) {
+      const theirs = await jsonCall(method, `/api/v1/connections/${id}${suffix}`, h.b.writeKey, body);
+      const none = await jsonCall(method, `/api/v1/connections/${missing}${suffix}`, h.b.writeKey, body);
+      note(`${method} /api/v1/connections/{A connection}${suffix}`, 'B api:write', theirs.status);
+      expect(theirs.status).toBe(404);
+      expect(shape(theirs.body, [id, missing])).toBe(shape(none.body, [id, missing]));
+    }
+    const list = await get(h.base, h.b.readKey, '/api/v1/connections');
+    note('GET /api/v1/connections', 'B api:read', list.status);
+    expect(list.body).toEqual({ connections: [] });
+    const mine = await get(h.base, h.a.readKey, `/api/v1/connections/${id}`);
+    expect(mine.body).toMatchObject({ id, status: 'active' });
+  });
+
   const endpoints = [
     { name: 'POST /api/v1/ingest', call: (key?: string) => post(h.base, key, [rec(h.a)]) },
     { name: 'GET /api/v1/ingest/batches', call: (key?: string) => get(h.base, key, '/api/v1/ingest/batches') },
@@ -210,17 +235,32 @@ describe('isolation matrix', () => {
     { name: 'GET /api/v1/people', call: (key?: string) => get(h.base, key, '/api/v1/people') },
     { name: 'GET /api/v1/people/{id}', call: (key?: string) => get(h.base, key, '/api/v1/people/iso-doesnotexist') },
     { name: 'DELETE /api/v1/people/{id}', call: (key?: string) => del(h.base, key, '/api/v1/people/iso-doesnotexist') },
+    // Connections: writes need api:write; a connection that does not exist answers 404 to a key allowed to read or write it.
+    {
+      name: 'POST /api/v1/connections',
+      call: (key?: string) => jsonCall('POST', '/api/v1/connections', key, {
+        kind: 'zendesk', product_id: h.a.productId, project_id: h.a.projectId, base_url: 'https://acme-matrix.zendesk.com', credentials: { access_token: 'matrix-secret' },
+      }),
+    },
+    { name: 'GET /api/v1/connections', call: (key?: string) => get(h.base, key, '/api/v1/connections') },
+    { name: 'GET /api/v1/connections/{id}', call: (key?: string) => get(h.base, key, `/api/v1/connections/${NO_CONNECTION}`) },
+    { name: 'PATCH /api/v1/connections/{id}', call: (key?: string) => jsonCall('PATCH', `/api/v1/connections/${NO_CONNECTION}`, key, { sync_interval_minutes: 30 }) },
+    { name: 'DELETE /api/v1/connections/{id}', call: (key?: string) => del(h.base, key, `/api/v1/connections/${NO_CONNECTION}`) },
+    { name: 'POST /api/v1/connections/{id}/pause', call: (key?: string) => jsonCall('POST', `/api/v1/connections/${NO_CONNECTION}/pause`, key, {}) },
+    { name: 'POST /api/v1/connections/{id}/resume', call: (key?: string) => jsonCall('POST', `/api/v1/connections/${NO_CONNECTION}/resume`, key, {}) },
+    { name: 'POST /api/v1/connections/{id}/sync', call: (key?: string) => jsonCall('POST', `/api/v1/connections/${NO_CONNECTION}/sync`, key, {}) },
   ];
+  const connections = { read: [403, 200, 404, 403, 403, 403, 403, 403], write: [201, 200, 404, 404, 404, 404, 404, 404] };
   const directory = { read: [403, 403, 200, 404, 403], write: [201, 200, 200, 404, 404] };
   const callers = () => [
-    { name: 'no key', key: undefined, expected: Array(22).fill(401) },
-    { name: 'unknown key', key: 'loupe_sk_0000000000000000000000000000', expected: Array(22).fill(401) },
-    { name: 'revoked A key', key: h.revokedKey, expected: Array(22).fill(401) },
-    { name: 'A key with mcp:read only', key: h.mcpOnlyKey, expected: Array(22).fill(403) },
+    { name: 'no key', key: undefined, expected: Array(30).fill(401) },
+    { name: 'unknown key', key: 'loupe_sk_0000000000000000000000000000', expected: Array(30).fill(401) },
+    { name: 'revoked A key', key: h.revokedKey, expected: Array(30).fill(401) },
+    { name: 'A key with mcp:read only', key: h.mcpOnlyKey, expected: Array(30).fill(403) },
     // Deleting needs api:write.
-    { name: 'A key with api:read only', key: h.a.readKey, expected: [403, 200, 200, 200, 403, 403, 403, 200, 404, 403, 200, 403, ...directory.read, ...directory.read] },
+    { name: 'A key with api:read only', key: h.a.readKey, expected: [403, 200, 200, 200, 403, 403, 403, 200, 404, 403, 200, 403, ...directory.read, ...directory.read, ...connections.read] },
     // The export is everything a workspace holds: a key that only sends records cannot take it.
-    { name: 'A key with api:write only', key: h.a.writeKey, expected: [202, 200, 200, 403, 404, 404, 202, 200, 404, 404, 200, 404, ...directory.write, ...directory.write] },
+    { name: 'A key with api:write only', key: h.a.writeKey, expected: [202, 200, 200, 403, 404, 404, 202, 200, 404, 404, 200, 404, ...directory.write, ...directory.write, ...connections.write] },
   ];
 
   it('refuses revoked, unknown and permission-lacking keys on every endpoint, without data', async () => {

@@ -22,7 +22,8 @@ const app = appShell(log, (a) => {
   a.use(metrics.requests);
   a.use(metrics.router);
   a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir))));
-  a.use(createIngestApp({ pool: database.pool, boss, clock: systemClock, servicePrefix: config.servicePrefix, baseUrl: () => url, storage: createLocalStorage(config.dataDir) }));
+  a.use(createIngestApp({ pool: database.pool, boss, clock: systemClock, servicePrefix: config.servicePrefix, baseUrl: () => url, storage: createLocalStorage(config.dataDir),
+    connections: { key: config.connectionsKey, allowLoopback: config.fetchAllowLoopback } }));
 }, { trustedProxies: config.trustedProxies, perIp: createPerIpLimiter(database.pool, systemClock, config.perIpLimitPerMinute) });
 const server = await listen(app, config.port, config.host, { requestTimeoutMs: config.requestTimeoutMs });
 url = baseUrl(config, server.port);

@@ -1,4 +1,4 @@
-import { loadKeyring, realSleep, rewrapConnectionKeys, scheduleNextSync, syncConnection, type ConnectionRow } from '@loupe/connectors';
+import { loadKeyring, purgeConnectionSlice, realSleep, rewrapConnectionKeys, scheduleNextSync, syncConnection, type ConnectionRow } from '@loupe/connectors';
 import { runErasure } from '@loupe/erasure';
 import { resolveWorkspaceCompanies, updateOpportunities } from '@loupe/evidence';
 import { applyRetentionSlice, pruneSourceDeletions, sweepStorageDeletions, workspacesWithRetention } from '@loupe/lifecycle';
@@ -52,7 +52,7 @@ const EMBED_YIELDS_TO_BATCHES = 3;
 
 const QUEUES_WORKED = [
   QUEUES.processBatch, QUEUES.downloadAttachment, QUEUES.recomputeOpportunities, QUEUES.settleOpportunities, QUEUES.embedSources, QUEUES.erasePerson, QUEUES.retention, QUEUES.resolveCompanies,
-  QUEUES.syncConnection, QUEUES.deadLetter,
+  QUEUES.syncConnection, QUEUES.purgeConnection, QUEUES.deadLetter,
 ] as const;
 
 function attemptOf(job: JobWithMetadata<unknown>): Attempt {
@@ -200,6 +200,18 @@ export function createWorker(deps: WorkerDeps): Worker {
         if (!job) return undefined;
         const { connectionId } = payloadSchemas[QUEUES.syncConnection].parse(job.data);
         return syncConnection(syncDeps, connectionId, AbortSignal.any([job.signal, shutdown.signal]));
+      },
+    );
+    // A connection deleted with its data: its records (and their sources) go a slice per job.
+    await deps.boss.work<unknown, unknown, typeof polling>(
+      QUEUES.purgeConnection,
+      polling,
+      async ([job]) => {
+        if (!job) return undefined;
+        const payload = payloadSchemas[QUEUES.purgeConnection].parse(job.data);
+        const slice = await purgeConnectionSlice({ pool: ctx.pool, storage: ctx.storage, clock: ctx.clock, log: deps.log }, payload.workspaceId, payload.connectionId);
+        if (slice.more) await enqueue(deps.boss, QUEUES.purgeConnection, payload);
+        return slice;
       },
     );
     // Every active connection has its schedule (one waits per connection: a start never doubles it).

@@ -77,7 +77,7 @@ describe('connection.sync in the worker: a Zendesk backfill killed and resumed, 
       const c = await connection(ws, conn.id);
       return c.last_success_at && c;
     }, 600_000);
-    expect(done.records_count).toBe(TICKETS);
+    expect(done!.records_count).toBe(TICKETS);
     const { rows: [counts] } = await t.pool.query<{ records: number; distinct_ids: number }>(
       `SELECT count(*)::int AS records, count(DISTINCT r.vendor_ids->>'zendesk')::int AS distinct_ids FROM records r JOIN batches b ON b.id = r.batch_id WHERE b.connection_id = $1`,
       [conn.id],

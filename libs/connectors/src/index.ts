@@ -1,10 +1,11 @@
 export type { Connector, ReadContext, Routing, VendorPage } from './connector';
 export { KeyringError, openCredentials, parseKeyring, rewrapDataKey, sealCredentials, type Keyring, type Sealed } from './envelope';
 export { DEVELOPMENT_KEY_NAME, loadKeyring, rewrapConnectionKeys } from './keyring-source';
+export { purgeConnectionSlice } from './purge';
 export { CONNECTOR_KINDS, CONNECTORS } from './registry';
 export {
   CONNECTION_STATUSES, connectionRecordIds, connectionView, deleteConnectionRow, findConnection, insertConnection, listConnectionRows, setPaused, updateConnectionRow,
-  type ConnectionChange, type ConnectionRow, type ConnectionStatus, type ConnectionView, type NewConnection,
+  type ConnectionChange, type ConnectionRow, type ConnectionStatus, type NewConnection,
 } from './store';
 export { realSleep, scheduleNextSync, syncConnection, type SyncDeps, type SyncOutcome } from './sync';
 export { retryAfterMs, vendorGet, VendorAuthError, VendorRequestError, type VendorGet } from './vendor-http';

@@ -1,4 +1,5 @@
 import { newId } from '@loupe/db';
+import type { ConnectionKind, ConnectionView } from '@loupe/records';
 import type pg from 'pg';
 import { sealCredentials, type Keyring } from './envelope';
 
@@ -6,30 +7,6 @@ type Queryable = Pick<pg.Pool, 'query'>;
 
 export const CONNECTION_STATUSES = ['active', 'paused', 'failing'] as const;
 export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];
-
-/** A connection as every API and page shows it: never its credentials, sealed or not. */
-export interface ConnectionView {
-  id: string;
-  kind: string;
-  product_id: string;
-  project_id: string;
-  base_url: string;
-  settings: Record<string, unknown>;
-  status: ConnectionStatus;
-  sync_interval_seconds: number;
-  last_synced_at: string | null;
-  last_success_at: string | null;
-  last_error: string | null;
-  last_error_at: string | null;
-  /** Records it brought in (duplicates not counted). */
-  records: number;
-  duplicates: number;
-  rejected: number;
-  companies: number;
-  people: number;
-  created_at: string;
-  updated_at: string;
-}
 
 /** The columns of a view, and the ones the engine needs; the credential columns are read only by `sealedCredentials`. */
 const VIEW_COLUMNS = `id, workspace_id, kind, product_id, project_id, base_url, settings, status, sync_interval_seconds, cursor, credentials_version,
@@ -44,10 +21,11 @@ export interface ConnectionRow {
 
 const at = (d: Date | null) => (d ? d.toISOString() : null);
 
+/** A connection as every API and page shows it: never its credentials, sealed or not. */
 export function connectionView(r: ConnectionRow): ConnectionView {
   return {
-    id: r.id, kind: r.kind, product_id: r.product_id, project_id: r.project_id, base_url: r.base_url, settings: r.settings ?? {}, status: r.status,
-    sync_interval_seconds: r.sync_interval_seconds, last_synced_at: at(r.last_synced_at), last_success_at: at(r.last_success_at),
+    id: r.id, kind: r.kind as ConnectionKind, product_id: r.product_id, project_id: r.project_id, base_url: r.base_url, settings: r.settings ?? {}, status: r.status,
+    sync_interval_minutes: Math.round(r.sync_interval_seconds / 60), last_synced_at: at(r.last_synced_at), last_success_at: at(r.last_success_at),
     last_error: r.last_error, last_error_at: at(r.last_error_at), records: r.records_count, duplicates: r.duplicates_count, rejected: r.rejected_count,
     companies: r.companies_count, people: r.people_count, created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString(),
   };

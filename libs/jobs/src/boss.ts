@@ -78,6 +78,8 @@ export async function ensureQueues(boss: PgBoss, policy: JobPolicy = DEFAULT_JOB
   // a connection's schedule and its "sync now" each wait once; a sync resumes from the stored cursor, so a
   // retry (a worker that died mid-page) repeats at most the page in hand, and its records are duplicates
   await create(QUEUES.syncConnection, shortQueue(5, 60 * 60));
+  // a slice of a deleted connection's records per job, the next queued by the job: one waits per connection
+  await create(QUEUES.purgeConnection, shortQueue(5, 15 * 60));
   // An erasure resumes from its stored phase and cursor, so a retry repeats at most one slice.
   await create(QUEUES.erasePerson, {
     retryLimit: 10,

@@ -30,6 +30,8 @@ export const QUEUES = {
    * and reason (its schedule, or "sync now"); the sync itself holds the connection's lock, so two never run at once.
    */
   syncConnection: 'connection.sync',
+  /** Delete what a deleted connection brought in (`?with_data=true`), a slice per job, queued again while more remain. */
+  purgeConnection: 'connection.purge',
   /** Jobs that exhausted their retries, kept for inspection and redrive. */
   deadLetter: 'dead-letter',
 } as const;
@@ -72,6 +74,10 @@ export const payloadSchemas = {
     connectionId: z.string().min(1),
     reason: z.enum(['schedule', 'now']),
   }),
+  [QUEUES.purgeConnection]: z.strictObject({
+    workspaceId: z.string().min(1),
+    connectionId: z.string().min(1),
+  }),
   [QUEUES.deadLetter]: z.looseObject({}),
 } satisfies Record<QueueName, z.ZodType>;
 
@@ -90,6 +96,7 @@ export const singletonKeys: { [Q in QueueName]?: (payload: Payload<Q>) => string
   [QUEUES.retention]: (p) => p.workspaceId ?? 'sweep',
   [QUEUES.resolveCompanies]: (p) => p.workspaceId,
   [QUEUES.syncConnection]: (p) => `${p.connectionId}:${p.reason}`,
+  [QUEUES.purgeConnection]: (p) => p.connectionId,
 };
 
 export function recomputeOpportunitiesKey(workspaceId: string, productId: string): string {

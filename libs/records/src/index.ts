@@ -4,3 +4,4 @@ export { parseBody, itemOfRecord, bodyKindOf, BodyError, type BodyItem, type Bod
 export { validateItems, checkRequestRules, dedupKeyOf, canonicalVendorIds, type AcceptedRecord, type ValidationResult, type RequestRuleViolation } from './validate';
 export { recordJsonSchema, openApiDocument } from './openapi';
 export * from './company-schemas';
+export * from './connection-schemas';

@@ -66,6 +66,8 @@ export async function startHarness(options: { rateLimiter?: RateLimiter } = { ra
     const limiter = 'rateLimiter' in o ? o.rateLimiter : options.rateLimiter;
     const app = appShell(createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), (a) => a.use(createIngestApp({
       pool: t.pool, boss: o.boss ?? boss, clock: o.clock ?? systemClock, servicePrefix: 'loupe_', baseUrl: () => url, storage,
+      // As FETCH_ALLOW_LOOPBACK in tests: connections may name a fake vendor on 127.0.0.1.
+      connections: { key: undefined, allowLoopback: true },
       ...(limiter ? { rateLimiter: limiter } : {}),
       ...(o.idempotency ? { idempotency: o.idempotency } : {}),
     })), o.perIp ? { perIp: o.perIp } : {});

@@ -1,3 +1,4 @@
+import { zendeskCredentialsSchema, zendeskSettingsSchema, type ZendeskCredentials, type ZendeskSettings } from '@loupe/records';
 import { z } from 'zod';
 import type { Connector, ReadContext, VendorPage } from '../connector';
 import { VendorRequestError } from '../vendor-http';
@@ -7,21 +8,7 @@ import {
   type Comment, type Organization, type Ticket, type ZendeskUser,
 } from './shapes';
 
-/** `{ email, api_token }` (sent as Zendesk's `email/token:api_token` basic auth) or an OAuth `{ access_token }`. */
-export const zendeskCredentialsSchema = z.union([
-  z.strictObject({ email: z.email().max(320), api_token: z.string().min(1).max(512) }),
-  z.strictObject({ access_token: z.string().min(1).max(4096) }),
-]);
-
-export const zendeskSettingsSchema = z.strictObject({
-  start_date: z.iso.date().optional().describe('Backfill tickets changed since this day (YYYY-MM-DD); 90 days before the connection was made when absent.'),
-  brand_ids: z.array(z.number().int()).max(100).optional().describe('Only tickets of these brands.'),
-  tags: z.array(z.string().min(1).max(80)).max(100).optional().describe('Only tickets with at least one of these tags.'),
-  page_size: z.number().int().min(1).max(1000).optional().describe('Tickets per export page (Zendesk allows up to 1,000).'),
-});
-
-export type ZendeskCredentials = z.infer<typeof zendeskCredentialsSchema>;
-export type ZendeskSettings = z.infer<typeof zendeskSettingsSchema>;
+export { zendeskCredentialsSchema, zendeskSettingsSchema, type ZendeskCredentials, type ZendeskSettings };
 
 /** Where the export resumes: Zendesk's `after_cursor`, kept even at the end of the stream (the next poll starts from it). */
 const cursorSchema = z.strictObject({ after_cursor: z.string().min(1) });

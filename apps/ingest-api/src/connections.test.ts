@@ -1,0 +1,150 @@
+import { loadKeyring, purgeConnectionSlice, realSleep, syncConnection } from '@loupe/connectors';
+import { FakeZendesk } from '@loupe/connectors/testing';
+import { createLogger, systemClock } from '@loupe/http';
+import { QUEUES } from '@loupe/jobs';
+import { createSafeFetch } from '@loupe/safe-fetch';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from './test/harness';
+
+// Connections through the API: credentials go in, never come out; writes need api:write.
+let h: Harness;
+let fake: FakeZendesk;
+const TOKEN = 'zd-api-secret-7f3c9e';
+const answers: string[] = [];
+
+beforeAll(async () => {
+  h = await startHarness();
+  fake = new FakeZendesk({ email: 'ops@acme.example', apiToken: TOKEN, pageSize: 20 });
+  fake.seed(30, 2);
+  await fake.start();
+});
+afterAll(async () => {
+  await fake.stop();
+  await h.close();
+});
+
+async function call(method: string, path: string, key: string | undefined, body?: unknown) {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (key) headers['x-api-key'] = key;
+  const res = await fetch(`${h.base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  answers.push(text);
+  return { status: res.status, body: JSON.parse(text) as Record<string, any>, headers: res.headers };
+}
+
+const create = (overrides: Record<string, unknown> = {}) => call('POST', '/api/v1/connections', h.a.writeKey, {
+  kind: 'zendesk', product_id: h.a.productId, project_id: h.a.projectId, base_url: fake.url,
+  credentials: { email: 'ops@acme.example', api_token: TOKEN }, settings: { start_date: '2025-12-01' }, ...overrides,
+});
+const jobs = async (connectionId: string, queue: string = QUEUES.syncConnection) =>
+  (await h.t.pool.query("SELECT data FROM pgboss.job WHERE name = $1 AND data->>'connectionId' = $2 AND state = 'created'", [queue, connectionId])).rows.map((r) => r.data);
+
+describe('/api/v1/connections', () => {
+  let id: string;
+
+  it('creates a connection (201) without answering its credentials, and queues its backfill', async () => {
+    const created = await create();
+    expect(created.status).toBe(201);
+    id = created.body.id;
+    expect(created.headers.get('location')).toBe(`/api/v1/connections/${id}`);
+    expect(created.body).toMatchObject({
+      kind: 'zendesk', product_id: h.a.productId, project_id: h.a.projectId, base_url: fake.url, settings: { start_date: '2025-12-01' }, status: 'active',
+      sync_interval_minutes: 15, last_synced_at: null, last_error: null, records: 0,
+    });
+    expect(created.body).not.toHaveProperty('credentials');
+    expect(await jobs(id)).toEqual([{ workspaceId: h.a.workspaceId, connectionId: id, reason: 'now' }]);
+    const listed = await call('GET', '/api/v1/connections', h.a.readKey);
+    expect(listed.body.connections.map((c: { id: string }) => c.id)).toEqual([id]);
+    expect((await call('GET', `/api/v1/connections/${id}`, h.a.readKey)).body).toEqual(created.body);
+  });
+
+  it('refuses what is wrong, naming the field, without echoing credentials', async () => {
+    const cases: Array<[Record<string, unknown>, number, string, RegExp]> = [
+      [{ kind: 'slack' }, 400, 'VALIDATION_ERROR', /kind/],
+      [{ credentials: { email: 'ops@acme.example' } }, 400, 'VALIDATION_ERROR', /credentials/],
+      [{ credentials: { api_token: TOKEN, email: 'not-an-email' } }, 400, 'VALIDATION_ERROR', /credentials/],
+      [{ base_url: 'http://10.0.0.8' }, 400, 'INVALID_REQUEST', /base_url: 10\.0\.0\.8 is refused/],
+      [{ base_url: 'http://169.254.169.254' }, 400, 'INVALID_REQUEST', /base_url: 169\.254\.169\.254 is refused/],
+      [{ base_url: 'http://acme.zendesk.com' }, 400, 'INVALID_REQUEST', /must be an https URL/],
+      [{ base_url: 'https://acme.zendesk.com/api/v2' }, 400, 'INVALID_REQUEST', /no path/],
+      [{ project_id: h.b.projectId }, 400, 'UNKNOWN_PROJECT', /project_id/],
+      [{ sync_interval_minutes: 1 }, 400, 'VALIDATION_ERROR', /sync_interval_minutes/],
+      [{ settings: { start_date: 'yesterday' } }, 400, 'VALIDATION_ERROR', /settings\.start_date/],
+    ];
+    for (const [body, status, code, message] of cases) {
+      const out = await create(body);
+      expect([out.status, out.body.error], JSON.stringify(body)).toEqual([status, code]);
+      expect(out.body.message).toMatch(message);
+    }
+    expect((await call('POST', '/api/v1/connections', h.a.readKey, {})).status).toBe(403);
+  });
+
+  it('syncs now (202), and refuses to while paused; resuming queues a sync', async () => {
+    await h.t.pool.query("DELETE FROM pgboss.job WHERE name = $1 AND data->>'connectionId' = $2", [QUEUES.syncConnection, id]);
+    expect((await call('POST', `/api/v1/connections/${id}/sync`, h.a.writeKey)).status).toBe(202);
+    expect(await jobs(id)).toHaveLength(1);
+    expect((await call('POST', `/api/v1/connections/${id}/sync`, h.a.readKey)).status).toBe(403);
+    const paused = await call('POST', `/api/v1/connections/${id}/pause`, h.a.writeKey);
+    expect(paused.body.status).toBe('paused');
+    const refused = await call('POST', `/api/v1/connections/${id}/sync`, h.a.writeKey);
+    expect([refused.status, refused.body.error]).toEqual([409, 'CONNECTION_NOT_ACTIVE']);
+    await h.t.pool.query("DELETE FROM pgboss.job WHERE name = $1 AND data->>'connectionId' = $2", [QUEUES.syncConnection, id]);
+    expect((await call('POST', `/api/v1/connections/${id}/resume`, h.a.writeKey)).body.status).toBe('active');
+    expect(await jobs(id)).toHaveLength(1);
+  });
+
+  it('shows a revoked token as failing with the vendor\'s message; new credentials make it active and sync it', async () => {
+    const keyring = await loadKeyring(h.t.pool, undefined);
+    const deps = {
+      pool: h.t.pool, boss: h.boss, clock: systemClock, log: createLogger('silent'), keyring, fetch: createSafeFetch({ allowLoopback: true }), sleep: realSleep,
+    };
+    expect(await syncConnection(deps, id)).toMatchObject({ status: 'synced', records: 30 });
+    fake.revoke(403);
+    expect(await syncConnection(deps, id)).toMatchObject({ status: 'failing' });
+    const failing = await call('GET', `/api/v1/connections/${id}`, h.a.readKey);
+    expect(failing.body).toMatchObject({ status: 'failing', records: 30, last_error: expect.stringContaining('403 Forbidden: You do not have access to this page') });
+    const refused = await call('POST', `/api/v1/connections/${id}/sync`, h.a.writeKey);
+    expect([refused.status, refused.body.error]).toEqual([409, 'CONNECTION_NOT_ACTIVE']);
+
+    const wrong = await call('PATCH', `/api/v1/connections/${id}`, h.a.writeKey, { credentials: { token: 'x' } });
+    expect([wrong.status, wrong.body.error]).toEqual([400, 'VALIDATION_ERROR']);
+    fake.restore({ accessToken: 'zd-oauth-secret-91ab' });
+    await h.t.pool.query("DELETE FROM pgboss.job WHERE name = $1 AND data->>'connectionId' = $2", [QUEUES.syncConnection, id]);
+    const fixed = await call('PATCH', `/api/v1/connections/${id}`, h.a.writeKey, { credentials: { access_token: 'zd-oauth-secret-91ab' }, sync_interval_minutes: 60 });
+    expect(fixed.body).toMatchObject({ status: 'active', last_error: null, sync_interval_minutes: 60 });
+    expect(await jobs(id)).toHaveLength(1);
+    expect(await syncConnection(deps, id)).toMatchObject({ status: 'synced' });
+  });
+
+  it('keeps another workspace out: its key sees no such connection', async () => {
+    for (const [method, path] of [['GET', ''], ['PATCH', ''], ['DELETE', ''], ['POST', '/pause'], ['POST', '/resume'], ['POST', '/sync']] as const) {
+      const out = await call(method, `/api/v1/connections/${id}${path}`, h.b.writeKey, method === 'PATCH' ? { sync_interval_minutes: 30 } : undefined);
+      expect([method, path, out.status]).toEqual([method, path, 404]);
+    }
+    expect((await call('GET', '/api/v1/connections', h.b.readKey)).body).toEqual({ connections: [] });
+  });
+
+  it('deletes a connection with its data: the connection at once, its records and sources in the background', async () => {
+    const { rows: before } = await h.t.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM records r JOIN batches b ON b.id = r.batch_id WHERE b.connection_id = $1', [id]);
+    expect(before[0]!.n).toBe(30);
+    const deleted = await call('DELETE', `/api/v1/connections/${id}?with_data=true`, h.a.writeKey);
+    expect(deleted.body).toEqual({ id, object: 'connection', deleted: true, data: 'deleting' });
+    expect((await call('GET', `/api/v1/connections/${id}`, h.a.readKey)).status).toBe(404);
+    expect(await jobs(id, QUEUES.purgeConnection)).toEqual([{ workspaceId: h.a.workspaceId, connectionId: id }]);
+    const lifecycle = { pool: h.t.pool, storage: h.storage, clock: systemClock };
+    expect(await purgeConnectionSlice(lifecycle, h.a.workspaceId, id, 20)).toEqual({ deleted: 20, more: true });
+    expect(await purgeConnectionSlice(lifecycle, h.a.workspaceId, id, 20)).toEqual({ deleted: 10, more: false });
+    const { rows: after } = await h.t.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM records r JOIN batches b ON b.id = r.batch_id WHERE b.connection_id = $1', [id]);
+    expect(after[0]!.n).toBe(0);
+
+    const kept = await create();
+    const keptDelete = await call('DELETE', `/api/v1/connections/${kept.body.id}`, h.a.writeKey);
+    expect(keptDelete.body.data).toBe('kept');
+  });
+
+  it('never answers the credentials, in any answer', () => {
+    const all = answers.join('\n');
+    expect(all).not.toContain(TOKEN);
+    expect(all).not.toContain('zd-oauth-secret-91ab');
+  });
+});

@@ -1,0 +1,94 @@
+import { z } from 'zod';
+
+// Connections to vendors (libs/connectors): the API's bodies and answers, and each connector's credentials and
+// settings, described once here so that the API, the OpenAPI document and the connector read the same schema.
+
+export const CONNECTION_LIMITS = {
+  /** Minutes between two scheduled syncs. */
+  intervalMinMinutes: 5,
+  intervalMaxMinutes: 24 * 60,
+  intervalDefaultMinutes: 15,
+  bodyBytes: 64 * 1024,
+} as const;
+
+export const CONNECTION_KINDS = ['zendesk'] as const;
+export const CONNECTION_STATUS_VALUES = ['active', 'paused', 'failing'] as const;
+
+/** `{ email, api_token }` (sent as Zendesk's `email/token:api_token` basic auth) or an OAuth `{ access_token }`. */
+export const zendeskCredentialsSchema = z.union([
+  z.strictObject({
+    email: z.email().max(320).describe('The Zendesk user the API token belongs to (an admin, or an agent who sees the tickets to bring in).'),
+    api_token: z.string().min(1).max(512).describe('An API token (Admin Center → Apps and integrations → Zendesk API).'),
+  }),
+  z.strictObject({ access_token: z.string().min(1).max(4096).describe('An OAuth access token with the `read` scope.') }),
+]);
+
+export const zendeskSettingsSchema = z.strictObject({
+  start_date: z.iso.date().optional().describe('Backfill tickets changed since this day (YYYY-MM-DD); 90 days before the connection was made when absent.'),
+  brand_ids: z.array(z.number().int()).max(100).optional().describe('Only tickets of these brands.'),
+  tags: z.array(z.string().min(1).max(80)).max(100).optional().describe('Only tickets with at least one of these tags.'),
+  page_size: z.number().int().min(1).max(1000).optional().describe('Tickets per export page (Zendesk allows up to 1,000).'),
+});
+
+const intervalSchema = z.int().min(CONNECTION_LIMITS.intervalMinMinutes).max(CONNECTION_LIMITS.intervalMaxMinutes)
+  .describe(`Minutes between scheduled syncs, ${CONNECTION_LIMITS.intervalMinMinutes} to ${CONNECTION_LIMITS.intervalMaxMinutes}; ${CONNECTION_LIMITS.intervalDefaultMinutes} by default.`);
+const baseUrlSchema = z.url().max(2048).describe('The vendor\'s address, e.g. https://acme.zendesk.com. Private and loopback addresses are refused (unless FETCH_ALLOW_LOOPBACK).');
+
+export const createZendeskConnectionSchema = z.strictObject({
+  kind: z.literal('zendesk').describe('Zendesk Support.'),
+  product_id: z.string().min(1).max(128).describe('The product of this workspace the records go to.'),
+  project_id: z.string().min(1).max(128).describe('The project of that product the records go to.'),
+  base_url: baseUrlSchema,
+  credentials: zendeskCredentialsSchema,
+  settings: zendeskSettingsSchema.optional(),
+  sync_interval_minutes: intervalSchema.optional(),
+});
+
+/** POST /api/v1/connections. */
+export const createConnectionSchema = z.discriminatedUnion('kind', [createZendeskConnectionSchema]);
+
+/** PATCH /api/v1/connections/{id}: what is given replaces what was; new credentials make a failing connection active again. */
+export const updateConnectionSchema = z.strictObject({
+  base_url: baseUrlSchema.optional(),
+  credentials: z.record(z.string(), z.unknown()).optional().describe('New credentials, of the form the connection\'s kind takes (Zendesk: `{email, api_token}` or `{access_token}`).'),
+  settings: z.record(z.string(), z.unknown()).optional().describe('The whole settings of the connection\'s kind; a setting left out is cleared.'),
+  sync_interval_minutes: intervalSchema.optional(),
+});
+
+export const connectionSchema = z.strictObject({
+  id: z.string().describe('The connection\'s id (conn_…).'),
+  kind: z.enum(CONNECTION_KINDS).describe('The vendor.'),
+  product_id: z.string(),
+  project_id: z.string(),
+  base_url: z.string(),
+  settings: z.record(z.string(), z.unknown()).describe('The connection\'s settings, as given.'),
+  status: z.enum(CONNECTION_STATUS_VALUES).describe('active: synced on its schedule; paused: not synced until resumed; failing: the vendor refused the credentials, not synced until they change.'),
+  sync_interval_minutes: z.int(),
+  last_synced_at: z.string().nullable().describe('When a sync last stored a page or ended, ISO 8601.'),
+  last_success_at: z.string().nullable().describe('When a sync last read to the end.'),
+  last_error: z.string().nullable().describe('Why the last sync failed, or which vendor objects it refused and why; null when all went well.'),
+  last_error_at: z.string().nullable(),
+  records: z.int().describe('Records it brought in (not counting duplicates).'),
+  duplicates: z.int().describe('Objects read again with nothing new: stored once.'),
+  rejected: z.int().describe('Objects refused (malformed, or records that failed validation).'),
+  companies: z.int().describe('Companies it created from the vendor\'s organizations.'),
+  people: z.int().describe('People it created from the vendor\'s end users.'),
+  created_at: z.string(),
+  updated_at: z.string(),
+}).describe('A connection. Its credentials are never returned.');
+
+export const connectionListSchema = z.strictObject({ connections: z.array(connectionSchema).describe('The workspace\'s connections, newest first.') });
+
+export const deletedConnectionSchema = z.strictObject({
+  id: z.string(),
+  object: z.literal('connection'),
+  deleted: z.literal(true),
+  data: z.enum(['kept', 'deleting']).describe('kept: the records it brought stay; deleting: they are being deleted in the background, with their sources.'),
+});
+
+export type ConnectionKind = (typeof CONNECTION_KINDS)[number];
+export type CreateConnectionInput = z.infer<typeof createConnectionSchema>;
+export type UpdateConnectionInput = z.infer<typeof updateConnectionSchema>;
+export type ConnectionView = z.infer<typeof connectionSchema>;
+export type ZendeskCredentials = z.infer<typeof zendeskCredentialsSchema>;
+export type ZendeskSettings = z.infer<typeof zendeskSettingsSchema>;
