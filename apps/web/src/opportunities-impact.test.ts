@@ -273,7 +273,7 @@ describe('opportunities by customer impact', () => {
       await page.waitForURL(/sort=revenue/);
       const rows = page.getByRole('table', { name: 'Opportunities of Acme app, most revenue first' }).getByRole('row');
       expect(await rows.count()).toBe(5);
-      expect(await rows.nth(1).innerText()).toMatch(/^1\s+Single sign-on \(SSO\)\s+Updated [^\t]+\s+2\s+2\s+298,000\.50\s+renews 15 Jan 2027\s+\+2\s+\+2 in 30 days$/);
+      expect(await rows.nth(1).innerText()).toMatch(/^1\s+Single sign-on \(SSO\)\s+Updated [^\t]+\s+2\s+2\s+298,000\.50\s+renews 15 Jan 2027\s+\+2\s+\+2 in 30 days\s+0%\s+0 of 2$/);
       // Every column in view at a laptop's width: the table does not scroll sideways.
       expect(await page.locator('.table-wrap').evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
       expect(await accessibilityViolations(page)).toEqual([]);

@@ -61,7 +61,7 @@ describe('signals', () => {
     expect(first.results.map((r) => r.reused)).toEqual([false, false]);
     expect(first.productIds).toEqual([prod]);
     const again = await addSignals(t.pool, { workspaceId: ws, sourceId: src, items: [{ ...items[0]!, content: '  exports TAKE 20 minutes. ' }] }, clock);
-    expect(again.results).toEqual([{ id: first.results[0]!.id, reused: true }]);
+    expect(again.results).toEqual([{ id: first.results[0]!.id, reused: true, quotes: [], quotesVerified: 'no_quote' }]);
   });
 
   it('all or nothing: one unknown type stores none, and the error lists the active types', async () => {
