@@ -1,6 +1,7 @@
 import { loadKeyring, purgeConnectionSlice, realSleep, syncConnection } from '@loupe/connectors';
 import { FakeZendesk } from '@loupe/connectors/testing';
 import { createLogger, systemClock } from '@loupe/http';
+import { createIngestClient, IngestApiError } from '@loupe/ingest-client';
 import { QUEUES } from '@loupe/jobs';
 import { createSafeFetch } from '@loupe/safe-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -140,6 +141,26 @@ describe('/api/v1/connections', () => {
     const kept = await create();
     const keptDelete = await call('DELETE', `/api/v1/connections/${kept.body.id}`, h.a.writeKey);
     expect(keptDelete.body.data).toBe('kept');
+  });
+
+  it('is reachable through the typed client, whose sync of a paused connection fails at once with 409', async () => {
+    const sleeps: number[] = [];
+    const client = createIngestClient({ baseUrl: h.base, apiKey: h.a.writeKey, sleep: async (ms) => void sleeps.push(ms) });
+    const made = await client.createConnection({
+      kind: 'zendesk', product_id: h.a.productId, project_id: h.a.projectId, base_url: 'https://acme-client.zendesk.com', credentials: { access_token: 'client-secret-55' },
+    });
+    expect(made).toMatchObject({ status: 'active', base_url: 'https://acme-client.zendesk.com' });
+    expect(JSON.stringify(await client.listConnections())).not.toContain('client-secret-55');
+    expect((await client.updateConnection(made.id, { sync_interval_minutes: 30 })).sync_interval_minutes).toBe(30);
+    expect((await client.pauseConnection(made.id)).status).toBe('paused');
+    const refused = await client.syncConnection(made.id).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(IngestApiError);
+    expect((refused as IngestApiError).status).toBe(409);
+    expect(sleeps).toEqual([]);
+    expect((await client.resumeConnection(made.id)).status).toBe('active');
+    await client.syncConnection(made.id);
+    expect(await client.deleteConnection(made.id)).toEqual({ id: made.id, object: 'connection', deleted: true, data: 'kept' });
+    expect(((await client.getConnection(made.id).catch((e: unknown) => e)) as IngestApiError).status).toBe(404);
   });
 
   it('never answers the credentials, in any answer', () => {

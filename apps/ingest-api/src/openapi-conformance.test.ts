@@ -98,6 +98,45 @@ describe('the published OpenAPI document', () => {
     conforms('/api/v1/ingest/batches/{batchId}', 'get', 200, batch.body);
   });
 
+  it('describes every answer of the connection endpoints', async () => {
+    const send = async (method: string, path: string, key: string | undefined, body?: unknown, options: { raw?: string; contentType?: string } = {}) => {
+      const res = await fetch(`${h.base}${path}`, {
+        method, headers: { 'content-type': options.contentType ?? 'application/json', ...(key ? { 'x-api-key': key } : {}) },
+        ...(options.raw !== undefined ? { body: options.raw } : body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, any> };
+    };
+    const check = async (path: string, method: string, status: number, r: Promise<{ status: number; body: Record<string, any> }>) => {
+      const answer = await r;
+      expect({ path, method, status: answer.status }).toEqual({ path, method, status });
+      conforms(path, method, status, answer.body);
+      return answer.body;
+    };
+    const body = { kind: 'zendesk', product_id: h.a.productId, project_id: h.a.projectId, base_url: 'https://docs-co.zendesk.com', credentials: { email: 'ops@docs.example', api_token: 't' } };
+    const all = '/api/v1/connections';
+    const one = '/api/v1/connections/{connectionId}';
+    const created = await check(all, 'post', 201, send('POST', all, h.a.writeKey, body));
+    await check(all, 'post', 400, send('POST', all, h.a.writeKey, { ...body, credentials: {} }));
+    await check(all, 'post', 400, send('POST', all, h.a.writeKey, { ...body, project_id: 'proj_x' }));
+    await check(all, 'post', 415, send('POST', all, h.a.writeKey, undefined, { raw: '{}', contentType: 'text/plain' }));
+    await check(all, 'post', 413, send('POST', all, h.a.writeKey, undefined, { raw: `"${'x'.repeat(70_000)}"` }));
+    await check(all, 'post', 401, send('POST', all, undefined, body));
+    await check(all, 'post', 403, send('POST', all, h.a.readKey, body));
+    await check(all, 'get', 200, send('GET', all, h.a.readKey));
+    const at = (suffix = '') => `${all}/${created.id}${suffix}`;
+    await check(one, 'get', 200, send('GET', at(), h.a.readKey));
+    await check(one, 'get', 404, send('GET', `${all}/conn_x`, h.a.readKey));
+    await check(one, 'patch', 200, send('PATCH', at(), h.a.writeKey, { settings: { start_date: '2026-01-01' } }));
+    await check(one, 'patch', 400, send('PATCH', at(), h.a.writeKey, { settings: { start_date: 'soon' } }));
+    await check(`${one}/pause`, 'post', 200, send('POST', at('/pause'), h.a.writeKey));
+    await check(`${one}/sync`, 'post', 409, send('POST', at('/sync'), h.a.writeKey));
+    await check(`${one}/resume`, 'post', 200, send('POST', at('/resume'), h.a.writeKey));
+    await check(`${one}/sync`, 'post', 202, send('POST', at('/sync'), h.a.writeKey));
+    await check(one, 'delete', 400, send('DELETE', at('?with_data=yes'), h.a.writeKey));
+    await check(one, 'delete', 200, send('DELETE', at('?with_data=true'), h.a.writeKey));
+    await check(one, 'delete', 404, send('DELETE', at(), h.a.writeKey));
+  });
+
   it('describes every answer of the company and people endpoints', async () => {
     const send = async (method: string, path: string, key: string | undefined, body: unknown, options: { raw?: string; contentType?: string } = {}) => {
       const res = await fetch(`${h.base}${path}`, {
@@ -184,7 +223,7 @@ describe('the published OpenAPI document', () => {
     expect(doc.info.title).toBe('Loupe API');
     for (const words of ['x-api-key', 'Rate limits', 'Retry-After', 'X-Request-Id', 'Idempotency-Key', `${h.base}/docs`]) expect(doc.info.description).toContain(words);
     const declared = (doc.tags as Array<{ name: string; description: string }>).map((t) => t.name);
-    expect(declared).toEqual(['Ingestion', 'Batches', 'Export', 'Deletion', 'Privacy', 'Companies']);
+    expect(declared).toEqual(['Ingestion', 'Batches', 'Export', 'Deletion', 'Privacy', 'Companies', 'Connections']);
     const used = new Set<string>();
     for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
       for (const [method, op] of Object.entries(methods)) {

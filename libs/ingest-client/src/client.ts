@@ -29,6 +29,11 @@ export type PersonList = Json<'/api/v1/people', 'get', 200>;
 export type ImportResult = Json<'/api/v1/companies:batch', 'post', 200>;
 export type ItemError = ImportResult['errors'][number];
 export type Deleted = { external_id: string; object: 'company' | 'person'; deleted: true };
+/** A connection to a vendor (GET /api/v1/connections/{connectionId}); its credentials are never returned. */
+export type Connection = Json<'/api/v1/connections/{connectionId}', 'get', 200>;
+export type NewConnection = Body<'/api/v1/connections', 'post'>;
+export type ConnectionChange = Body<'/api/v1/connections/{connectionId}', 'patch'>;
+export type DeletedConnection = Json<'/api/v1/connections/{connectionId}', 'delete', 200>;
 
 /** The API's limits a request must stay within (spec 8). */
 export const REQUEST_LIMITS = { records: 1000, bytes: 5 * 1024 * 1024 } as const;
@@ -129,6 +134,10 @@ export function idempotencyKeyOf(body: string): string {
 }
 
 const RETRIED = new Set([409, 429, 500, 502, 503, 504]);
+/** A connection's 409 says it is paused or failing: asking again changes nothing. */
+const CONNECTION_RETRIED = new Set([429, 500, 502, 503, 504]);
+/** Creating: a 5xx may have stored it already, so only a refusal before any write is retried. */
+const NOT_RETRIED_WRITES = new Set([429]);
 
 /**
  * A typed client of the record-ingestion API (types generated from its OpenAPI document;
@@ -145,12 +154,12 @@ export function createIngestClient(options: IngestClientOptions) {
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
 
-  async function withRetries<T>(call: () => Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
-    return (await answered(call)).data;
+  async function withRetries<T>(call: () => Promise<{ data?: T; error?: unknown; response: Response }>, retried = RETRIED): Promise<T> {
+    return (await answered(call, retried)).data;
   }
 
   /** The answer's data and status once it is a success, after the retries. */
-  async function answered<T>(call: () => Promise<{ data?: T; error?: unknown; response: Response }>): Promise<{ data: T; status: number }> {
+  async function answered<T>(call: () => Promise<{ data?: T; error?: unknown; response: Response }>, retried = RETRIED): Promise<{ data: T; status: number }> {
     for (let attempt = 1; ; attempt++) {
       let result: { data?: T; error?: unknown; response: Response };
       try {
@@ -162,7 +171,7 @@ export function createIngestClient(options: IngestClientOptions) {
       }
       const { data, error, response } = result;
       if (response.ok && data !== undefined) return { data, status: response.status };
-      if (RETRIED.has(response.status) && attempt < maxAttempts) {
+      if (retried.has(response.status) && attempt < maxAttempts) {
         const seconds = Number(response.headers.get('retry-after') ?? (error as ErrorResponse | undefined)?.retryAfter ?? 2 ** (attempt - 1));
         await sleep(Math.max(0, seconds) * 1000);
         continue;
@@ -273,6 +282,46 @@ export function createIngestClient(options: IngestClientOptions) {
 
     async deletePerson(externalId: string): Promise<Deleted> {
       return withRetries(() => api.DELETE('/api/v1/people/{external_id}', { params: { path: { external_id: externalId } } })) as Promise<Deleted>;
+    },
+
+    /** Connects a vendor; its first sync (the backfill) is queued. The credentials are sent once and never come back. */
+    async createConnection(connection: NewConnection): Promise<Connection> {
+      // Not retried on 5xx after a lost answer: a retry could make a second connection.
+      return withRetries(() => api.POST('/api/v1/connections', { body: connection }), NOT_RETRIED_WRITES);
+    },
+
+    async listConnections(): Promise<Connection[]> {
+      return (await withRetries(() => api.GET('/api/v1/connections'))).connections;
+    },
+
+    /** Status, last sync, records brought in, last error; IngestApiError 404 when there is none. */
+    async getConnection(id: string): Promise<Connection> {
+      return withRetries(() => api.GET('/api/v1/connections/{connectionId}', { params: { path: { connectionId: id } } }));
+    },
+
+    /** Settings, credentials, base_url or interval: what is given replaces what was. */
+    async updateConnection(id: string, change: ConnectionChange): Promise<Connection> {
+      return withRetries(() => api.PATCH('/api/v1/connections/{connectionId}', { params: { path: { connectionId: id } }, body: change }), CONNECTION_RETRIED);
+    },
+
+    async pauseConnection(id: string): Promise<Connection> {
+      return withRetries(() => api.POST('/api/v1/connections/{connectionId}/pause', { params: { path: { connectionId: id } } }), CONNECTION_RETRIED);
+    },
+
+    async resumeConnection(id: string): Promise<Connection> {
+      return withRetries(() => api.POST('/api/v1/connections/{connectionId}/resume', { params: { path: { connectionId: id } } }), CONNECTION_RETRIED);
+    },
+
+    /** Queues a sync now; IngestApiError 409 CONNECTION_NOT_ACTIVE when paused or failing (not retried). */
+    async syncConnection(id: string): Promise<void> {
+      await withRetries(() => api.POST('/api/v1/connections/{connectionId}/sync', { params: { path: { connectionId: id } } }), CONNECTION_RETRIED);
+    },
+
+    /** Deletes a connection; with `withData` the records it brought are deleted too, in the background. */
+    async deleteConnection(id: string, options: { withData?: boolean } = {}): Promise<DeletedConnection> {
+      return withRetries(() => api.DELETE('/api/v1/connections/{connectionId}', {
+        params: { path: { connectionId: id }, query: { with_data: options.withData ? 'true' : 'false' } },
+      }), CONNECTION_RETRIED);
     },
 
     /** Polls the batch until it is COMPLETE or FAILED (or `timeoutMs` passes: an Error). */

@@ -4,6 +4,7 @@ import {
   piiEntitySchema, piiSchema, recordErrorSchema, recordSchema, submissionResponseSchema,
 } from './schemas';
 import { companyPaths } from './openapi-companies';
+import { connectionPaths } from './openapi-connections';
 import { erasurePaths } from './openapi-erasure';
 
 // Refinements do not carry over to JSON Schema; say the same rules in its words.
@@ -170,6 +171,7 @@ const TAGS = [
   { name: 'Deletion', description: 'Deleting a source or a record, with everything built from it.' },
   { name: 'Privacy', description: 'Erasing a person (with a dry run to confirm first) and the suppressions that refuse their records afterwards.' },
   { name: 'Companies', description: 'Companies and people from your CRM (ARR, plan, segment, stage), upserted by your own ids: the evidence resolves to them, and opportunities are weighed by them.' },
+  { name: 'Connections', description: 'Connections to your help desk and other vendors (Zendesk): the worker brings their conversations in on a schedule. Credentials go in and never come out.' },
 ];
 
 /** Response headers, described once and referred to from every answer that carries them. */
@@ -330,6 +332,7 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
       '/api/v1/records/{recordId}': { delete: deletion('record') },
       ...erasurePaths({ error, one, common, forbiddenWithRole }),
       ...companyPaths({ error, one, common }),
+      ...connectionPaths({ error, one, common }),
     } as Parameters<typeof withResponseHeaders>[0]),
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'An API key of the workspace, created on the account pages (API keys).' } },

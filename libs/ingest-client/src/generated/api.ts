@@ -327,6 +327,112 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's connections, newest first (needs api:read or api:write) */
+        get: operations["listConnections"];
+        put?: never;
+        /**
+         * Connect a vendor (needs api:write)
+         * @description Stores the connection with its credentials encrypted (they are never returned), and queues its first sync: a backfill from `settings.start_date`, then every `sync_interval_minutes` (15 by default) from where it stopped. Its records go through the same validation as POST /api/v1/ingest, into the product and project given.
+         */
+        post: operations["createConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/connections/{connectionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One connection: status, last sync, records brought in, last error (needs api:read or api:write) */
+        get: operations["getConnection"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a connection, and with `with_data=true` the records it brought (needs api:write)
+         * @description The connection and its credentials go at once. With `with_data=true` its records, with their sources, signals and files, are deleted in the background through the same deletion as DELETE /api/v1/records; without, they stay.
+         */
+        delete: operations["deleteConnection"];
+        options?: never;
+        head?: never;
+        /**
+         * Change settings, credentials, base_url or interval (needs api:write)
+         * @description What is given replaces what was. New credentials are checked against the connection's kind; a failing connection becomes active and syncs at once.
+         */
+        patch: operations["updateConnection"];
+        trace?: never;
+    };
+    "/api/v1/connections/{connectionId}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a connection: no sync until resumed (needs api:write)
+         * @description An active or failing connection becomes paused; its cursor is kept.
+         */
+        post: operations["pauseConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/connections/{connectionId}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused connection; it syncs at once (needs api:write)
+         * @description A paused connection becomes active and a sync is queued; a failing one stays failing until its credentials change.
+         */
+        post: operations["resumeConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/connections/{connectionId}/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sync now (needs api:write)
+         * @description Queues a sync from the stored cursor. One waits at most; a sync already running is not doubled.
+         */
+        post: operations["syncConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4327,6 +4433,1346 @@ export interface operations {
             };
             /** @description No such person in this workspace (never there, another workspace's, or deleted) */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded: 10 requests per second per API key (an ErrorResponse, RATE_LIMITED), or the limit of one IP address across the service (an IpRateLimited body); see the Retry-After header */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["IpRateLimited"];
+                };
+            };
+            /** @description Unexpected server error; retry */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listConnections: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every connection */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "connections": [
+                     *         {
+                     *           "id": "conn_01m8eebbedjs1cs914635ehk4n",
+                     *           "kind": "zendesk",
+                     *           "product_id": "prod_01h…",
+                     *           "project_id": "proj_01h…",
+                     *           "base_url": "https://acme.zendesk.com",
+                     *           "settings": {
+                     *             "start_date": "2026-01-01"
+                     *           },
+                     *           "status": "active",
+                     *           "sync_interval_minutes": 15,
+                     *           "last_synced_at": "2026-11-28T09:15:02.000Z",
+                     *           "last_success_at": "2026-11-28T09:15:02.000Z",
+                     *           "last_error": null,
+                     *           "last_error_at": null,
+                     *           "records": 10412,
+                     *           "duplicates": 37,
+                     *           "rejected": 0,
+                     *           "companies": 214,
+                     *           "people": 3120,
+                     *           "created_at": "2026-11-20T08:00:00.000Z",
+                     *           "updated_at": "2026-11-28T09:15:02.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The workspace's connections, newest first. */
+                        connections: {
+                            /** @description The connection's id (conn_…). */
+                            id: string;
+                            /**
+                             * @description The vendor.
+                             * @enum {string}
+                             */
+                            kind: "zendesk";
+                            product_id: string;
+                            project_id: string;
+                            base_url: string;
+                            /** @description The connection's settings, as given. */
+                            settings: {
+                                [key: string]: unknown;
+                            };
+                            /**
+                             * @description active: synced on its schedule; paused: not synced until resumed; failing: the vendor refused the credentials, not synced until they change.
+                             * @enum {string}
+                             */
+                            status: "active" | "paused" | "failing";
+                            sync_interval_minutes: number;
+                            /** @description When a sync last stored a page or ended, ISO 8601. */
+                            last_synced_at: string | null;
+                            /** @description When a sync last read to the end. */
+                            last_success_at: string | null;
+                            /** @description Why the last sync failed, or which vendor objects it refused and why; null when all went well. */
+                            last_error: string | null;
+                            last_error_at: string | null;
+                            /** @description Records it brought in (not counting duplicates). */
+                            records: number;
+                            /** @description Objects read again with nothing new: stored once. */
+                            duplicates: number;
+                            /** @description Objects refused (malformed, or records that failed validation). */
+                            rejected: number;
+                            /** @description Companies it created from the vendor's organizations. */
+                            companies: number;
+                            /** @description People it created from the vendor's end users. */
+                            people: number;
+                            created_at: string;
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description API key missing, unknown or revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded: 10 requests per second per API key (an ErrorResponse, RATE_LIMITED), or the limit of one IP address across the service (an IpRateLimited body); see the Retry-After header */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["IpRateLimited"];
+                };
+            };
+            /** @description Unexpected server error; retry */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "zendesk",
+                 *       "product_id": "prod_01h…",
+                 *       "project_id": "proj_01h…",
+                 *       "base_url": "https://acme.zendesk.com",
+                 *       "credentials": {
+                 *         "email": "ops@acme.com",
+                 *         "api_token": "…"
+                 *       },
+                 *       "settings": {
+                 *         "start_date": "2026-01-01",
+                 *         "tags": [
+                 *           "feedback"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description Zendesk Support.
+                     * @constant
+                     */
+                    kind: "zendesk";
+                    /** @description The product of this workspace the records go to. */
+                    product_id: string;
+                    /** @description The project of that product the records go to. */
+                    project_id: string;
+                    /**
+                     * Format: uri
+                     * @description The vendor's address, e.g. https://acme.zendesk.com. Private and loopback addresses are refused (unless FETCH_ALLOW_LOOPBACK).
+                     */
+                    base_url: string;
+                    credentials: {
+                        /**
+                         * Format: email
+                         * @description The Zendesk user the API token belongs to (an admin, or an agent who sees the tickets to bring in).
+                         */
+                        email: string;
+                        /** @description An API token (Admin Center → Apps and integrations → Zendesk API). */
+                        api_token: string;
+                    } | {
+                        /** @description An OAuth access token with the `read` scope. */
+                        access_token: string;
+                    };
+                    settings?: {
+                        /**
+                         * Format: date
+                         * @description Backfill tickets changed since this day (YYYY-MM-DD); 90 days before the connection was made when absent.
+                         */
+                        start_date?: string;
+                        /** @description Only tickets of these brands. */
+                        brand_ids?: number[];
+                        /** @description Only tickets with at least one of these tags. */
+                        tags?: string[];
+                        /** @description Tickets per export page (Zendesk allows up to 1,000). */
+                        page_size?: number;
+                    };
+                    /** @description Minutes between scheduled syncs, 5 to 1440; 15 by default. */
+                    sync_interval_minutes?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Created (Location names it); its first sync is queued */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "conn_01m8eebbedjs1cs914635ehk4n",
+                     *       "kind": "zendesk",
+                     *       "product_id": "prod_01h…",
+                     *       "project_id": "proj_01h…",
+                     *       "base_url": "https://acme.zendesk.com",
+                     *       "settings": {
+                     *         "start_date": "2026-01-01"
+                     *       },
+                     *       "status": "active",
+                     *       "sync_interval_minutes": 15,
+                     *       "last_synced_at": null,
+                     *       "last_success_at": null,
+                     *       "last_error": null,
+                     *       "last_error_at": null,
+                     *       "records": 0,
+                     *       "duplicates": 0,
+                     *       "rejected": 0,
+                     *       "companies": 0,
+                     *       "people": 0,
+                     *       "created_at": "2026-11-20T08:00:00.000Z",
+                     *       "updated_at": "2026-11-28T09:15:02.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The connection's id (conn_…). */
+                        id: string;
+                        /**
+                         * @description The vendor.
+                         * @enum {string}
+                         */
+                        kind: "zendesk";
+                        product_id: string;
+                        project_id: string;
+                        base_url: string;
+                        /** @description The connection's settings, as given. */
+                        settings: {
+                            [key: string]: unknown;
+                        };
+                        /**
+                         * @description active: synced on its schedule; paused: not synced until resumed; failing: the vendor refused the credentials, not synced until they change.
+                         * @enum {string}
+                         */
+                        status: "active" | "paused" | "failing";
+                        sync_interval_minutes: number;
+                        /** @description When a sync last stored a page or ended, ISO 8601. */
+                        last_synced_at: string | null;
+                        /** @description When a sync last read to the end. */
+                        last_success_at: string | null;
+                        /** @description Why the last sync failed, or which vendor objects it refused and why; null when all went well. */
+                        last_error: string | null;
+                        last_error_at: string | null;
+                        /** @description Records it brought in (not counting duplicates). */
+                        records: number;
+                        /** @description Objects read again with nothing new: stored once. */
+                        duplicates: number;
+                        /** @description Objects refused (malformed, or records that failed validation). */
+                        rejected: number;
+                        /** @description Companies it created from the vendor's organizations. */
+                        companies: number;
+                        /** @description People it created from the vendor's end users. */
+                        people: number;
+                        created_at: string;
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description A wrong field, a base_url that is refused, or a product or project not in this workspace */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API key missing, unknown or revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body over 65536 bytes */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not JSON */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded: 10 requests per second per API key (an ErrorResponse, RATE_LIMITED), or the limit of one IP address across the service (an IpRateLimited body); see the Retry-After header */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["IpRateLimited"];
+                };
+            };
+            /** @description Unexpected server error; retry */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The connection's id (conn_…). */
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connection */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "conn_01m8eebbedjs1cs914635ehk4n",
+                     *       "kind": "zendesk",
+                     *       "product_id": "prod_01h…",
+                     *       "project_id": "proj_01h…",
+                     *       "base_url": "https://acme.zendesk.com",
+                     *       "settings": {
+                     *         "start_date": "2026-01-01"
+                     *       },
+                     *       "status": "active",
+                     *       "sync_interval_minutes": 15,
+                     *       "last_synced_at": "2026-11-28T09:15:02.000Z",
+                     *       "last_success_at": "2026-11-28T09:15:02.000Z",
+                     *       "last_error": null,
+                     *       "last_error_at": null,
+                     *       "records": 10412,
+                     *       "duplicates": 37,
+                     *       "rejected": 0,
+                     *       "companies": 214,
+                     *       "people": 3120,
+                     *       "created_at": "2026-11-20T08:00:00.000Z",
+                     *       "updated_at": "2026-11-28T09:15:02.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The connection's id (conn_…). */
+                        id: string;
+                        /**
+                         * @description The vendor.
+                         * @enum {string}
+                         */
+                        kind: "zendesk";
+                        product_id: string;
+                        project_id: string;
+                        base_url: string;
+                        /** @description The connection's settings, as given. */
+                        settings: {
+                            [key: string]: unknown;
+                        };
+                        /**
+                         * @description active: synced on its schedule; paused: not synced until resumed; failing: the vendor refused the credentials, not synced until they change.
+                         * @enum {string}
+                         */
+                        status: "active" | "paused" | "failing";
+                        sync_interval_minutes: number;
+                        /** @description When a sync last stored a page or ended, ISO 8601. */
+                        last_synced_at: string | null;
+                        /** @description When a sync last read to the end. */
+                        last_success_at: string | null;
+                        /** @description Why the last sync failed, or which vendor objects it refused and why; null when all went well. */
+                        last_error: string | null;
+                        last_error_at: string | null;
+                        /** @description Records it brought in (not counting duplicates). */
+                        records: number;
+                        /** @description Objects read again with nothing new: stored once. */
+                        duplicates: number;
+                        /** @description Objects refused (malformed, or records that failed validation). */
+                        rejected: number;
+                        /** @description Companies it created from the vendor's organizations. */
+                        companies: number;
+                        /** @description People it created from the vendor's end users. */
+                        people: number;
+                        created_at: string;
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description API key missing, unknown or revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such connection in this workspace (never there, another workspace's, or deleted) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded: 10 requests per second per API key (an ErrorResponse, RATE_LIMITED), or the limit of one IP address across the service (an IpRateLimited body); see the Retry-After header */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["IpRateLimited"];
+                };
+            };
+            /** @description Unexpected server error; retry */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteConnection: {
+        parameters: {
+            query?: {
+                with_data?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                /** @description The connection's id (conn_…). */
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "conn_01m8eebbedjs1cs914635ehk4n",
+                     *       "object": "connection",
+                     *       "deleted": true,
+                     *       "data": "deleting"
+                     *     }
+                     */
+                    "application/json": {
+                        id: string;
+                        /** @constant */
+                        object: "connection";
+                        /** @constant */
+                        deleted: true;
+                        /**
+                         * @description kept: the records it brought stay; deleting: they are being deleted in the background, with their sources.
+                         * @enum {string}
+                         */
+                        data: "kept" | "deleting";
+                    };
+                };
+            };
+            /** @description with_data neither true nor false */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API key missing, unknown or revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such connection in this workspace (never there, another workspace's, or deleted) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded: 10 requests per second per API key (an ErrorResponse, RATE_LIMITED), or the limit of one IP address across the service (an IpRateLimited body); see the Retry-After header */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["IpRateLimited"];
+                };
+            };
+            /** @description Unexpected server error; retry */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    updateConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The connection's id (conn_…). */
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "credentials": {
+                 *         "access_token": "…"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description The vendor's address, e.g. https://acme.zendesk.com. Private and loopback addresses are refused (unless FETCH_ALLOW_LOOPBACK).
+                     */
+                    base_url?: string;
+                    /** @description New credentials, of the form the connection's kind takes (Zendesk: `{email, api_token}` or `{access_token}`). */
+                    credentials?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description The whole settings of the connection's kind; a setting left out is cleared. */
+                    settings?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description Minutes between scheduled syncs, 5 to 1440; 15 by default. */
+                    sync_interval_minutes?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The connection */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "conn_01m8eebbedjs1cs914635ehk4n",
+                     *       "kind": "zendesk",
+                     *       "product_id": "prod_01h…",
+                     *       "project_id": "proj_01h…",
+                     *       "base_url": "https://acme.zendesk.com",
+                     *       "settings": {
+                     *         "start_date": "2026-01-01"
+                     *       },
+                     *       "status": "active",
+                     *       "sync_interval_minutes": 15,
+                     *       "last_synced_at": "2026-11-28T09:15:02.000Z",
+                     *       "last_success_at": "2026-11-28T09:15:02.000Z",
+                     *       "last_error": null,
+                     *       "last_error_at": null,
+                     *       "records": 10412,
+                     *       "duplicates": 37,
+                     *       "rejected": 0,
+                     *       "companies": 214,
+                     *       "people": 3120,
+                     *       "created_at": "2026-11-20T08:00:00.000Z",
+                     *       "updated_at": "2026-11-28T09:15:02.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The connection's id (conn_…). */
+                        id: string;
+                        /**
+                         * @description The vendor.
+                         * @enum {string}
+                         */
+                        kind: "zendesk";
+                        product_id: string;
+                        project_id: string;
+                        base_url: string;
+                        /** @description The connection's settings, as given. */
+                        settings: {
+                            [key: string]: unknown;
+                        };
+                        /**
+                         * @description active: synced on its schedule; paused: not synced until resumed; failing: the vendor refused the credentials, not synced until they change.
+                         * @enum {string}
+                         */
+                        status: "active" | "paused" | "failing";
+                        sync_interval_minutes: number;
+                        /** @description When a sync last stored a page or ended, ISO 8601. */
+                        last_synced_at: string | null;
+                        /** @description When a sync last read to the end. */
+                        last_success_at: string | null;
+                        /** @description Why the last sync failed, or which vendor objects it refused and why; null when all went well. */
+                        last_error: string | null;
+                        last_error_at: string | null;
+                        /** @description Records it brought in (not counting duplicates). */
+                        records: number;
+                        /** @description Objects read again with nothing new: stored once. */
+                        duplicates: number;
+                        /** @description Objects refused (malformed, or records that failed validation). */
+                        rejected: number;
+                        /** @description Companies it created from the vendor's organizations. */
+                        companies: number;
+                        /** @description People it created from the vendor's end users. */
+                        people: number;
+                        created_at: string;
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description A field that is wrong (named; credentials are never echoed), an unknown field, or not JSON */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API key missing, unknown or revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such connection in this workspace (never there, another workspace's, or deleted) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body over 65536 bytes */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not JSON */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded: 10 requests per second per API key (an ErrorResponse, RATE_LIMITED), or the limit of one IP address across the service (an IpRateLimited body); see the Retry-After header */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["IpRateLimited"];
+                };
+            };
+            /** @description Unexpected server error; retry */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    pauseConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The connection's id (conn_…). */
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connection */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "conn_01m8eebbedjs1cs914635ehk4n",
+                     *       "kind": "zendesk",
+                     *       "product_id": "prod_01h…",
+                     *       "project_id": "proj_01h…",
+                     *       "base_url": "https://acme.zendesk.com",
+                     *       "settings": {
+                     *         "start_date": "2026-01-01"
+                     *       },
+                     *       "status": "active",
+                     *       "sync_interval_minutes": 15,
+                     *       "last_synced_at": "2026-11-28T09:15:02.000Z",
+                     *       "last_success_at": "2026-11-28T09:15:02.000Z",
+                     *       "last_error": null,
+                     *       "last_error_at": null,
+                     *       "records": 10412,
+                     *       "duplicates": 37,
+                     *       "rejected": 0,
+                     *       "companies": 214,
+                     *       "people": 3120,
+                     *       "created_at": "2026-11-20T08:00:00.000Z",
+                     *       "updated_at": "2026-11-28T09:15:02.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The connection's id (conn_…). */
+                        id: string;
+                        /**
+                         * @description The vendor.
+                         * @enum {string}
+                         */
+                        kind: "zendesk";
+                        product_id: string;
+                        project_id: string;
+                        base_url: string;
+                        /** @description The connection's settings, as given. */
+                        settings: {
+                            [key: string]: unknown;
+                        };
+                        /**
+                         * @description active: synced on its schedule; paused: not synced until resumed; failing: the vendor refused the credentials, not synced until they change.
+                         * @enum {string}
+                         */
+                        status: "active" | "paused" | "failing";
+                        sync_interval_minutes: number;
+                        /** @description When a sync last stored a page or ended, ISO 8601. */
+                        last_synced_at: string | null;
+                        /** @description When a sync last read to the end. */
+                        last_success_at: string | null;
+                        /** @description Why the last sync failed, or which vendor objects it refused and why; null when all went well. */
+                        last_error: string | null;
+                        last_error_at: string | null;
+                        /** @description Records it brought in (not counting duplicates). */
+                        records: number;
+                        /** @description Objects read again with nothing new: stored once. */
+                        duplicates: number;
+                        /** @description Objects refused (malformed, or records that failed validation). */
+                        rejected: number;
+                        /** @description Companies it created from the vendor's organizations. */
+                        companies: number;
+                        /** @description People it created from the vendor's end users. */
+                        people: number;
+                        created_at: string;
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description API key missing, unknown or revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such connection in this workspace (never there, another workspace's, or deleted) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded: 10 requests per second per API key (an ErrorResponse, RATE_LIMITED), or the limit of one IP address across the service (an IpRateLimited body); see the Retry-After header */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["IpRateLimited"];
+                };
+            };
+            /** @description Unexpected server error; retry */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    resumeConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The connection's id (conn_…). */
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connection */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "conn_01m8eebbedjs1cs914635ehk4n",
+                     *       "kind": "zendesk",
+                     *       "product_id": "prod_01h…",
+                     *       "project_id": "proj_01h…",
+                     *       "base_url": "https://acme.zendesk.com",
+                     *       "settings": {
+                     *         "start_date": "2026-01-01"
+                     *       },
+                     *       "status": "active",
+                     *       "sync_interval_minutes": 15,
+                     *       "last_synced_at": "2026-11-28T09:15:02.000Z",
+                     *       "last_success_at": "2026-11-28T09:15:02.000Z",
+                     *       "last_error": null,
+                     *       "last_error_at": null,
+                     *       "records": 10412,
+                     *       "duplicates": 37,
+                     *       "rejected": 0,
+                     *       "companies": 214,
+                     *       "people": 3120,
+                     *       "created_at": "2026-11-20T08:00:00.000Z",
+                     *       "updated_at": "2026-11-28T09:15:02.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The connection's id (conn_…). */
+                        id: string;
+                        /**
+                         * @description The vendor.
+                         * @enum {string}
+                         */
+                        kind: "zendesk";
+                        product_id: string;
+                        project_id: string;
+                        base_url: string;
+                        /** @description The connection's settings, as given. */
+                        settings: {
+                            [key: string]: unknown;
+                        };
+                        /**
+                         * @description active: synced on its schedule; paused: not synced until resumed; failing: the vendor refused the credentials, not synced until they change.
+                         * @enum {string}
+                         */
+                        status: "active" | "paused" | "failing";
+                        sync_interval_minutes: number;
+                        /** @description When a sync last stored a page or ended, ISO 8601. */
+                        last_synced_at: string | null;
+                        /** @description When a sync last read to the end. */
+                        last_success_at: string | null;
+                        /** @description Why the last sync failed, or which vendor objects it refused and why; null when all went well. */
+                        last_error: string | null;
+                        last_error_at: string | null;
+                        /** @description Records it brought in (not counting duplicates). */
+                        records: number;
+                        /** @description Objects read again with nothing new: stored once. */
+                        duplicates: number;
+                        /** @description Objects refused (malformed, or records that failed validation). */
+                        rejected: number;
+                        /** @description Companies it created from the vendor's organizations. */
+                        companies: number;
+                        /** @description People it created from the vendor's end users. */
+                        people: number;
+                        created_at: string;
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description API key missing, unknown or revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such connection in this workspace (never there, another workspace's, or deleted) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded: 10 requests per second per API key (an ErrorResponse, RATE_LIMITED), or the limit of one IP address across the service (an IpRateLimited body); see the Retry-After header */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["IpRateLimited"];
+                };
+            };
+            /** @description Unexpected server error; retry */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    syncConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The connection's id (conn_…). */
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "conn_01m8eebbedjs1cs914635ehk4n",
+                     *       "object": "connection",
+                     *       "sync": "queued"
+                     *     }
+                     */
+                    "application/json": {
+                        id: string;
+                        /** @constant */
+                        object: "connection";
+                        /** @constant */
+                        sync: "queued";
+                    };
+                };
+            };
+            /** @description API key missing, unknown or revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such connection in this workspace (never there, another workspace's, or deleted) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Paused, or failing until its credentials change */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
