@@ -67,6 +67,7 @@ export class FakeZendesk {
   private retryAfterSeconds = 1;
   private retryNotBefore = 0;
   private revoked: { status: 401 | 403; body: Record<string, unknown> } | undefined;
+  private raw: { status: number; body: string }[] = [];
   private nextCommentId = 1;
   url = '';
 
@@ -130,6 +131,11 @@ export class FakeZendesk {
     this.retryAfterSeconds = seconds;
   }
 
+  /** The next export requests are answered with these bodies as they are (hostile or broken pages), one each. */
+  serveRaw(...answers: { status: number; body: string }[]): void {
+    this.raw.push(...answers);
+  }
+
   /** Every request is refused from now on, as Zendesk refuses a revoked token, until `restore`. */
   revoke(status: 401 | 403 = 401): void {
     this.revoked = status === 401
@@ -173,7 +179,16 @@ export class FakeZendesk {
     if (this.virtualNowMs < this.retryNotBefore) this.earlyRetries++;
     if (this.revoked) return send(this.revoked.status, this.revoked.body);
     if (!this.authorized(req.headers.authorization)) return send(401, { error: "Couldn't authenticate you" });
-    if (url.pathname === '/api/v2/incremental/tickets/cursor.json') return send(200, this.exportPage(url.searchParams));
+    if (url.pathname === '/api/v2/incremental/tickets/cursor.json') {
+      const raw = this.raw.shift();
+      if (raw) {
+        log.status = raw.status;
+        res.writeHead(raw.status, { 'content-type': 'application/json' });
+        res.end(raw.body);
+        return;
+      }
+      return send(200, this.exportPage(url.searchParams));
+    }
     const comments = /^\/api\/v2\/tickets\/(\d+)\/comments\.json$/.exec(url.pathname);
     if (comments) {
       const page = this.commentsPage(Number(comments[1]), url.searchParams);

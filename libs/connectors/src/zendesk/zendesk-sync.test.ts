@@ -117,6 +117,32 @@ describe('Zendesk sync: backfill, restart mid-page, changes only', () => {
     expect(view.rejected).toBe(1);
   });
 
+  it('keeps a broken or hostile export page as last_error, stores nothing of it, keeps the cursor, and goes on with its schedule', async () => {
+    const conn = await f.connect({ start_date: '2026-01-01', page_size: 1000 });
+    expect(await syncConnection(f.deps, conn.id)).toMatchObject({ status: 'synced' });
+    const before = (await findConnection(f.t.pool, f.ws, conn.id))!;
+    const pages = [
+      { status: 200, body: '<html>maintenance</html>', error: /the answer is not JSON/ },
+      { status: 200, body: JSON.stringify({ tickets: 'all of them', end_of_stream: true }), error: /not a page Zendesk documents \(tickets: / },
+      { status: 200, body: JSON.stringify({ tickets: [], end_of_stream: 'yes' }), error: /end_of_stream/ },
+      { status: 200, body: JSON.stringify({ tickets: [{ id: 1 }], end_of_stream: false }), error: /has no after_cursor/ },
+      { status: 503, body: JSON.stringify({ error: 'Maintenance', description: 'Back soon' }), error: /503 Maintenance: Back soon/ },
+      { status: 200, body: `{"tickets":[${'['.repeat(100_000)}`, error: /the answer is not JSON/ },
+    ];
+    for (const page of pages) {
+      await f.t.pool.query("DELETE FROM pgboss.job WHERE name = $1 AND data->>'connectionId' = $2", [QUEUES.syncConnection, conn.id]);
+      f.fake.serveRaw(page);
+      const outcome = await syncConnection(f.deps, conn.id);
+      expect(outcome).toMatchObject({ status: 'failed', message: expect.stringMatching(page.error) });
+      const after = (await findConnection(f.t.pool, f.ws, conn.id))!;
+      expect(after).toMatchObject({ status: 'active', cursor: before.cursor, records_count: before.records_count, last_error: expect.stringMatching(page.error) });
+      const { rows: queued } = await f.t.pool.query("SELECT data->>'reason' AS reason FROM pgboss.job WHERE name = $1 AND data->>'connectionId' = $2 AND state = 'created'", [QUEUES.syncConnection, conn.id]);
+      expect(queued).toEqual([{ reason: 'schedule' }]);
+    }
+    expect(await syncConnection(f.deps, conn.id)).toMatchObject({ status: 'synced' });
+    expect((await findConnection(f.t.pool, f.ws, conn.id))!.last_error).toBeNull();
+  });
+
   it('never logs the credentials, and never stores them in the clear', async () => {
     const all = f.logs.join('\n');
     expect(all).toContain('connection synced');
