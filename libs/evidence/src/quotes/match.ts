@@ -28,31 +28,57 @@ export interface SourceWords {
   segments: readonly QuoteSegment[];
   words: string[];
   /** Per word: the index of its segment in `segments`. */
-  segmentOf: number[];
+  segmentOf: Int32Array;
   /** Per word: its run, consecutive segments of one speaker (a turn split in several segments is one run). */
-  runOf: number[];
-  /** Where each word occurs. */
-  places: Map<string, number[]>;
+  runOf: Int32Array;
+  /** Where each word occurs, in order. */
+  places(word: string): ArrayLike<number>;
 }
 
+const NONE = new Int32Array(0);
+
+/**
+ * The source read into words once per call. Where each word occurs is kept as one array grouped by word
+ * (counted, then filled), not an array per word: a 500-segment source makes two arrays, not a thousand.
+ */
 export function sourceWords(segments: readonly QuoteSegment[]): SourceWords {
   const words: string[] = [];
-  const segmentOf: number[] = [];
-  const runOf: number[] = [];
-  const places = new Map<string, number[]>();
+  const segmentIndex: number[] = [];
+  const runIndex: number[] = [];
   let run = -1;
   segments.forEach((segment, i) => {
     if (i === 0 || segment.speaker !== segments[i - 1]!.speaker) run++;
     for (const word of wordsOf(segment.text)) {
-      let list = places.get(word);
-      if (!list) places.set(word, (list = []));
-      list.push(words.length);
       words.push(word);
-      segmentOf.push(i);
-      runOf.push(run);
+      segmentIndex.push(i);
+      runIndex.push(run);
     }
   });
-  return { segments, words, segmentOf, runOf, places };
+  const idOf = new Map<string, number>();
+  const ids = new Int32Array(words.length);
+  const counts: number[] = [];
+  for (let i = 0; i < words.length; i++) {
+    let id = idOf.get(words[i]!);
+    if (id === undefined) {
+      id = counts.length;
+      idOf.set(words[i]!, id);
+      counts.push(0);
+    }
+    ids[i] = id;
+    counts[id]!++;
+  }
+  const start = new Int32Array(counts.length + 1);
+  for (let id = 0; id < counts.length; id++) start[id + 1] = start[id]! + counts[id]!;
+  const fill = start.slice(0, counts.length);
+  const positions = new Int32Array(words.length);
+  for (let i = 0; i < words.length; i++) positions[fill[ids[i]!]!++] = i;
+  return {
+    segments, words, segmentOf: Int32Array.from(segmentIndex), runOf: Int32Array.from(runIndex),
+    places(word) {
+      const id = idOf.get(word);
+      return id === undefined ? NONE : positions.subarray(start[id]!, start[id + 1]!);
+    },
+  };
 }
 
 /** How many source words at `j` a quote may leave out: a filler, a filler pair, or a word said twice. */
@@ -94,19 +120,23 @@ const matchAt = (src: SourceWords, part: readonly string[], start: number) => ma
 
 /** The runs holding the part's rarest word: the only runs it can be in. */
 function runsWith(src: SourceWords, part: readonly string[]): Set<number> {
-  let rarest: number[] | undefined;
-  for (const word of part) {
-    const places = src.places.get(word) ?? [];
-    if (!rarest || places.length < rarest.length) rarest = places;
-  }
-  return new Set(rarest!.map((p) => src.runOf[p]!));
+  let rarest: ArrayLike<number> = NONE;
+  part.forEach((word, i) => {
+    const places = src.places(word);
+    if (i === 0 || places.length < rarest.length) rarest = places;
+  });
+  const runs = new Set<number>();
+  for (let k = 0; k < rarest.length; k++) runs.add(src.runOf[rarest[k]!]!);
+  return runs;
 }
 
 /** The first place of `part` at or after word `from`, in segments up to `lastSegment` and of `speaker` when given. */
 function findPart(src: SourceWords, part: readonly string[], from: number, lastSegment: number, speaker?: string | null): { start: number; end: number } | undefined {
   const runs = runsWith(src, part);
   if (!runs.size) return undefined;
-  for (const start of src.places.get(part[0]!) ?? []) {
+  const starts = src.places(part[0]!);
+  for (let k = 0; k < starts.length; k++) {
+    const start = starts[k]!;
     if (start < from || !runs.has(src.runOf[start]!)) continue;
     const segment = src.segmentOf[start]!;
     if (segment > lastSegment) return undefined;
