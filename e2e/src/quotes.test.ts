@@ -22,7 +22,6 @@ describe('quotes checked against the source (issue 48)', () => {
   let ws: string;
   let globex: string;
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a tool's structured result, read field by field
   const call = async (name: string, args: Record<string, unknown>): Promise<any> => {
     const r = await mcp.callTool({ name, arguments: args });
     return { ...(r.structuredContent as object), isError: r.isError, text: (r.content as Array<{ text?: string }>)[0]?.text };
