@@ -102,6 +102,7 @@ export const SECTIONS = [
   { id: 'usage', label: 'Credits and usage' },
   { id: 'privacy', label: 'Privacy' },
   { id: 'retention', label: 'Data retention' },
+  { id: 'connections', label: 'Connections' },
 ] as const;
 
 /** Renders a page of the account app, with its navigation. */

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { companyPages } from './companies';
+import { connectionPages } from './connections';
 import type { AccountDeps, Runtime } from './context';
 import { homePages } from './home';
 import { keyPages } from './keys';
@@ -28,5 +29,6 @@ export function accountPages(runtime: Runtime, deps: AccountDeps): Router {
   router.use(notePages(runtime, deps));
   router.use(privacyPages(runtime, deps));
   router.use(retentionPages(runtime));
+  router.use(connectionPages(runtime, deps));
   return router;
 }
