@@ -163,7 +163,10 @@ describe('/api/v1/connections', () => {
     expect(((await client.getConnection(made.id).catch((e: unknown) => e)) as IngestApiError).status).toBe(404);
   });
 
-  it('never answers the credentials, in any answer', () => {
+  it('never answers the credentials, in any answer, nor in the workspace\'s export', async () => {
+    const exported = await fetch(`${h.base}/api/v1/export`, { headers: { 'x-api-key': h.a.readKey } });
+    expect(exported.status).toBe(200);
+    answers.push(await exported.text());
     const all = answers.join('\n');
     expect(all).not.toContain(TOKEN);
     expect(all).not.toContain('zd-oauth-secret-91ab');

@@ -143,6 +143,22 @@ describe('Zendesk sync: backfill, restart mid-page, changes only', () => {
     expect((await findConnection(f.t.pool, f.ws, conn.id))!.last_error).toBeNull();
   });
 
+  it('runs one sync of a connection at a time: another one asked meanwhile ends at once, reading nothing', async () => {
+    const conn = await f.connect({ start_date: '2026-01-01' });
+    const holder = await f.t.pool.connect();
+    try {
+      // What a running sync holds, on its own session.
+      await holder.query('SELECT pg_advisory_lock(45045045, hashtext($1))', [conn.id]);
+      const requests = f.fake.requests.length;
+      expect(await syncConnection(f.deps, conn.id)).toEqual({ status: 'skipped', reason: 'running' });
+      expect(f.fake.requests.length).toBe(requests);
+      await holder.query('SELECT pg_advisory_unlock(45045045, hashtext($1))', [conn.id]);
+    } finally {
+      holder.release();
+    }
+    expect(await syncConnection(f.deps, conn.id)).toMatchObject({ status: 'synced' });
+  });
+
   it('never logs the credentials, and never stores them in the clear', async () => {
     const all = f.logs.join('\n');
     expect(all).toContain('connection synced');
