@@ -39,8 +39,8 @@ export const createZendeskConnectionSchema = z.strictObject({
   product_id: z.string().min(1).max(128).describe('The product of this workspace the records go to.'),
   project_id: z.string().min(1).max(128).describe('The project of that product the records go to.'),
   base_url: baseUrlSchema,
-  credentials: zendeskCredentialsSchema,
-  settings: zendeskSettingsSchema.optional(),
+  credentials: zendeskCredentialsSchema.describe('`{email, api_token}` or `{access_token}`: stored encrypted, never returned.'),
+  settings: zendeskSettingsSchema.optional().describe('Which tickets to bring, and since when.'),
   sync_interval_minutes: intervalSchema.optional(),
 });
 
@@ -58,31 +58,31 @@ export const updateConnectionSchema = z.strictObject({
 export const connectionSchema = z.strictObject({
   id: z.string().describe('The connection\'s id (conn_…).'),
   kind: z.enum(CONNECTION_KINDS).describe('The vendor.'),
-  product_id: z.string(),
-  project_id: z.string(),
-  base_url: z.string(),
+  product_id: z.string().describe('The product its records go to.'),
+  project_id: z.string().describe('The project its records go to.'),
+  base_url: z.string().describe('The vendor\'s address.'),
   settings: z.record(z.string(), z.unknown()).describe('The connection\'s settings, as given.'),
   status: z.enum(CONNECTION_STATUS_VALUES).describe('active: synced on its schedule; paused: not synced until resumed; failing: the vendor refused the credentials, not synced until they change.'),
-  sync_interval_minutes: z.int(),
+  sync_interval_minutes: z.int().describe('Minutes between scheduled syncs.'),
   last_synced_at: z.string().nullable().describe('When a sync last stored a page or ended, ISO 8601.'),
   last_success_at: z.string().nullable().describe('When a sync last read to the end.'),
   last_error: z.string().nullable().describe('Why the last sync failed, or which vendor objects it refused and why; null when all went well.'),
-  last_error_at: z.string().nullable(),
+  last_error_at: z.string().nullable().describe('When last_error happened, ISO 8601.'),
   records: z.int().describe('Records it brought in (not counting duplicates).'),
   duplicates: z.int().describe('Objects read again with nothing new: stored once.'),
   rejected: z.int().describe('Objects refused (malformed, or records that failed validation).'),
   companies: z.int().describe('Companies it created from the vendor\'s organizations.'),
   people: z.int().describe('People it created from the vendor\'s end users.'),
-  created_at: z.string(),
-  updated_at: z.string(),
+  created_at: z.string().describe('When it was made, ISO 8601.'),
+  updated_at: z.string().describe('When it last changed, ISO 8601.'),
 }).describe('A connection. Its credentials are never returned.');
 
 export const connectionListSchema = z.strictObject({ connections: z.array(connectionSchema).describe('The workspace\'s connections, newest first.') });
 
 export const deletedConnectionSchema = z.strictObject({
-  id: z.string(),
-  object: z.literal('connection'),
-  deleted: z.literal(true),
+  id: z.string().describe('The deleted connection\'s id.'),
+  object: z.literal('connection').describe('What was deleted.'),
+  deleted: z.literal(true).describe('Always true.'),
   data: z.enum(['kept', 'deleting']).describe('kept: the records it brought stay; deleting: they are being deleted in the background, with their sources.'),
 });
 

@@ -121,7 +121,7 @@ export function connectionPaths({ error, one, common }: Helpers): Record<string,
         description: 'Queues a sync from the stored cursor. One waits at most; a sync already running is not doubled.',
         parameters: [idParam],
         responses: {
-          '202': { description: 'Queued', content: { 'application/json': { schema: { type: 'object', properties: { id: { type: 'string' }, object: { const: 'connection' }, sync: { const: 'queued' } }, required: ['id', 'object', 'sync'], additionalProperties: false }, example: { id: EXAMPLE.id, object: 'connection', sync: 'queued' } } } },
+          '202': { description: 'Queued', content: { 'application/json': { schema: { type: 'object', properties: { id: { type: 'string', description: 'The connection\'s id.' }, object: { const: 'connection', description: 'What was asked to sync.' }, sync: { const: 'queued', description: 'A sync is queued.' } }, required: ['id', 'object', 'sync'], additionalProperties: false }, example: { id: EXAMPLE.id, object: 'connection', sync: 'queued' } } } },
           '404': notFound,
           '409': error('Paused, or failing until its credentials change', {
             paused: { summary: 'Paused', value: { error: 'CONNECTION_NOT_ACTIVE', message: 'The connection is paused: resume it first' } },

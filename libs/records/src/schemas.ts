@@ -144,7 +144,7 @@ export const batchSchema = z.strictObject({
   duplicateCount: z.int().min(0).describe('Accepted records that had been sent before.'),
   totalErrorCount: z.int().min(0).describe('Errors of the request and of processing, in all.'),
   errors: z.array(recordErrorSchema).max(20).describe('The first 20 errors, with the record\'s index.'),
-  source: z.string().describe('Where the batch came from: api.'),
+  source: z.string().describe('Where the batch came from: api, or the kind of the connection that brought it (zendesk).'),
   type: z.string().describe('The `_type` of its records.'),
   format: z.enum(FORMATS).optional().describe('The format given with the request, if any.'),
   attachmentDownloadTotal: z.int().min(0).optional().describe('Attachments to download (those with a vendor_url); absent when none.'),

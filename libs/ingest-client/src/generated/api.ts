@@ -588,7 +588,7 @@ export interface components {
             totalErrorCount: number;
             /** @description The first 20 errors, with the record's index. */
             errors: components["schemas"]["RecordError"][];
-            /** @description Where the batch came from: api. */
+            /** @description Where the batch came from: api, or the kind of the connection that brought it (zendesk). */
             source: string;
             /** @description The `_type` of its records. */
             type: string;
@@ -4536,8 +4536,11 @@ export interface operations {
                              * @enum {string}
                              */
                             kind: "zendesk";
+                            /** @description The product its records go to. */
                             product_id: string;
+                            /** @description The project its records go to. */
                             project_id: string;
+                            /** @description The vendor's address. */
                             base_url: string;
                             /** @description The connection's settings, as given. */
                             settings: {
@@ -4548,6 +4551,7 @@ export interface operations {
                              * @enum {string}
                              */
                             status: "active" | "paused" | "failing";
+                            /** @description Minutes between scheduled syncs. */
                             sync_interval_minutes: number;
                             /** @description When a sync last stored a page or ended, ISO 8601. */
                             last_synced_at: string | null;
@@ -4555,6 +4559,7 @@ export interface operations {
                             last_success_at: string | null;
                             /** @description Why the last sync failed, or which vendor objects it refused and why; null when all went well. */
                             last_error: string | null;
+                            /** @description When last_error happened, ISO 8601. */
                             last_error_at: string | null;
                             /** @description Records it brought in (not counting duplicates). */
                             records: number;
@@ -4566,7 +4571,9 @@ export interface operations {
                             companies: number;
                             /** @description People it created from the vendor's end users. */
                             people: number;
+                            /** @description When it was made, ISO 8601. */
                             created_at: string;
+                            /** @description When it last changed, ISO 8601. */
                             updated_at: string;
                         }[];
                     };
@@ -4672,6 +4679,7 @@ export interface operations {
                      * @description The vendor's address, e.g. https://acme.zendesk.com. Private and loopback addresses are refused (unless FETCH_ALLOW_LOOPBACK).
                      */
                     base_url: string;
+                    /** @description `{email, api_token}` or `{access_token}`: stored encrypted, never returned. */
                     credentials: {
                         /**
                          * Format: email
@@ -4684,6 +4692,7 @@ export interface operations {
                         /** @description An OAuth access token with the `read` scope. */
                         access_token: string;
                     };
+                    /** @description Which tickets to bring, and since when. */
                     settings?: {
                         /**
                          * Format: date
@@ -4745,8 +4754,11 @@ export interface operations {
                          * @enum {string}
                          */
                         kind: "zendesk";
+                        /** @description The product its records go to. */
                         product_id: string;
+                        /** @description The project its records go to. */
                         project_id: string;
+                        /** @description The vendor's address. */
                         base_url: string;
                         /** @description The connection's settings, as given. */
                         settings: {
@@ -4757,6 +4769,7 @@ export interface operations {
                          * @enum {string}
                          */
                         status: "active" | "paused" | "failing";
+                        /** @description Minutes between scheduled syncs. */
                         sync_interval_minutes: number;
                         /** @description When a sync last stored a page or ended, ISO 8601. */
                         last_synced_at: string | null;
@@ -4764,6 +4777,7 @@ export interface operations {
                         last_success_at: string | null;
                         /** @description Why the last sync failed, or which vendor objects it refused and why; null when all went well. */
                         last_error: string | null;
+                        /** @description When last_error happened, ISO 8601. */
                         last_error_at: string | null;
                         /** @description Records it brought in (not counting duplicates). */
                         records: number;
@@ -4775,7 +4789,9 @@ export interface operations {
                         companies: number;
                         /** @description People it created from the vendor's end users. */
                         people: number;
+                        /** @description When it was made, ISO 8601. */
                         created_at: string;
+                        /** @description When it last changed, ISO 8601. */
                         updated_at: string;
                     };
                 };
@@ -4928,8 +4944,11 @@ export interface operations {
                          * @enum {string}
                          */
                         kind: "zendesk";
+                        /** @description The product its records go to. */
                         product_id: string;
+                        /** @description The project its records go to. */
                         project_id: string;
+                        /** @description The vendor's address. */
                         base_url: string;
                         /** @description The connection's settings, as given. */
                         settings: {
@@ -4940,6 +4959,7 @@ export interface operations {
                          * @enum {string}
                          */
                         status: "active" | "paused" | "failing";
+                        /** @description Minutes between scheduled syncs. */
                         sync_interval_minutes: number;
                         /** @description When a sync last stored a page or ended, ISO 8601. */
                         last_synced_at: string | null;
@@ -4947,6 +4967,7 @@ export interface operations {
                         last_success_at: string | null;
                         /** @description Why the last sync failed, or which vendor objects it refused and why; null when all went well. */
                         last_error: string | null;
+                        /** @description When last_error happened, ISO 8601. */
                         last_error_at: string | null;
                         /** @description Records it brought in (not counting duplicates). */
                         records: number;
@@ -4958,7 +4979,9 @@ export interface operations {
                         companies: number;
                         /** @description People it created from the vendor's end users. */
                         people: number;
+                        /** @description When it was made, ISO 8601. */
                         created_at: string;
+                        /** @description When it last changed, ISO 8601. */
                         updated_at: string;
                     };
                 };
@@ -5065,10 +5088,17 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description The deleted connection's id. */
                         id: string;
-                        /** @constant */
+                        /**
+                         * @description What was deleted.
+                         * @constant
+                         */
                         object: "connection";
-                        /** @constant */
+                        /**
+                         * @description Always true.
+                         * @constant
+                         */
                         deleted: true;
                         /**
                          * @description kept: the records it brought stay; deleting: they are being deleted in the background, with their sources.
@@ -5241,8 +5271,11 @@ export interface operations {
                          * @enum {string}
                          */
                         kind: "zendesk";
+                        /** @description The product its records go to. */
                         product_id: string;
+                        /** @description The project its records go to. */
                         project_id: string;
+                        /** @description The vendor's address. */
                         base_url: string;
                         /** @description The connection's settings, as given. */
                         settings: {
@@ -5253,6 +5286,7 @@ export interface operations {
                          * @enum {string}
                          */
                         status: "active" | "paused" | "failing";
+                        /** @description Minutes between scheduled syncs. */
                         sync_interval_minutes: number;
                         /** @description When a sync last stored a page or ended, ISO 8601. */
                         last_synced_at: string | null;
@@ -5260,6 +5294,7 @@ export interface operations {
                         last_success_at: string | null;
                         /** @description Why the last sync failed, or which vendor objects it refused and why; null when all went well. */
                         last_error: string | null;
+                        /** @description When last_error happened, ISO 8601. */
                         last_error_at: string | null;
                         /** @description Records it brought in (not counting duplicates). */
                         records: number;
@@ -5271,7 +5306,9 @@ export interface operations {
                         companies: number;
                         /** @description People it created from the vendor's end users. */
                         people: number;
+                        /** @description When it was made, ISO 8601. */
                         created_at: string;
+                        /** @description When it last changed, ISO 8601. */
                         updated_at: string;
                     };
                 };
@@ -5436,8 +5473,11 @@ export interface operations {
                          * @enum {string}
                          */
                         kind: "zendesk";
+                        /** @description The product its records go to. */
                         product_id: string;
+                        /** @description The project its records go to. */
                         project_id: string;
+                        /** @description The vendor's address. */
                         base_url: string;
                         /** @description The connection's settings, as given. */
                         settings: {
@@ -5448,6 +5488,7 @@ export interface operations {
                          * @enum {string}
                          */
                         status: "active" | "paused" | "failing";
+                        /** @description Minutes between scheduled syncs. */
                         sync_interval_minutes: number;
                         /** @description When a sync last stored a page or ended, ISO 8601. */
                         last_synced_at: string | null;
@@ -5455,6 +5496,7 @@ export interface operations {
                         last_success_at: string | null;
                         /** @description Why the last sync failed, or which vendor objects it refused and why; null when all went well. */
                         last_error: string | null;
+                        /** @description When last_error happened, ISO 8601. */
                         last_error_at: string | null;
                         /** @description Records it brought in (not counting duplicates). */
                         records: number;
@@ -5466,7 +5508,9 @@ export interface operations {
                         companies: number;
                         /** @description People it created from the vendor's end users. */
                         people: number;
+                        /** @description When it was made, ISO 8601. */
                         created_at: string;
+                        /** @description When it last changed, ISO 8601. */
                         updated_at: string;
                     };
                 };
@@ -5595,8 +5639,11 @@ export interface operations {
                          * @enum {string}
                          */
                         kind: "zendesk";
+                        /** @description The product its records go to. */
                         product_id: string;
+                        /** @description The project its records go to. */
                         project_id: string;
+                        /** @description The vendor's address. */
                         base_url: string;
                         /** @description The connection's settings, as given. */
                         settings: {
@@ -5607,6 +5654,7 @@ export interface operations {
                          * @enum {string}
                          */
                         status: "active" | "paused" | "failing";
+                        /** @description Minutes between scheduled syncs. */
                         sync_interval_minutes: number;
                         /** @description When a sync last stored a page or ended, ISO 8601. */
                         last_synced_at: string | null;
@@ -5614,6 +5662,7 @@ export interface operations {
                         last_success_at: string | null;
                         /** @description Why the last sync failed, or which vendor objects it refused and why; null when all went well. */
                         last_error: string | null;
+                        /** @description When last_error happened, ISO 8601. */
                         last_error_at: string | null;
                         /** @description Records it brought in (not counting duplicates). */
                         records: number;
@@ -5625,7 +5674,9 @@ export interface operations {
                         companies: number;
                         /** @description People it created from the vendor's end users. */
                         people: number;
+                        /** @description When it was made, ISO 8601. */
                         created_at: string;
+                        /** @description When it last changed, ISO 8601. */
                         updated_at: string;
                     };
                 };
@@ -5729,10 +5780,17 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description The connection's id. */
                         id: string;
-                        /** @constant */
+                        /**
+                         * @description What was asked to sync.
+                         * @constant
+                         */
                         object: "connection";
-                        /** @constant */
+                        /**
+                         * @description A sync is queued.
+                         * @constant
+                         */
                         sync: "queued";
                     };
                 };
