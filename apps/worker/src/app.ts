@@ -1,4 +1,4 @@
-import { loadKeyring, purgeConnectionSlice, realSleep, rewrapConnectionKeys, scheduleNextSync, syncConnection, type ConnectionRow } from '@loupe/connectors';
+import { loadKeyring, purgeConnectionSlice, realSleep, rewrapConnectionKeys, scheduleActiveConnections, syncConnection } from '@loupe/connectors';
 import { runErasure } from '@loupe/erasure';
 import { resolveWorkspaceCompanies, updateOpportunities } from '@loupe/evidence';
 import { applyRetentionSlice, pruneSourceDeletions, sweepStorageDeletions, workspacesWithRetention } from '@loupe/lifecycle';
@@ -214,9 +214,8 @@ export function createWorker(deps: WorkerDeps): Worker {
         return slice;
       },
     );
-    // Every active connection has its schedule (one waits per connection: a start never doubles it).
-    const { rows: active } = await deps.pool.query<ConnectionRow>("SELECT id, workspace_id, sync_interval_seconds FROM connections WHERE status = 'active'");
-    for (const row of active) await scheduleNextSync(deps.boss, row);
+    // Every active connection has its schedule, due an interval after its last sync (one waits per connection).
+    await scheduleActiveConnections(deps.pool, deps.boss, new Date(ctx.clock.now()));
     // A start resumes retention at once (a slice job per workspace with it on, whatever sweep waits);
     // the sweep runs now unless one is already waiting.
     for (const workspaceId of await workspacesWithRetention(deps.pool)) await enqueue(deps.boss, QUEUES.retention, { workspaceId });

@@ -54,9 +54,13 @@ function seal(key: Buffer, plaintext: Buffer): string[] {
 }
 
 function open(key: Buffer, [iv, tag, ciphertext]: string[]): Buffer {
-  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv!, 'base64url'));
-  decipher.setAuthTag(Buffer.from(tag!, 'base64url'));
-  return Buffer.concat([decipher.update(Buffer.from(ciphertext!, 'base64url')), decipher.final()]);
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv!, 'base64url'));
+    decipher.setAuthTag(Buffer.from(tag!, 'base64url'));
+    return Buffer.concat([decipher.update(Buffer.from(ciphertext!, 'base64url')), decipher.final()]);
+  } catch {
+    throw new KeyringError('the stored value does not open with its key (another key under the same id, or altered)');
+  }
 }
 
 function wrap(keyring: Keyring, dataKey: Buffer): string {

@@ -7,7 +7,7 @@ import { companyInputSchema, itemOfRecord, personInputSchema, type RecordError }
 import type { SafeFetch } from '@loupe/safe-fetch';
 import type pg from 'pg';
 import type { Connector, VendorPage } from './connector';
-import { openCredentials, type Keyring } from './envelope';
+import { KeyringError, openCredentials, type Keyring } from './envelope';
 import { CONNECTORS } from './registry';
 import { sealedCredentials, type ConnectionRow } from './store';
 import { vendorGet, VendorAuthError, VendorRequestError } from './vendor-http';
@@ -47,11 +47,23 @@ async function loadRow(pool: pg.Pool, connectionId: string): Promise<ConnectionR
   return rows[0];
 }
 
-/** Queues the next scheduled sync of a connection, its interval from now (one waits per connection). */
-export async function scheduleNextSync(boss: Boss, row: Pick<ConnectionRow, 'id' | 'workspace_id' | 'sync_interval_seconds'>, client?: pg.PoolClient): Promise<void> {
-  await enqueue(boss, QUEUES.syncConnection, { workspaceId: row.workspace_id, connectionId: row.id, reason: 'schedule' }, {
-    startAfter: row.sync_interval_seconds, ...(client ? { client } : {}),
-  });
+/** Queues the next scheduled sync of a connection, its interval from now unless told otherwise (one waits per connection). */
+export async function scheduleNextSync(boss: Boss, row: Pick<ConnectionRow, 'id' | 'workspace_id' | 'sync_interval_seconds'>, afterSeconds = row.sync_interval_seconds): Promise<void> {
+  await enqueue(boss, QUEUES.syncConnection, { workspaceId: row.workspace_id, connectionId: row.id, reason: 'schedule' }, { startAfter: Math.max(0, Math.round(afterSeconds)) });
+}
+
+/**
+ * At a worker's start: every active connection has its schedule, due an interval after its last sync (at once
+ * when that has passed: a worker that was down catches up). A start never doubles a waiting one.
+ */
+export async function scheduleActiveConnections(pool: pg.Pool, boss: Boss, now: Date): Promise<number> {
+  const { rows } = await pool.query<Pick<ConnectionRow, 'id' | 'workspace_id' | 'sync_interval_seconds' | 'last_synced_at'>>(
+    "SELECT id, workspace_id, sync_interval_seconds, last_synced_at FROM connections WHERE status = 'active'");
+  for (const row of rows) {
+    const due = row.last_synced_at ? (row.last_synced_at.getTime() + row.sync_interval_seconds * 1000 - now.getTime()) / 1000 : 0;
+    await scheduleNextSync(boss, row, due);
+  }
+  return rows.length;
 }
 
 function refusalSummary(refused: VendorPage['refused'], errors: RecordError[]): string | undefined {
@@ -92,7 +104,17 @@ async function syncLocked(deps: SyncDeps, connectionId: string, signal: AbortSig
   const connector = (deps.connectors ?? CONNECTORS).get(row.kind);
   const sealed = await sealedCredentials(deps.pool, row.id);
   if (!connector || !sealed) return markFailed(deps, row, `no connector of kind "${row.kind}"`);
-  const credentials = connector.credentialsSchema.safeParse(openCredentials(deps.keyring, sealed));
+  let opened: unknown;
+  try {
+    opened = openCredentials(deps.keyring, sealed);
+  } catch (error) {
+    // CONNECTIONS_KEY lost the key that wrapped them: new credentials (sealed under the current key) fix it.
+    if (error instanceof KeyringError) {
+      return markFailing(deps, row, sealed.version, `the stored credentials cannot be opened (${(error as Error).message}); give them again`);
+    }
+    throw error;
+  }
+  const credentials = connector.credentialsSchema.safeParse(opened);
   const settings = connector.settingsSchema.safeParse(row.settings);
   if (!credentials.success) return markFailing(deps, row, sealed.version, 'the stored credentials are not of the form this connector takes');
   if (!settings.success) return markFailed(deps, row, `settings: ${settings.error.issues[0]?.message ?? 'invalid'}`);
@@ -139,8 +161,13 @@ async function storePage(deps: SyncDeps, row: ConnectionRow, credentialsVersion:
   const now = new Date(deps.clock.now());
   const companies = page.companies.map((c) => companyInputSchema.safeParse(c)).flatMap((p) => (p.success ? [p.data] : []));
   const people = page.people.map((p) => personInputSchema.safeParse(p)).flatMap((p) => (p.success ? [p.data] : []));
-  const newCompanies = (await upsertCompanies({ pool: deps.pool, boss: deps.boss }, row.workspace_id, companies, now)).filter((o) => o.ok && o.created).length;
-  const newPeople = (await upsertPeople({ pool: deps.pool, boss: deps.boss, screenPeople: screenErasedPeople }, row.workspace_id, people, now))
+  const companyOutcomes = await upsertCompanies({ pool: deps.pool, boss: deps.boss }, row.workspace_id, companies, now);
+  const newCompanies = companyOutcomes.filter((o) => o.ok && o.created).length;
+  // A company refused (its domain is already another company's, the team's own CRM's say) is not linked to:
+  // its people keep their email's domain, which resolves them to that other company.
+  const refusedCompanies = new Set(companies.filter((_, i) => !companyOutcomes[i]!.ok).map((c) => c.external_id));
+  const linked = people.map((p) => (p.company_external_id && refusedCompanies.has(p.company_external_id) ? { ...p, company_external_id: null } : p));
+  const newPeople = (await upsertPeople({ pool: deps.pool, boss: deps.boss, screenPeople: screenErasedPeople }, row.workspace_id, linked, now))
     .filter((o) => o.ok && o.created).length;
   const size = deps.recordsPerLanding ?? 100;
   const starts = page.records.length ? Array.from({ length: Math.ceil(page.records.length / size) }, (_, i) => i * size) : [0];

@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { QUEUES } from '@loupe/jobs';
+import { parseKeyring } from '../envelope';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectionView, findConnection, updateConnectionRow } from '../store';
-import { syncConnection } from '../sync';
+import { scheduleActiveConnections, syncConnection } from '../sync';
 import { connectorFixture } from '../test/fixture';
 
 type Fixture = Awaited<ReturnType<typeof connectorFixture>>;
@@ -105,6 +107,15 @@ describe('Zendesk sync: backfill, restart mid-page, changes only', () => {
     expect(f.fake.requests.at(-1)!.authorization).toBe('Bearer new-oauth-token');
   });
 
+  it('marks a connection failing when CONNECTIONS_KEY no longer opens its credentials, without asking the vendor', async () => {
+    const conn = await f.connect();
+    const requests = f.fake.requests.length;
+    const otherKey = parseKeyring(`k9:${randomBytes(32).toString('base64')}`);
+    expect(await syncConnection({ ...f.deps, keyring: otherKey }, conn.id)).toMatchObject({ status: 'failing', message: expect.stringContaining('which CONNECTIONS_KEY no longer holds') });
+    expect(f.fake.requests.length).toBe(requests);
+    expect((await findConnection(f.t.pool, f.ws, conn.id))!.status).toBe('failing');
+  });
+
   it('lands the valid tickets of a page with a malformed one, and says why that one was refused', async () => {
     const conn = await f.connect({ start_date: '2026-01-01', page_size: 1000 });
     const ticket = f.fake.tickets.get(10)!;
@@ -157,6 +168,25 @@ describe('Zendesk sync: backfill, restart mid-page, changes only', () => {
       holder.release();
     }
     expect(await syncConnection(f.deps, conn.id)).toMatchObject({ status: 'synced' });
+  });
+
+  it('at a worker\'s start, schedules each active connection an interval after its last sync, at once when that has passed', async () => {
+    const overdue = await f.connect();
+    const recent = await f.connect();
+    const paused = await f.connect();
+    await f.t.pool.query("UPDATE connections SET last_synced_at = now() - interval '2 hours' WHERE id = $1", [overdue.id]);
+    await f.t.pool.query('UPDATE connections SET last_synced_at = now() WHERE id = $1', [recent.id]);
+    await f.t.pool.query("UPDATE connections SET status = 'paused' WHERE id = $1", [paused.id]);
+    await f.t.pool.query('DELETE FROM pgboss.job WHERE name = $1', [QUEUES.syncConnection]);
+    await scheduleActiveConnections(f.t.pool, f.boss, new Date());
+    await scheduleActiveConnections(f.t.pool, f.boss, new Date());
+    const { rows } = await f.t.pool.query<{ id: string; soon: boolean }>(
+      "SELECT data->>'connectionId' AS id, start_after < now() + interval '1 minute' AS soon FROM pgboss.job WHERE name = $1 AND data->>'reason' = 'schedule'", [QUEUES.syncConnection]);
+    const byId = new Map(rows.map((r) => [r.id, r.soon]));
+    expect(byId.get(overdue.id)).toBe(true);
+    expect(byId.get(recent.id)).toBe(false);
+    expect(byId.has(paused.id)).toBe(false);
+    expect(rows.filter((r) => r.id === overdue.id)).toHaveLength(1);
   });
 
   it('never logs the credentials, and never stores them in the clear', async () => {
