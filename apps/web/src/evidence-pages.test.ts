@@ -255,6 +255,7 @@ describe('evidence pages', () => {
     const semanticSearch: SemanticSearch = {
       search: async (workspaceId, query) => (asked.push(`${workspaceId} ${query}`), { hits: workspaceId === ws ? [{ sourceId: src, position: null }] : [], indexing: false }),
       pending: async () => 0,
+      reranker: () => async (_query, candidates) => ({ words: candidates.map(() => 0) }),
     };
     const withMeaning = await startWebServer({ database: h.t, semanticSearch });
     try {

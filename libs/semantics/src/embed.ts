@@ -53,7 +53,8 @@ export interface Embedder {
   keywords(text: string, max?: number): string[];
 }
 
-function stem(word: string): string {
+/** A word without its commonest English endings (cards → card, arrived → arriv), so forms of a word match. */
+export function stem(word: string): string {
   if (word.length <= 4) return word;
   return word.replace(/ies$/, 'y').replace(/(ing|ed|es|s)$/, '');
 }

@@ -8,6 +8,7 @@ import type { SemanticsRequest, SemanticsResponse } from './thread-protocol';
 import { VectorIndex } from './vector-index';
 import { createRemoteEmbeddings, remoteVersionOf, type RemoteEmbeddingsOptions } from './remote';
 import { normalize } from './vectors';
+import { createWordMatcher } from './word-match';
 
 // The semantics thread: embedding and clustering off the event loop that serves requests.
 // On Linux a priority set with pid 0 is this thread's alone: a long clustering yields the CPU to the
@@ -19,7 +20,9 @@ if (process.platform === 'linux') {
     // not permitted: run at normal priority
   }
 }
-const embedder = createEmbedder(loadWordVectors());
+const wordVectors = loadWordVectors();
+const embedder = createEmbedder(wordVectors);
+const wordMatcher = createWordMatcher(wordVectors);
 const remoteOptions = (workerData as { embeddings?: RemoteEmbeddingsOptions } | null)?.embeddings;
 /** With EMBEDDINGS_URL: the dense part comes from the provider; the lexical part and keywords stay the built-in ones. */
 const remote = remoteOptions ? createRemoteEmbeddings(remoteOptions) : undefined;
@@ -59,14 +62,34 @@ async function embedTexts(texts: string[], themes: Array<string | null> | undefi
   return { vectors, dims, denseDims };
 }
 
+/**
+ * The provider's answer for the last queries searched (a vector, or why there is none), each kept for
+ * the second stage of its search (`rerank`), which takes it: a search asks the provider once, a failing
+ * provider is not asked twice, and a later search asks again.
+ */
+const searchedQueries = new Map<string, Float32Array | string>();
+const SEARCHED_QUERIES = 64;
+
 /** The dense part of a query's vector, as the indexed vectors are (raw, unit length), or why there is none. */
 async function queryVector(text: string): Promise<Float32Array | string> {
   if (!remote) return embedder.embed(text).slice(0, embedder.denseDims);
+  let answer: Float32Array | string;
   try {
-    return (await remote.embed([text], { timeoutMs: QUERY_TIMEOUT_MS, retries: 0 }))[0]!;
+    answer = (await remote.embed([text], { timeoutMs: QUERY_TIMEOUT_MS, retries: 0 }))[0]!;
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    answer = error instanceof Error ? error.message : String(error);
   }
+  searchedQueries.set(text, answer);
+  if (searchedQueries.size > SEARCHED_QUERIES) searchedQueries.delete(searchedQueries.keys().next().value!);
+  return answer;
+}
+
+/** The query's vector for the second stage of its search: the built-in one, or the provider's answer to its first stage. */
+function searchedQueryVector(text: string): Float32Array | string {
+  if (!remote) return embedder.embed(text).slice(0, embedder.denseDims);
+  const searched = searchedQueries.get(text) ?? 'the query was not searched by meaning';
+  searchedQueries.delete(text);
+  return searched;
 }
 
 /** Nearest-neighbour indexes held by this thread, by collection (a workspace's sources). */
@@ -115,6 +138,13 @@ async function handle(request: SemanticsRequest): Promise<{ result: unknown; tra
       // A query of other dimensions than the index's (the provider changed model) finds nothing.
       if (query.length !== index.dims) return { result: { hits: [], loaded: true }, transfer: [] };
       return { result: { hits: index.search(query, request.k, request.filter, request.minScore), loaded: true }, transfer: [] };
+    }
+    case 'rerank': {
+      const words = wordMatcher.scores(request.text, request.texts);
+      const index = indexes.get(request.collection);
+      const query = index ? searchedQueryVector(request.text) : undefined;
+      if (!index || typeof query !== 'object' || query.length !== index.dims) return { result: { words }, transfer: [] };
+      return { result: { feedback: index.feedbackScores(query, request.ids, request.feedback, request.beta), words }, transfer: [] };
     }
     case 'index-drop':
       return { result: { dropped: indexes.delete(request.collection) }, transfer: [] };

@@ -10,6 +10,11 @@ export type SemanticsRequest =
   /** `fill`: the first page of a collection (created if missing); later pages of a missing one are refused (`missing`). */
   | { id: number; op: 'index-upsert'; collection: string; items: IndexItem[]; removed?: string[]; fill?: boolean }
   | { id: number; op: 'index-search'; collection: string; text: string; k: number; filter?: IndexFilter; minScore?: number }
+  /**
+   * The second stage of a search over its first candidates (ids, best first, with their texts): each
+   * candidate's score against the query moved toward the first `feedback` of them, and its word-by-word match.
+   */
+  | { id: number; op: 'rerank'; collection: string; text: string; ids: string[]; texts: string[]; feedback: number; beta: number }
   | { id: number; op: 'index-drop'; collection: string }
   | { id: number; op: 'version' };
 
@@ -24,6 +29,8 @@ export interface SemanticsResults {
    * `unavailable`: the embedding provider did not embed the query (why), so there are no hits.
    */
   'index-search': { hits: IndexHit[]; loaded: boolean; unavailable?: string };
+  /** Per candidate: `feedback` (NaN where not indexed; absent when the query has no vector) and `words` scores. */
+  rerank: { feedback?: number[]; words: number[] };
   'index-drop': { dropped: boolean };
   /** The embedding's version, known without asking a provider. */
   version: { version: string };

@@ -269,6 +269,36 @@ export class VectorIndex {
   }
 
   /**
+   * Scores of the given items against the query moved toward its first `feedback` items (pseudo-relevance
+   * feedback, Rocchio 1971): q' = q + beta × the mean of their centred unit vectors, then each item's
+   * cosine with q'. The first results of a search are mostly right; their mean says what the query is
+   * about better than its few words. Items not indexed (or without a vector) score NaN.
+   */
+  feedbackScores(query: Float32Array, ids: readonly string[], feedback: number, beta: number): number[] {
+    const common = this.common;
+    const q = common && this.live > 0 ? this.centred(query, common) : undefined;
+    if (!q) return ids.map(() => NaN);
+    const dims = this.dims;
+    const units = ids.map((id) => {
+      const row = this.rowOf.get(id);
+      const out = new Float32Array(dims);
+      return row !== undefined && this.centredUnit(row, out) ? out : undefined;
+    });
+    const moved = Float32Array.from(q);
+    const given = units.slice(0, feedback).filter((u) => u !== undefined);
+    for (const u of given) for (let d = 0; d < dims; d++) moved[d]! += (beta * u[d]!) / given.length;
+    let norm = 0;
+    for (let d = 0; d < dims; d++) norm += moved[d]! ** 2;
+    norm = Math.sqrt(norm) || 1;
+    return units.map((u) => {
+      if (!u) return NaN;
+      let s = 0;
+      for (let d = 0; d < dims; d++) s += moved[d]! * u[d]!;
+      return s / norm;
+    });
+  }
+
+  /**
    * The share of the collection that passes the filter: exact for the facets (`facetItems` pass them;
    * -1: no facet filtered), guessed for dates from FILTER_SAMPLE evenly spaced rows.
    */

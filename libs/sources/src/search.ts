@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { fuseRankings, type RankedHit } from './fuse';
+import { candidateTexts, rerankTop, RERANK, type Reranker } from './rerank';
 import { anyOf, lexemesOf, queryShape, type QueryShape } from './search-query';
 
 type Queryable = Pick<pg.Pool, 'query'>;
@@ -494,6 +495,8 @@ export interface SearchRequest {
    * ranking is ready: the two are computed at the same time.
    */
   extraRankings?: ReadonlyArray<ReadonlyArray<RankedHit>> | Promise<ReadonlyArray<ReadonlyArray<RankedHit>>>;
+  /** The second stage over the first candidates of a relevance ranking (./rerank): given, it reorders them. */
+  rerank?: Reranker;
 }
 
 export interface SearchPage {
@@ -588,6 +591,9 @@ async function searchIn(db: Queryable, workspaceId: string, request: SearchReque
   if (extra.length) {
     const titled = new Set(ranked.filter((r) => r.titleMatched).map((r) => r.sourceId));
     ranked = fuseRankings([lexical.hits, ...extra]).map((f) => ({ ...f, titleMatched: titled.has(f.sourceId) }));
+  }
+  if (sort === 'relevance' && request.rerank && ranked.length > 1 && offset < RERANK.depth) {
+    ranked = await rerankTop(ranked, query, (top) => candidateTexts(db, workspaceId, top), request.rerank);
   }
   if (sort === 'newest') {
     // Sources the extra rankings brought have no date here yet: read them.

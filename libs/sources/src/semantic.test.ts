@@ -116,6 +116,34 @@ describe('semantic search of sources', () => {
     expect((await search.search(ws, 'the phone application keeps crashing', { productId: 'prod_2' }, 5)).hits.map((h) => h.sourceId)).toEqual([ids.crash]);
   });
 
+  it('ranks the first candidates again by meaning with feedback and word by word, from each one\'s title and opening', async () => {
+    const search = createSemanticSearch({ pool: t.pool, semantics });
+    const arrived = await source(ws, 'Card', [['Di', 'Hello there'], ['Di', 'My new card has still not arrived in the post']]);
+    const working = await source(ws, 'Card trouble', [['Ed', 'My new card is not working in shops']]);
+    let found = await search.search(ws, 'new card not arrived', {}, 10);
+    for (let i = 0; (found.indexing || !found.hits.some((h) => h.sourceId === arrived)) && i < 60; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      found = await search.search(ws, 'new card not arrived', {}, 10);
+    }
+    const seen: Array<{ id: string; text: string }> = [];
+    const reranker = search.reranker(ws);
+    const page = await searchSources(t.pool, ws, {
+      query: 'new card not arrived', extraRankings: [found.hits],
+      rerank: async (query, candidates) => (seen.push(...candidates), reranker(query, candidates)),
+    });
+    // The text of each candidate: its title and, found by the whole source or by meaning, its opening segments.
+    expect(seen.find((c) => c.id === arrived)!.text).toBe('Card\nHello there\nMy new card has still not arrived in the post');
+    expect(seen.find((c) => c.id === working)!.text).toBe('Card trouble\nMy new card is not working in shops');
+    expect(page.items.map((i) => i.id)).toEqual(expect.arrayContaining([arrived, working]));
+    const plain = await searchSources(t.pool, ws, { query: 'new card not arrived', extraRankings: [found.hits] });
+    expect(new Set(page.items.map((i) => i.id))).toEqual(new Set(plain.items.map((i) => i.id)));
+    // The scores the stage gives: the words of "arrived" answer the query better than those of "working".
+    const scores = await reranker('new card not arrived', [seen.find((c) => c.id === arrived)!, seen.find((c) => c.id === working)!]);
+    expect(scores.words[0]).toBeGreaterThan(scores.words[1]!);
+    expect(scores.feedback).toHaveLength(2);
+    await t.pool.query('DELETE FROM sources WHERE id = ANY($1)', [[arrived, working]]);
+  });
+
   it('sees a source written after the index was filled within a second, and refills after the thread is restarted', async () => {
     const search = createSemanticSearch({ pool: t.pool, semantics });
     let found = await search.search(ws, 'invoice paid twice', {}, 3);

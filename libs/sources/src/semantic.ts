@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { quantize, type IndexFilter, type IndexItem, type SemanticsThread } from '@loupe/semantics';
 import type { RankedHit } from './fuse';
+import { RERANK, type Reranker } from './rerank';
 import type { SearchFilters } from './search';
 
 /**
@@ -131,6 +132,8 @@ export interface SemanticSearch {
   search(workspaceId: string, query: string, filters: SearchFilters, k: number): Promise<SemanticResult>;
   /** Sources of the workspace not embedded yet (up to 1,000), counted at most once per PENDING_TTL_MS. */
   pending(workspaceId: string): Promise<number>;
+  /** The second stage of a search's ranking (./rerank) for this workspace: by meaning with feedback, and word by word. */
+  reranker(workspaceId: string): Reranker;
 }
 
 /**
@@ -251,6 +254,12 @@ export function createSemanticSearch(deps: { pool: pg.Pool; semantics: Semantics
       // A failed count is not kept.
       count.catch(() => pendingCounts.delete(workspaceId));
       return count;
+    },
+    reranker(workspaceId) {
+      return async (query, candidates) =>
+        deps.semantics.run('rerank', {
+          collection: workspaceId, text: query, ids: candidates.map((c) => c.id), texts: candidates.map((c) => c.text), feedback: RERANK.feedback, beta: RERANK.beta,
+        });
     },
     async search(workspaceId, query, filters, k) {
       // The version alone (no provider asked): rows embedded with another one are left out of the index until re-embedded.

@@ -153,6 +153,7 @@ export const findSources = defineTool({
           offset: at,
           filters,
           extraRankings: semantic?.rankings,
+          rerank: semanticSearch?.reranker(ws),
         });
         page ??= part;
         found.push(...part.items);

@@ -88,7 +88,7 @@ export function sourcePages(runtime: Runtime, deps: AccountDeps): Router {
         const semantic = q.query && deps.semanticSearch ? startSemanticRankings(deps.semanticSearch, ctx.workspace.id, q.query, filters, offset + SOURCES_PAGE) : undefined;
         found = await searchSources(ctx.rt.pool, ctx.workspace.id, {
           query: q.query || undefined, sort: q.query ? (q.sort as 'relevance' | 'newest') : 'newest', filters, limit: SOURCES_PAGE, offset,
-          ...(semantic ? { extraRankings: semantic.rankings } : {}),
+          ...(semantic ? { extraRankings: semantic.rankings, rerank: deps.semanticSearch!.reranker(ctx.workspace.id) } : {}),
         });
       } catch (err) {
         if (!(err instanceof SearchQueryError)) throw err;

@@ -1,0 +1,77 @@
+import type pg from 'pg';
+import { RRF_K } from './fuse';
+
+/**
+ * The second stage of find_sources (issue 46): the first RERANK_DEPTH sources of the fused ranking
+ * (words + meaning) ranked again two ways, each fused with the first ranking by reciprocal rank:
+ *  - by meaning, against the query moved toward its first FEEDBACK results (pseudo-relevance feedback:
+ *    the results a search gets right say what the query is about better than its few words);
+ *  - word by word: each query word's best match among the source's words (libs/semantics' word matcher).
+ * Only the order within the first RERANK_DEPTH changes: a later page never holds a source of an earlier
+ * one, and the stage costs the same at a million sources as at a thousand.
+ * Measured with `npm run eval:evidence -- --within-domain` (docs/architecture/search.md).
+ */
+export const RERANK = { depth: 50, feedback: 10, beta: 2, weights: { feedback: 1, words: 0.5 }, textChars: 2_000 } as const;
+
+export interface RerankScores {
+  /** Per candidate, in order: its score against the moved query (NaN: no vector); absent when the query has none. */
+  feedback?: number[];
+  words: number[];
+}
+
+/** Scores the candidates (ids with their texts, best first) against the query. */
+export type Reranker = (query: string, candidates: Array<{ id: string; text: string }>) => Promise<RerankScores>;
+
+interface Ranked {
+  sourceId: string;
+  score: number;
+  positions: number[];
+}
+
+/**
+ * What each candidate says where it matched: its title and the (at most two) segments that made it rank,
+ * or, when the ranking named none (a match on the whole source, or by meaning), its opening segments;
+ * cut to RERANK.textChars. One statement for the lot, by primary key: no segment is parsed again.
+ */
+export async function candidateTexts(db: Pick<pg.Pool, 'query'>, workspaceId: string, top: readonly Ranked[]): Promise<string[]> {
+  const wanted = top.map((r) => ({ id: r.sourceId, positions: r.positions.slice(0, 2) }));
+  const { rows } = await db.query<{ id: string; text: string }>(
+    `SELECT w.id, left(s.title || E'\\n' || coalesce((
+              SELECT string_agg(g.text, E'\\n' ORDER BY g.position) FROM (
+                SELECT g.text, g.position FROM source_segments g
+                 WHERE g.source_id = w.id AND (cardinality(w.positions) = 0 OR g.position = ANY(w.positions))
+                 ORDER BY g.position LIMIT CASE WHEN cardinality(w.positions) = 0 THEN 8 ELSE 2 END) g), ''), ${RERANK.textChars}) AS text
+       FROM json_to_recordset($2::json) AS w(id text, positions int[])
+       JOIN sources s ON s.id = w.id AND s.workspace_id = $1`,
+    [workspaceId, JSON.stringify(wanted)],
+  );
+  const textOf = new Map(rows.map((r) => [r.id, r.text]));
+  return top.map((r) => textOf.get(r.sourceId) ?? '');
+}
+
+/** Positions (0-based) of the candidates from best to worst score; NaN scores go last, ties keep their order. */
+function order(scores: readonly number[]): number[] {
+  return scores
+    .map((score, i) => [Number.isNaN(score) ? -Infinity : score, i] as const)
+    .sort((a, b) => b[0] - a[0] || a[1] - b[1])
+    .map(([, i]) => i);
+}
+
+/** The ranking with its first RERANK.depth reordered by the fused ranks; the rest as it was. */
+export async function rerankTop<T extends Ranked>(
+  ranked: readonly T[], query: string, texts: (top: readonly T[]) => Promise<string[]>, scorer: Reranker,
+): Promise<T[]> {
+  if (ranked.length < 2) return [...ranked];
+  const top = ranked.slice(0, RERANK.depth);
+  const candidateText = await texts(top);
+  const scores = await scorer(query, top.map((r, i) => ({ id: r.sourceId, text: candidateText[i]! })));
+  const fused = top.map((r, i) => ({ r, i, score: 1 / (RRF_K + i + 1) }));
+  const add = (list: readonly number[] | undefined, weight: number) => {
+    if (!list) return;
+    order(list).forEach((i, rank) => (fused[i]!.score += weight / (RRF_K + rank + 1)));
+  };
+  add(scores.feedback, RERANK.weights.feedback);
+  add(scores.words, RERANK.weights.words);
+  fused.sort((a, b) => b.score - a.score || a.i - b.i);
+  return [...fused.map((f) => f.r), ...ranked.slice(RERANK.depth)];
+}
