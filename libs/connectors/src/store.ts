@@ -58,6 +58,12 @@ export async function findConnection(db: Queryable, workspaceId: string, id: str
   return rows[0];
 }
 
+/** For the worker, which has only the id of the job: the row without its credentials. */
+export async function connectionById(db: Queryable, id: string): Promise<ConnectionRow | undefined> {
+  const { rows } = await db.query<ConnectionRow>(`SELECT ${VIEW_COLUMNS} FROM connections WHERE id = $1`, [id]);
+  return rows[0];
+}
+
 /** The workspace's connections, newest first (a workspace has a handful: no paging). */
 export async function listConnectionRows(db: Queryable, workspaceId: string): Promise<ConnectionRow[]> {
   const { rows } = await db.query<ConnectionRow>(`SELECT ${VIEW_COLUMNS} FROM connections WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC LIMIT 500`, [workspaceId]);

@@ -9,7 +9,7 @@ import type pg from 'pg';
 import type { Connector, VendorPage } from './connector';
 import { KeyringError, openCredentials, type Keyring } from './envelope';
 import { CONNECTORS } from './registry';
-import { sealedCredentials, type ConnectionRow } from './store';
+import { connectionById, sealedCredentials, type ConnectionRow } from './store';
 import { vendorGet, VendorAuthError, VendorRequestError } from './vendor-http';
 
 export interface SyncDeps {
@@ -41,11 +41,6 @@ export const realSleep = (ms: number, signal?: AbortSignal) => new Promise<void>
   const onAbort = () => { clearTimeout(timer); reject(signal!.reason); };
   signal?.addEventListener('abort', onAbort, { once: true });
 });
-
-async function loadRow(pool: pg.Pool, connectionId: string): Promise<ConnectionRow | undefined> {
-  const { rows } = await pool.query<ConnectionRow>('SELECT * FROM connections WHERE id = $1', [connectionId]);
-  return rows[0];
-}
 
 /** Queues the next scheduled sync of a connection, its interval from now unless told otherwise (one waits per connection). */
 export async function scheduleNextSync(boss: Boss, row: Pick<ConnectionRow, 'id' | 'workspace_id' | 'sync_interval_seconds'>, afterSeconds = row.sync_interval_seconds): Promise<void> {
@@ -80,7 +75,7 @@ function refusalSummary(refused: VendorPage['refused'], errors: RecordError[]): 
  * schedule until its credentials change); any other vendor failure is kept as `last_error` and the schedule goes on.
  */
 export async function syncConnection(deps: SyncDeps, connectionId: string, signal?: AbortSignal): Promise<SyncOutcome> {
-  const row = await loadRow(deps.pool, connectionId);
+  const row = await connectionById(deps.pool, connectionId);
   if (!row) return { status: 'skipped', reason: 'not found' };
   if (row.status !== 'active') return { status: 'skipped', reason: 'not active' };
   const lock = await deps.pool.connect();
@@ -99,7 +94,7 @@ export async function syncConnection(deps: SyncDeps, connectionId: string, signa
 
 async function syncLocked(deps: SyncDeps, connectionId: string, signal: AbortSignal | undefined): Promise<SyncOutcome> {
   // Read again under the lock: a sync that just finished moved the cursor.
-  const row = await loadRow(deps.pool, connectionId);
+  const row = await connectionById(deps.pool, connectionId);
   if (!row || row.status !== 'active') return { status: 'skipped', reason: row ? 'not active' : 'not found' };
   const connector = (deps.connectors ?? CONNECTORS).get(row.kind);
   const sealed = await sealedCredentials(deps.pool, row.id);
