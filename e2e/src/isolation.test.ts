@@ -19,7 +19,7 @@ let demo: Demo;
 const MARK = `alpha${randomBytes(6).toString('hex')}`;
 /** What only workspace A's members may ever see: planted strings and A's ids. */
 const secrets = new Set<string>([MARK]);
-const a = { ws: '', product: '', project: '', source: '', signal: '', note: '', opportunity: '', annId: '', grant: '', keyId: '', company: '' };
+const a = { ws: '', product: '', project: '', source: '', signal: '', note: '', opportunity: '', annId: '', grant: '', keyId: '', company: '', connection: '' };
 const b = { ws: '', product: '' };
 const cred: Record<string, Record<string, string>> = {};
 let bob: WebPerson;
@@ -164,6 +164,14 @@ beforeAll(async () => {
   cred['removed member key'] = { 'x-api-key': carolKey.key };
   cred['removed member refresh'] = { refresh: carolT.refresh_token };
 
+  // A's connection to a vendor (issue 45), made through the API with A's ingest key: its id and host are A's.
+  const connection = await fetch(`${service.url}/api/v1/connections`, {
+    method: 'POST', headers: { ...cred['key without MCP']!, 'content-type': 'application/json' },
+    body: JSON.stringify({ kind: 'zendesk', product_id: a.product, project_id: a.project, base_url: `https://${MARK}.zendesk.invalid`, credentials: { access_token: `${MARK}-token` } }),
+  });
+  expect(connection.status).toBe(201);
+  a.connection = ((await connection.json()) as { id: string }).id;
+  secrets.add(a.connection);
   // A's ids (the workspace, its people, keys, grants, objects): none may reach B.
   const { rows: ids } = await pg.pool.query<{ id: string }>(
     `SELECT id FROM api_keys WHERE workspace_id = $1 UNION ALL SELECT user_id FROM memberships WHERE workspace_id = $1
@@ -389,7 +397,7 @@ describe('tenant isolation', () => {
        VALUES ($1, $2, $3, 'member', $4, $5, now(), now() + interval '1 day') RETURNING id`,
       [`inv_${MARK}`, a.ws, 'eve@alpha.test', sha256(MARK), a.annId],
     );
-    const gets = ['keys', 'members', 'apps', 'products', 'usage'].map((s) => [`GET /account/w/:ws/${s}`, `/account/w/{ws}/${s}`, undefined] as const);
+    const gets = ['keys', 'members', 'apps', 'products', 'usage', 'connections'].map((s) => [`GET /account/w/:ws/${s}`, `/account/w/{ws}/${s}`, undefined] as const);
     const posts = [
       ['POST /account/w/:ws/keys', '/account/w/{ws}/keys', { name: 'from B', permissions: 'mcp:read', product: a.product }],
       ['POST /account/w/:ws/keys/:id/revoke', `/account/w/{ws}/keys/${a.keyId}/revoke`, {}],
@@ -402,6 +410,9 @@ describe('tenant isolation', () => {
       ['POST /account/w/:ws/products/:id/rename', `/account/w/{ws}/products/${a.product}/rename`, { name: 'renamed by B' }],
       ['POST /account/w/:ws/products/:id/projects', `/account/w/{ws}/products/${a.product}/projects`, { name: 'from B' }],
       ['POST /account/w/:ws/projects/:id/rename', `/account/w/{ws}/projects/${a.project}/rename`, { name: 'renamed by B' }],
+      ['POST /account/w/:ws/connections/:id/sync', `/account/w/{ws}/connections/${a.connection}/sync`, {}],
+      ['POST /account/w/:ws/connections/:id/pause', `/account/w/{ws}/connections/${a.connection}/pause`, {}],
+      ['POST /account/w/:ws/connections/:id/resume', `/account/w/{ws}/connections/${a.connection}/resume`, {}],
     ] as const;
     const state = async () => (await pg.pool.query(
       `SELECT (SELECT json_agg(json_build_object('id', id, 'revoked', revoked_at IS NOT NULL) ORDER BY id) FROM api_keys WHERE workspace_id = $1) AS keys,
@@ -409,7 +420,8 @@ describe('tenant isolation', () => {
               (SELECT json_agg(json_build_object('g', grant_id, 'r', revoked_at IS NOT NULL) ORDER BY grant_id) FROM oauth_grants WHERE workspace_id = $1) AS grants,
               (SELECT json_agg(name ORDER BY id) FROM products WHERE workspace_id = $1) AS products,
               (SELECT json_agg(name ORDER BY id) FROM projects WHERE workspace_id = $1) AS projects,
-              (SELECT count(*) FROM invitations WHERE workspace_id = $1) AS invitations`, [a.ws])).rows[0];
+              (SELECT count(*) FROM invitations WHERE workspace_id = $1) AS invitations,
+              (SELECT json_agg(json_build_object('id', id, 's', status) ORDER BY id) FROM connections WHERE workspace_id = $1) AS connections`, [a.ws])).rows[0];
     const before = await state();
     const anonymous = async (path: string, h: Record<string, string>, body?: Record<string, string>) =>
       fetch(new URL(path, service.url), { method: body ? 'POST' : 'GET', redirect: 'manual', headers: { ...h, ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) }, body: body && new URLSearchParams(body) });
