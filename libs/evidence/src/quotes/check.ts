@@ -24,10 +24,20 @@ export function quotesVerified(checks: readonly Pick<QuoteCheck, 'verified'>[]):
   return found === checks.length ? 'all' : found === 0 ? 'none' : 'some';
 }
 
+// add_signals asks for a signal's quotes twice (whether to read the source, then to check them): the last few are kept.
+const recent = new Map<string, string[]>();
+const RECENT_MAX = 256;
+
 /** The quotes of a text and of its separate exact words, repeats left out. */
 export function quotesOf(content: string, quote?: string | null): string[] {
+  const key = `${quote ?? ''}\u0000${content}`;
+  const known = recent.get(key);
+  if (known) return [...known];
   const given = givenQuote(quote);
-  return distinct([...(given ? [given] : []), ...quotesIn(content)]);
+  const quotes = distinct([...(given ? [given] : []), ...quotesIn(content)]);
+  if (recent.size >= RECENT_MAX) recent.clear();
+  recent.set(key, quotes);
+  return [...quotes];
 }
 
 /** Names, emails and email local parts as lower-case words. */

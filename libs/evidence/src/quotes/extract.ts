@@ -8,9 +8,12 @@ export const MIN_QUOTED_WORDS = 3;
 
 const SPANS = /“([^”\n]*)”|«([^»\n]*)»|„([^“”\n]*)[“”]|"([^"\n]*)"/g;
 const BLOCK_LINE = /^\s*>\s?(.*)$/;
+/** Any character that can open a quote: text without one quotes nothing. */
+const QUOTE_MARK = /["“«„>]/;
 
 /** Quoted spans in order of appearance, each as written (without its quote marks), repeats left out. */
 export function quotesIn(text: string): string[] {
+  if (!QUOTE_MARK.test(text)) return [];
   const found: string[] = [];
   let block: string[] = [];
   const endBlock = () => {

@@ -5,7 +5,7 @@
  * left out between them; an ellipsis splits it into parts that must come in order, by the same
  * speaker, within PART_WINDOW segments after the first part's.
  */
-import { FILLER_PAIRS, FILLERS, wordsOf } from './words';
+import { appendWords, FILLER_PAIRS, FILLERS, wordsOf } from './words';
 
 export interface QuoteSegment {
   position: number;
@@ -48,8 +48,9 @@ export function sourceWords(segments: readonly QuoteSegment[]): SourceWords {
   let run = -1;
   segments.forEach((segment, i) => {
     if (i === 0 || segment.speaker !== segments[i - 1]!.speaker) run++;
-    for (const word of wordsOf(segment.text)) {
-      words.push(word);
+    const before = words.length;
+    appendWords(words, segment.text);
+    for (let k = before; k < words.length; k++) {
       segmentIndex.push(i);
       runIndex.push(run);
     }

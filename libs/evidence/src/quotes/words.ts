@@ -22,31 +22,42 @@ const SUFFIXES: ReadonlyArray<[string, string]> = [["n't", 'not'], ["'re", 'are'
 const WORD = /[\p{L}\p{N}]+(?:['.][\p{L}\p{N}]+)*/gu;
 const ASCII_WORD = /[a-z0-9]+(?:['.][a-z0-9]+)*/g;
 
+// One lookup per word: a number word's digits, or a contraction written without its apostrophe, spelled out.
+const REWRITE = new Map<string, readonly string[]>([...[...DIGITS].map(([w, d]) => [w, [d]] as const), ...SPELLED]);
+
 /** Pushes a token's words: a contraction spelled out, a number word as digits, anything else as is. */
 function pushWords(out: string[], token: string): void {
-  const bare = token.includes("'") ? token.replace(/'/g, '') : token;
-  const known = SPELLED.get(bare);
-  if (known) {
-    out.push(known[0]!, known[1]!);
-    return;
-  }
-  if (bare !== token) {
-    for (const [suffix, word] of SUFFIXES) {
-      if (token.endsWith(suffix) && token.length > suffix.length) {
-        out.push(token.slice(0, -suffix.length).replace(/'/g, ''), word);
-        return;
+  if (token.includes("'")) {
+    const bare = token.replace(/'/g, '');
+    if (!REWRITE.has(bare)) {
+      for (const [suffix, word] of SUFFIXES) {
+        if (token.endsWith(suffix) && token.length > suffix.length) {
+          out.push(token.slice(0, -suffix.length).replace(/'/g, ''), word);
+          return;
+        }
       }
     }
+    token = bare;
   }
-  out.push(DIGITS.get(bare) ?? bare);
+  const known = REWRITE.get(token);
+  if (known === undefined) out.push(token);
+  else if (known.length === 1) out.push(known[0]!);
+  else out.push(known[0]!, known[1]!);
 }
 
-export function wordsOf(text: string): string[] {
+/** Appends the words of `text` to `out` (no list per text: a source's segments go into one). */
+export function appendWords(out: string[], text: string): void {
   const ascii = /^[\x00-\x7f]*$/.test(text); // ASCII text needs no compatibility normalisation
   const plain = ascii ? text : text.normalize('NFKC').replace(APOSTROPHES, "'");
   const t = plain.toLowerCase().replace(/(\d),(?=\d{3}\b)/g, '$1');
+  const pattern = ascii ? ASCII_WORD : WORD;
+  pattern.lastIndex = 0;
+  for (let m = pattern.exec(t); m; m = pattern.exec(t)) pushWords(out, m[0]);
+}
+
+export function wordsOf(text: string): string[] {
   const out: string[] = [];
-  for (const token of t.match(ascii ? ASCII_WORD : WORD) ?? []) pushWords(out, token);
+  appendWords(out, text);
   return out;
 }
 
