@@ -47,7 +47,7 @@ export const FAST_JOBS = { JOB_HEARTBEAT_SECONDS: '10', JOB_RETRY_BASE_SECONDS: 
 /** `npm start` as its own process on the PostgreSQL of `pgUrl`, with a data directory and a port of its own. */
 export async function serviceOn(pgUrl: string, env: Record<string, string> = {}): Promise<Started> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'loupe-fault-data-'));
-  return startProcess({ DATABASE_URL: pgUrl, DATA_DIR: dataDir, PORT: String(await freePort()), ...FAST_JOBS, ...env });
+  return startProcess({ DATABASE_URL: pgUrl, LOUPE_DEMO: '1', DATA_DIR: dataDir, PORT: String(await freePort()), ...FAST_JOBS, ...env });
 }
 
 export interface Demo {

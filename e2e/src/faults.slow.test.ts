@@ -185,7 +185,7 @@ describe('a storage error while downloading an attachment', () => {
 
   it('fails the attachment cleanly: the batch completes with its download status FAILED instead of hanging', async () => {
     const service = await startProcess({
-      DATABASE_URL: pg.url, DATA_DIR: dataDir, PORT: String(await freePort()), FETCH_ALLOW_LOOPBACK: 'true', ...FAST_JOBS,
+      DATABASE_URL: pg.url, LOUPE_DEMO: '1', DATA_DIR: dataDir, PORT: String(await freePort()), FETCH_ALLOW_LOOPBACK: 'true', ...FAST_JOBS,
     });
     try {
       const demo = demoFrom(service.output());

@@ -14,7 +14,7 @@ let demo: Demo;
 let keys: string[];
 beforeAll(async () => {
   pg = await controlledPostgres();
-  service = await startProcess({ DATABASE_URL: pg.url, PORT: String(await freePort()), REQUEST_TIMEOUT_MS: '2000', LOG_LEVEL: 'error', PER_IP_LIMIT_PER_MINUTE: '100000000' });
+  service = await startProcess({ DATABASE_URL: pg.url, LOUPE_DEMO: '1', PORT: String(await freePort()), REQUEST_TIMEOUT_MS: '2000', LOG_LEVEL: 'error', PER_IP_LIMIT_PER_MINUTE: '100000000' });
   demo = demoFrom(service.output());
   const db = createPrismaClient(pg.pool);
   keys = [];

@@ -69,7 +69,7 @@ async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, tries 
 
 beforeAll(async () => {
   pg = await controlledPostgres();
-  service = await startProcess({ DATABASE_URL: pg.url, PORT: String(await freePort()), LOG_LEVEL: 'error' });
+  service = await startProcess({ DATABASE_URL: pg.url, LOUPE_DEMO: '1', PORT: String(await freePort()), LOG_LEVEL: 'error' });
   demo = demoFrom(service.output());
   const db = createPrismaClient(pg.pool);
   a.ws = demo.workspaceId;

@@ -146,7 +146,7 @@ function table(title: string, counts: Map<string, Record<number, number>>) {
 
 beforeAll(async () => {
   pg = await controlledPostgres();
-  service = await startProcess({ DATABASE_URL: pg.url, PORT: String(await freePort()), REQUEST_TIMEOUT_MS: '2000', LOG_LEVEL: 'error', PER_IP_LIMIT_PER_MINUTE: '100000000' });
+  service = await startProcess({ DATABASE_URL: pg.url, LOUPE_DEMO: '1', PORT: String(await freePort()), REQUEST_TIMEOUT_MS: '2000', LOG_LEVEL: 'error', PER_IP_LIMIT_PER_MINUTE: '100000000' });
   demo = demoFrom(service.output());
   const db = createPrismaClient(pg.pool);
   // The per-credential limit is 1,000 an hour: enough keys (and three tokens) for the run.

@@ -96,3 +96,23 @@ export function demoBanner(url: string, seed: DemoSeed): string {
     '',
   ].join('\n');
 }
+
+/** Whether the database holds any workspace yet. */
+export async function hasWorkspace(pool: Database['pool']): Promise<boolean> {
+  const { rowCount } = await pool.query('SELECT 1 FROM workspaces LIMIT 1');
+  return (rowCount ?? 0) > 0;
+}
+
+/** Printed on a first start against an empty database of one's own (DATABASE_URL), where no demo is made. */
+export function firstOwnerHelp(url: string): string {
+  return [
+    '',
+    'No workspace yet. Create the first one and its owner (on this machine, with the same DATABASE_URL):',
+    '',
+    '  npm run admin -- workspace create --name "Your company" --owner you@example.com',
+    '',
+    `Then sign in at ${url}/account with that email (the code is mailed through SMTP_URL, or printed in this log without it),`,
+    'and create API keys and invite members there. The demo workspace is made only on the embedded database, or with LOUPE_DEMO=1.',
+    '',
+  ].join('\n');
+}

@@ -1,6 +1,6 @@
-import { ConfigError, loadConfig } from '@loupe/config';
+import { ConfigError, loadConfig, productionWarnings } from '@loupe/config';
 import { createLogger } from '@loupe/http';
-import { demoBanner, seedDemo } from './seed';
+import { demoBanner, firstOwnerHelp, hasWorkspace, seedDemo } from './seed';
 import { startService } from './service';
 
 // `npm start`: the whole service in one process, on the embedded PostgreSQL unless DATABASE_URL is set.
@@ -23,8 +23,11 @@ try {
   log.fatal({ err: error }, 'could not start');
   process.exit(1);
 }
-const seed = await seedDemo(service.database, config.servicePrefix, service.boss);
+for (const warning of productionWarnings(config)) log.warn({ setting: warning.setting }, warning.message);
+// The demo workspace and its all-powerful key: on the embedded default, or when asked (LOUPE_DEMO).
+const seed = config.demo ? await seedDemo(service.database, config.servicePrefix, service.boss) : undefined;
 if (seed) process.stdout.write(`${demoBanner(service.url, seed)}\n`);
+else if (!config.demo && !(await hasWorkspace(service.database.pool))) process.stdout.write(`${firstOwnerHelp(service.url)}\n`);
 const database = service.database.embedded ? `embedded PostgreSQL, data in ${config.dataDir}` : 'PostgreSQL of DATABASE_URL';
 process.stdout.write(`Loupe is ready at ${service.url} (${database}; started in ${Date.now() - started} ms)\n`);
 

@@ -1,5 +1,5 @@
 import { createMetrics } from '@loupe/metrics';
-import { baseUrl, loadConfig } from '@loupe/config';
+import { baseUrl, loadConfig, productionWarnings } from '@loupe/config';
 import { migrationsApplied, migrationsDir, openDatabase } from '@loupe/db';
 import { appShell, createLogger, createPerIpLimiter, databaseReadiness, healthRouter, listen, systemClock } from '@loupe/http';
 import { createMailer, startInboundSmtp } from '@loupe/mail';
@@ -13,6 +13,7 @@ import { OAUTH_TOKEN_PATH } from './rate-limits';
 // and /api/mcp to the MCP server, on one public host).
 const config = loadConfig();
 const log = createLogger(config.logLevel, { app: 'auth-server' });
+for (const warning of productionWarnings(config)) log.warn({ setting: warning.setting }, warning.message);
 const database = await openDatabase({
   databaseUrl: config.databaseUrl, dataDir: config.dataDir, embeddedPgPort: config.embeddedPgPort, poolSize: config.dbPoolSize,
 });

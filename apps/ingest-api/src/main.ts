@@ -1,5 +1,5 @@
 import { createMetrics } from '@loupe/metrics';
-import { baseUrl, loadConfig } from '@loupe/config';
+import { baseUrl, loadConfig, productionWarnings } from '@loupe/config';
 import { migrationsApplied, migrationsDir, openDatabase } from '@loupe/db';
 import { appShell, createLogger, createPerIpLimiter, databaseReadiness, healthRouter, listen, systemClock } from '@loupe/http';
 import { createBoss, ensureQueues } from '@loupe/jobs';
@@ -9,6 +9,7 @@ import { createIngestApp } from './app';
 // The ingestion API alone; batches it accepts are processed by any running worker.
 const config = loadConfig();
 const log = createLogger(config.logLevel, { app: 'ingest-api' });
+for (const warning of productionWarnings(config)) log.warn({ setting: warning.setting }, warning.message);
 const database = await openDatabase({
   databaseUrl: config.databaseUrl, dataDir: config.dataDir, embeddedPgPort: config.embeddedPgPort, poolSize: config.dbPoolSize,
 });

@@ -1,5 +1,5 @@
 import { createMetrics } from '@loupe/metrics';
-import { baseUrl, loadConfig } from '@loupe/config';
+import { baseUrl, loadConfig, productionWarnings } from '@loupe/config';
 import { migrationsApplied, migrationsDir, openDatabase } from '@loupe/db';
 import { appShell, createLogger, createPerIpLimiter, databaseReadiness, healthRouter, listen, systemClock } from '@loupe/http';
 import { createBoss, ensureQueues } from '@loupe/jobs';
@@ -13,6 +13,7 @@ import { createMcpApp, MCP_PATH } from './app';
 // and the OAuth paths to the auth server, on one public host); sources it adds are processed by any worker.
 const config = loadConfig();
 const log = createLogger(config.logLevel, { app: 'mcp-server' });
+for (const warning of productionWarnings(config)) log.warn({ setting: warning.setting }, warning.message);
 const database = await openDatabase({
   databaseUrl: config.databaseUrl, dataDir: config.dataDir, embeddedPgPort: config.embeddedPgPort, poolSize: config.dbPoolSize,
 });

@@ -1,6 +1,6 @@
 import { createMetrics } from '@loupe/metrics';
 import { createLocalStorage } from '@loupe/storage';
-import { baseUrl, loadConfig } from '@loupe/config';
+import { baseUrl, loadConfig, productionWarnings } from '@loupe/config';
 import { migrationsApplied, migrationsDir, openDatabase } from '@loupe/db';
 import { appShell, createLogger, createPerIpLimiter, databaseReadiness, healthRouter, listen, systemClock } from '@loupe/http';
 import { createBoss, enqueue, ensureQueues, QUEUES } from '@loupe/jobs';
@@ -11,6 +11,7 @@ import { createWebApp } from './app';
 // /auth/idp to the authorization server and /api/mcp to the MCP server, on one public host).
 const config = loadConfig();
 const log = createLogger(config.logLevel, { app: 'web' });
+for (const warning of productionWarnings(config)) log.warn({ setting: warning.setting }, warning.message);
 const database = await openDatabase({
   databaseUrl: config.databaseUrl, dataDir: config.dataDir, embeddedPgPort: config.embeddedPgPort, poolSize: config.dbPoolSize,
 });

@@ -1,4 +1,4 @@
-import { loadConfig } from '@loupe/config';
+import { loadConfig, productionWarnings } from '@loupe/config';
 import { openDatabase } from '@loupe/db';
 import { createLogger, systemClock } from '@loupe/http';
 import { createBoss, ensureQueues } from '@loupe/jobs';
@@ -8,6 +8,7 @@ import { createWorker } from './app';
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.logLevel, { app: 'worker' });
+for (const warning of productionWarnings(config)) log.warn({ setting: warning.setting }, warning.message);
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,

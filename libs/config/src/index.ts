@@ -68,6 +68,11 @@ export const envSchema = z.object({
     format: 'a directory, relative to the working directory or absolute',
     description: 'Where the embedded PostgreSQL cluster and the locally stored attachment files live.',
   }),
+  LOUPE_DEMO: doc(bool.optional(), {
+    group: 'database',
+    defaultText: 'on with the embedded PostgreSQL, off with `DATABASE_URL`',
+    description: 'On the first start against an empty database, create the demo workspace with its sample evidence and print an API key with every permission. Off: the first start prints how to create the first workspace and its owner (`npm run admin -- workspace create`).',
+  }),
   EMBEDDED_PG_PORT: doc(z.coerce.number().int().min(1).max(65535).optional(), {
     group: 'database',
     defaultText: 'the last port used (kept in `DATA_DIR/postgres.port`), else `54329`, else any free port',
@@ -369,6 +374,8 @@ export interface Config {
   workerConcurrency: number;
   dbPoolSize: number;
   fetchAllowLoopback: boolean;
+  /** Seed the demo workspace on a first start (LOUPE_DEMO; by default only on the embedded database). */
+  demo: boolean;
   /** CONNECTIONS_KEY as given (libs/connectors parses it); undefined: the development key kept in the database. */
   connectionsKey: string | undefined;
   shutdownTimeoutMs: number;
@@ -455,6 +462,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     workerConcurrency: e.WORKER_CONCURRENCY,
     dbPoolSize: e.DB_POOL_SIZE,
     fetchAllowLoopback: e.FETCH_ALLOW_LOOPBACK,
+    demo: e.LOUPE_DEMO ?? !e.DATABASE_URL,
     connectionsKey: e.CONNECTIONS_KEY,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
@@ -555,3 +563,5 @@ export function baseUrl(config: Config, listeningPort = config.port): string {
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   return `http://${host === '127.0.0.1' ? 'localhost' : host}:${listeningPort}`;
 }
+
+export { productionWarnings, servesOthers, type ProductionWarning } from './production-check';
