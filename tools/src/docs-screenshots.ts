@@ -20,6 +20,8 @@ export const GUIDE_SCREENSHOTS: ReadonlyArray<{ from: string; to: string; takenB
   { from: 'evidence-05-signal', to: 'docs/product/images/signal.png', takenBy: 'evidence-pages.test.ts' },
   { from: 'evidence-06-sources-search', to: 'docs/product/images/sources-search.png', takenBy: 'evidence-pages.test.ts' },
   { from: 'evidence-13-note-diff', to: 'docs/product/images/note-diff.png', takenBy: 'evidence-pages.test.ts' },
+  { from: 'e2e-quotes-signal', to: 'docs/product/images/signal-quotes.png', takenBy: 'e2e/src/quotes.test.ts' },
+  { from: 'e2e-quotes-note', to: 'docs/product/images/note-citations.png', takenBy: 'e2e/src/quotes.test.ts' },
   { from: 'companies-01-list', to: 'docs/product/images/companies.png', takenBy: 'apps/web/src/companies-pages.test.ts' },
   { from: 'companies-02-company', to: 'docs/product/images/company.png', takenBy: 'apps/web/src/companies-pages.test.ts' },
   { from: 'account-05-key-created', to: 'docs/product/images/key-created.png', takenBy: 'account.test.ts' },
