@@ -15,7 +15,7 @@ import { createSemanticSearch } from '@loupe/sources';
 import { createMailer, startInboundSmtp, type InboundSmtp } from '@loupe/mail';
 import { isReplyAddress } from '@loupe/oauth';
 import { createSafeFetch } from '@loupe/safe-fetch';
-import { createLocalStorage } from '@loupe/storage';
+import { createStorage } from '@loupe/storage';
 import { createThirdPartyGateway } from '@loupe/third-party-mcp';
 
 export interface RunningService {
@@ -60,7 +60,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
     let publicUrl = baseUrl(config);
     const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, pool: database.pool, log: log.child({ component: 'mail' }) });
     const metrics = createMetrics({ pool: database.pool, token: config.metricsToken, embeddingVersion: configuredEmbeddingVersion(config.embeddings) });
-    const storage = createLocalStorage(config.dataDir);
+    const storage = createStorage(config);
     // The MCP server's own semantics thread: query vectors and the in-memory source index (the worker has another).
     searchThread = startSemanticsThread({ embeddings: config.embeddings });
     const semanticSearch = createSemanticSearch({ pool: database.pool, semantics: searchThread });

@@ -3,7 +3,7 @@ import { baseUrl, loadConfig, productionWarnings } from '@loupe/config';
 import { migrationsApplied, migrationsDir, openDatabase } from '@loupe/db';
 import { appShell, createLogger, createPerIpLimiter, databaseReadiness, healthRouter, listen, systemClock } from '@loupe/http';
 import { createBoss, ensureQueues } from '@loupe/jobs';
-import { createLocalStorage } from '@loupe/storage';
+import { createStorage } from '@loupe/storage';
 import { createIngestApp } from './app';
 
 // The ingestion API alone; batches it accepts are processed by any running worker.
@@ -23,7 +23,7 @@ const app = appShell(log, (a) => {
   a.use(metrics.requests);
   a.use(metrics.router);
   a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir))));
-  a.use(createIngestApp({ pool: database.pool, boss, clock: systemClock, servicePrefix: config.servicePrefix, baseUrl: () => url, storage: createLocalStorage(config.dataDir),
+  a.use(createIngestApp({ pool: database.pool, boss, clock: systemClock, servicePrefix: config.servicePrefix, baseUrl: () => url, storage: createStorage(config),
     connections: { key: config.connectionsKey, allowLoopback: config.fetchAllowLoopback } }));
 }, { trustedProxies: config.trustedProxies, perIp: createPerIpLimiter(database.pool, systemClock, config.perIpLimitPerMinute) });
 const server = await listen(app, config.port, config.host, { requestTimeoutMs: config.requestTimeoutMs });

@@ -9,7 +9,7 @@ import type { Clock, Logger } from '@loupe/http';
 import { enqueue, QUEUES, payloadSchemas, type Boss } from '@loupe/jobs';
 import { startSemanticsThread, type SemanticsThread } from '@loupe/semantics';
 import { createSafeFetch, type SafeFetch } from '@loupe/safe-fetch';
-import { createLocalStorage, type Storage } from '@loupe/storage';
+import { createStorage, type Storage } from '@loupe/storage';
 import type pg from 'pg';
 import type { JobWithMetadata } from 'pg-boss';
 import type { Attempt, WorkerContext } from './context';
@@ -76,7 +76,7 @@ export function createWorker(deps: WorkerDeps): Worker {
     clock: deps.clock,
     log: deps.log,
     config: deps.config,
-    storage: deps.storage ?? createLocalStorage(deps.config.dataDir),
+    storage: deps.storage ?? createStorage(deps.config),
     fetch: deps.fetch ?? createSafeFetch({ allowLoopback: deps.config.fetchAllowLoopback }),
     options,
     shutdown: shutdown.signal,

@@ -73,6 +73,28 @@ export const envSchema = z.object({
     defaultText: 'on with the embedded PostgreSQL, off with `DATABASE_URL`',
     description: 'On the first start against an empty database, create the demo workspace with its sample evidence and print an API key with every permission. Off: the first start prints how to create the first workspace and its owner (`npm run admin -- workspace create`).',
   }),
+  STORAGE_URL: doc(z.string().regex(/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?$/, 's3://<bucket>/<prefix>').optional(), {
+    group: 'database',
+    format: '`s3://<bucket>/<prefix>`',
+    defaultText: 'the local disk, `DATA_DIR/attachments`',
+    requiredWhen: 'several instances run on more than one machine: every one must read what any downloaded',
+    description: 'Keep attachments in an S3-compatible bucket (AWS S3, MinIO, Cloudflare R2, Ceph…) under the prefix, through the AWS SDK. Credentials come from the AWS SDK\'s usual places: `AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY`, a profile, or the instance\'s role.',
+  }),
+  S3_ENDPOINT: doc(z.url({ protocol: /^https?$/, error: 'an http:// or https:// URL' }).optional(), {
+    group: 'database',
+    format: 'an `http://` or `https://` URL',
+    defaultText: 'AWS S3 of `S3_REGION`',
+    requiredWhen: 'the bucket of `STORAGE_URL` is on another S3-compatible server than AWS',
+    description: 'Address of the S3-compatible server (e.g. `http://minio.internal:9000`).',
+  }),
+  S3_REGION: doc(z.string().min(1).default('us-east-1'), {
+    group: 'database',
+    description: 'Region of the bucket of `STORAGE_URL`.',
+  }),
+  S3_FORCE_PATH_STYLE: doc(bool.default(false), {
+    group: 'database',
+    description: 'Address objects as `<endpoint>/<bucket>/<key>` rather than `<bucket>.<endpoint>/<key>`: most S3-compatible servers (MinIO, Ceph) need it.',
+  }),
   EMBEDDED_PG_PORT: doc(z.coerce.number().int().min(1).max(65535).optional(), {
     group: 'database',
     defaultText: 'the last port used (kept in `DATA_DIR/postgres.port`), else `54329`, else any free port',
@@ -374,6 +396,8 @@ export interface Config {
   workerConcurrency: number;
   dbPoolSize: number;
   fetchAllowLoopback: boolean;
+  /** Where attachments live: the local disk (DATA_DIR/attachments) or an S3-compatible bucket (STORAGE_URL). */
+  storage: { url: string | undefined; endpoint: string | undefined; region: string; forcePathStyle: boolean };
   /** Seed the demo workspace on a first start (LOUPE_DEMO; by default only on the embedded database). */
   demo: boolean;
   /** CONNECTIONS_KEY as given (libs/connectors parses it); undefined: the development key kept in the database. */
@@ -463,6 +487,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     dbPoolSize: e.DB_POOL_SIZE,
     fetchAllowLoopback: e.FETCH_ALLOW_LOOPBACK,
     demo: e.LOUPE_DEMO ?? !e.DATABASE_URL,
+    storage: { url: e.STORAGE_URL, endpoint: e.S3_ENDPOINT, region: e.S3_REGION, forcePathStyle: e.S3_FORCE_PATH_STYLE },
     connectionsKey: e.CONNECTIONS_KEY,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,

@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { StorageNotFoundError, StorageTooLargeError, assertKey, type PutOptions, type Storage, type StoredObject } from './storage';
 
 /** Hashes and counts what passes through, and stops past the limit. */
-class Digest extends Transform {
+export class Digest extends Transform {
   private readonly sha1 = createHash('sha1');
   private readonly md5 = createHash('md5');
   size = 0;
