@@ -40,6 +40,7 @@ describe('signals naming a suppressed person', () => {
       [{ content: 'Ana (SIG.ANA@globex.test) says exports are slow' }, 'signals[1].content'],
       [{ title: 'Write to sig.ana@globex.test' }, 'signals[1].title'],
       [{ theme: 'sig.ana@globex.test exports' }, 'signals[1].theme'],
+      [{ quote: 'write to sig.ana@globex.test about exports' }, 'signals[1].quote'],
     ];
     for (const [extra, field] of cases) {
       const r = await call(client, 'add_signals', { source_id: sourceId, signals: [signal({ title: 'Fine one' }), signal(extra)] });
@@ -60,6 +61,7 @@ describe('signals naming a suppressed person', () => {
       [{ participant_id: 'P-SIG-ANA' }, 'updates[0].participant_id'],
       [{ who_said_it: 'sig.ana@globex.test' }, 'updates[0].who_said_it'],
       [{ content: 'Said by sig.ana@globex.test' }, 'updates[0].content'],
+      [{ quote: 'Said by sig.ana@globex.test' }, 'updates[0].quote'],
     ] as const) {
       const r = await call(client, 'update_signals', { updates: [{ id, ...update }] });
       expect(r.isError, JSON.stringify(update)).toBe(true);

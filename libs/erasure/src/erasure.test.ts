@@ -103,7 +103,9 @@ async function plant() {
     { type: 'quote', title: 'Quokka dashboards', content: '"Our quokka dashboards never load" - Ana Planted', whoSaidIt: 'Ana Planted' },
   ] }, clock);
   const mention = await addSignals(t.pool, { workspaceId: ws, sourceId: sources[0]!, items: [
-    { type: 'need', title: 'Follow up with Ana Planted', content: 'Bob promised Ana Planted a faster export.', whoSaidIt: 'Bob Keeper', participantId: 'p-bob-1' },
+    // Its quote (checked against the call, issue 48) names her too: the quote and its check are redacted with it.
+    { type: 'need', title: 'Follow up with Ana Planted', content: 'Bob promised Ana Planted a faster export.', whoSaidIt: 'Bob Keeper', participantId: 'p-bob-1',
+      quote: 'Thanks Ana Planted, I will write to ana.planted@globex.test about the export' },
   ] }, clock);
   const kept = await addSignals(t.pool, { workspaceId: ws, sourceId: sources[2]!, items: [
     { type: 'feedback', title: 'Onboarding fine', content: 'Carla says onboarding is fine.', whoSaidIt: 'Carla' },

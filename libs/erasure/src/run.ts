@@ -303,6 +303,8 @@ async function deleteWhatIsLeft(x: Ctx, ids: string[]): Promise<number> {
 type SignalRow = {
   id: string; source_id: string; product_id: string; type_id: string; title: string; content: string; theme: string | null;
   who_said_it: string | null; participant_id: string | null; keywords: string[]; source_participants: unknown;
+  /** The exact words given, and each quote checked against the source with the speaker found (issue 48). */
+  quote: string | null; quotes: Array<{ text: string; speaker?: string }> | null;
 };
 
 /**
@@ -317,9 +319,14 @@ function saidBy(m: Matcher, r: SignalRow): boolean {
 }
 
 function redactedSignal(m: Matcher, r: SignalRow) {
-  return { title: m.redact(r.title), content: m.redact(r.content), theme: r.theme === null ? null : m.redact(r.theme), who_said_it: r.who_said_it === null ? null : m.redact(r.who_said_it) };
+  return {
+    title: m.redact(r.title), content: m.redact(r.content), theme: r.theme === null ? null : m.redact(r.theme), who_said_it: r.who_said_it === null ? null : m.redact(r.who_said_it),
+    // A quote's check stays (its segment is redacted the same way); its words and speaker lose the person.
+    quote: r.quote === null ? null : m.redact(r.quote),
+    quotes: r.quotes?.map((q) => ({ ...q, text: m.redact(q.text), ...(q.speaker ? { speaker: m.redact(q.speaker) } : {}) })) ?? null,
+  };
 }
-const signalText = (r: SignalRow) => ({ title: r.title, content: r.content, theme: r.theme, who_said_it: r.who_said_it });
+const signalText = (r: SignalRow) => ({ title: r.title, content: r.content, theme: r.theme, who_said_it: r.who_said_it, quote: r.quote, quotes: r.quotes });
 
 /**
  * Signals: one the person said is deleted, as a person deletes one on the pages (its opportunity's
@@ -330,10 +337,11 @@ async function redactSignals(x: Ctx): Promise<Step> {
   const ids = await chunkIds(pool, 'signals', x.workspaceId, x.cursor);
   if (!ids.length) return { cursor: undefined };
   const { rows } = await pool.query<SignalRow>(
-    `SELECT s.id, s.source_id, s.product_id, s.type_id, s.title, s.content, s.theme, s.who_said_it, s.participant_id, s.keywords, src.participants AS source_participants
+    `SELECT s.id, s.source_id, s.product_id, s.type_id, s.title, s.content, s.theme, s.who_said_it, s.participant_id, s.keywords, s.quote, s.quotes,
+            src.participants AS source_participants
        FROM signals s LEFT JOIN sources src ON src.id = s.source_id AND src.workspace_id = s.workspace_id
       WHERE s.workspace_id = $1 AND s.id = ANY($2)
-        AND (concat_ws(' ', s.title, s.content, s.theme, s.who_said_it, s.participant_id, array_to_string(s.keywords, ' ')) ILIKE ANY($3)
+        AND (concat_ws(' ', s.title, s.content, s.theme, s.who_said_it, s.participant_id, array_to_string(s.keywords, ' '), s.quote, s.quotes::text) ILIKE ANY($3)
              OR src.participants::text ILIKE ANY($3))
       ORDER BY s.id`,
     [x.workspaceId, ids, likeAll(x)],
@@ -386,9 +394,10 @@ async function redactSignals(x: Ctx): Promise<Step> {
         }
         await c.query(
           `UPDATE signals SET title = $3, content = $4, theme = $5, who_said_it = $6, content_hash = $7, keywords = '{}',
-                  embedding = NULL, embedding_version = NULL, cluster_pending = true, updated_at = $8
+                  embedding = NULL, embedding_version = NULL, cluster_pending = true, updated_at = $8, quote = $9, quotes = $10::jsonb
             WHERE workspace_id = $1 AND id = $2`,
-          [x.workspaceId, r.id, next.title, next.content, next.theme, next.who_said_it, hash, new Date(x.deps.clock.now())],
+          [x.workspaceId, r.id, next.title, next.content, next.theme, next.who_said_it, hash, new Date(x.deps.clock.now()),
+            next.quote, next.quotes === null ? null : JSON.stringify(next.quotes)],
         );
         products.add(r.product_id);
       }

@@ -55,11 +55,14 @@ async function scheduleRecompute(ctx: ToolContext, productIds: string[]) {
   }
 }
 
-type SignalFields = { title?: string | undefined; content?: string | undefined; who_said_it?: string | null | undefined; participant_id?: string | null | undefined; theme?: string | null | undefined };
+type SignalFields = {
+  title?: string | undefined; content?: string | undefined; who_said_it?: string | null | undefined; participant_id?: string | null | undefined; theme?: string | null | undefined;
+  quote?: string | null | undefined;
+};
 
 /**
  * Refuses signals that name a person erased from the workspace, as add_source refuses a source: their
- * participant id, or an address (or id) as who said it, or an address in the title, content or theme.
+ * participant id, or an address (or id) as who said it, or an address in the title, content, theme or quote.
  * Checked in the call's transaction under the landing lock (shared), so an erasure asked for meanwhile
  * either waits for these signals to commit (and then erases them) or is seen here.
  */
@@ -68,7 +71,7 @@ async function refuseSuppressed(ctx: ToolContext, list: string, items: readonly 
   await lockLandings(ctx.pool, ws, 'shared');
   const candidates: Candidate[] = items.map((s, i) => ({
     ids: [{ field: `${list}[${i}].participant_id`, value: s.participant_id }, { field: `${list}[${i}].who_said_it`, value: s.who_said_it }],
-    texts: (['who_said_it', 'title', 'content', 'theme'] as const).map((k) => ({ field: `${list}[${i}].${k}`, value: s[k] })),
+    texts: (['who_said_it', 'title', 'content', 'theme', 'quote'] as const).map((k) => ({ field: `${list}[${i}].${k}`, value: s[k] })),
   }));
   const hits = await findSuppressed(ctx.pool, ws, candidates);
   const first = [...hits.entries()].sort((a, b) => a[0] - b[0])[0];
