@@ -66,6 +66,8 @@ describe('GET /api/v1/export', () => {
       attachments: [],
     });
     expect(lines.find((l) => l.kind === 'signal')!.signal).toMatchObject({ type: 'pain_point', content: 'Globex waits minutes for CSV', opportunity_id: `opp_${h.a.workspaceId}` });
+    // written before quotes were checked (issue 48): the check's fields are there, null
+    expect(lines.find((l) => l.kind === 'signal')!.signal).toMatchObject({ quote: null, quotes: null, quotes_verified: null });
     expect(lines.find((l) => l.kind === 'opportunity')!.opportunity.signal_ids).toHaveLength(3);
     expect(lines.find((l) => l.kind === 'shaping_note')!.shaping_note.versions.map((v: { content: string }) => v.content)).toEqual(['first', 'second']);
     expect(lines.find((l) => l.kind === 'company')!.company).toEqual({

@@ -112,7 +112,7 @@ async function sourcesAfter(db: Queryable, workspaceId: string, after: string, o
 async function signalsAfter(db: Queryable, workspaceId: string, after: string): Promise<Page> {
   const { rows } = await db.query(
     `SELECT s.id, s.product_id, s.source_id, t.key AS type, s.title, s.content, s.who_said_it, s.participant_id, s.company, s.theme,
-            s.pinned, s.created_at, s.updated_at, os.opportunity_id, c.external_id AS company_external_id
+            s.pinned, s.created_at, s.updated_at, os.opportunity_id, c.external_id AS company_external_id, s.quote, s.quotes, s.quotes_verified
        FROM signals s JOIN signal_types t ON t.id = s.type_id
        LEFT JOIN opportunity_signals os ON os.signal_id = s.id
        LEFT JOIN companies c ON c.id = s.company_id
@@ -125,6 +125,8 @@ async function signalsAfter(db: Queryable, workspaceId: string, after: string): 
       id: r.id, product_id: r.product_id, source_id: r.source_id, type: r.type, title: r.title, content: r.content, who_said_it: r.who_said_it,
       participant_id: r.participant_id, company: r.company, company_external_id: r.company_external_id, theme: r.theme, pinned: r.pinned, opportunity_id: r.opportunity_id,
       created_at: iso(r.created_at), updated_at: iso(r.updated_at),
+      // Its quotes checked against the source (issue 48); null for a signal written before the check.
+      quote: r.quote, quotes: r.quotes, quotes_verified: r.quotes_verified,
     },
   })), PAGE.signal);
 }
