@@ -7,6 +7,6 @@ export {
   CONNECTION_STATUSES, connectionRecordIds, connectionView, deleteConnectionRow, findConnection, insertConnection, listConnectionRows, setPaused, updateConnectionRow,
   type ConnectionChange, type ConnectionRow, type ConnectionStatus, type NewConnection,
 } from './store';
-export { realSleep, scheduleActiveConnections, scheduleNextSync, syncConnection, type SyncDeps, type SyncOutcome } from './sync';
+export { cancelWaitingSyncs, realSleep, scheduleActiveConnections, scheduleNextSync, syncConnection, type SyncDeps, type SyncOutcome } from './sync';
 export { retryAfterMs, vendorGet, VendorAuthError, VendorRequestError, type VendorGet } from './vendor-http';
 export { zendeskConnector, zendeskCredentialsSchema, zendeskSettingsSchema, type ZendeskCredentials, type ZendeskSettings } from './zendesk/connector';

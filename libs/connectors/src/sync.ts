@@ -48,6 +48,17 @@ export async function scheduleNextSync(boss: Boss, row: Pick<ConnectionRow, 'id'
 }
 
 /**
+ * Cancels the syncs of a connection still waiting (its schedule, a "sync now"): a failing, paused or deleted
+ * connection has no next run. A sync already running ends by itself (it reads the status under its lock).
+ */
+export async function cancelWaitingSyncs(pool: Pick<pg.Pool, 'query'>, boss: Boss, connectionId: string): Promise<number> {
+  const { rows } = await pool.query<{ id: string }>(
+    "SELECT id FROM pgboss.job WHERE name = $1 AND data->>'connectionId' = $2 AND state IN ('created', 'retry')", [QUEUES.syncConnection, connectionId]);
+  if (rows.length) await boss.cancel(QUEUES.syncConnection, rows.map((r) => r.id));
+  return rows.length;
+}
+
+/**
  * At a worker's start: every active connection has its schedule, due an interval after its last sync (at once
  * when that has passed: a worker that was down catches up). A start never doubles a waiting one.
  */
@@ -217,6 +228,7 @@ async function markFailing(deps: SyncDeps, row: ConnectionRow, credentialsVersio
       WHERE id = $1 AND credentials_version = $4 AND status = 'active'`,
     [row.id, message.slice(0, 1000), now, credentialsVersion],
   );
+  await cancelWaitingSyncs(deps.pool, deps.boss, row.id);
   deps.log.warn({ connectionId: row.id, workspaceId: row.workspace_id, kind: row.kind, error: message }, 'connection failing: credentials refused');
   return { status: 'failing', message };
 }

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { describeIssues } from '@loupe/companies';
 import {
-  CONNECTORS, connectionView, deleteConnectionRow, findConnection, insertConnection, listConnectionRows, loadKeyring, setPaused, updateConnectionRow,
+  cancelWaitingSyncs, CONNECTORS, connectionView, deleteConnectionRow, findConnection, insertConnection, listConnectionRows, loadKeyring, setPaused, updateConnectionRow,
   type ConnectionRow, type Keyring,
 } from '@loupe/connectors';
 import { ApiError, BodyTooLargeError, readBoundedBody, type Clock } from '@loupe/http';
@@ -144,7 +144,9 @@ export function connectionHandlers(deps: ConnectionRouteDeps) {
     }),
     pause: handle(async (req) => {
       const row = await connectionOf(deps, req);
-      return { status: 200, body: connectionView((await setPaused(deps.pool, row.workspace_id, row.id, true, now()))!) };
+      const paused = (await setPaused(deps.pool, row.workspace_id, row.id, true, now()))!;
+      await cancelWaitingSyncs(deps.pool, deps.boss, row.id);
+      return { status: 200, body: connectionView(paused) };
     }),
     resume: handle(async (req) => {
       const row = await connectionOf(deps, req);
@@ -169,6 +171,7 @@ export function connectionHandlers(deps: ConnectionRouteDeps) {
       if (withData !== undefined && withData !== 'true' && withData !== 'false') throw ApiError.badRequest('Query parameter "with_data" must be true or false');
       const row = await connectionOf(deps, req);
       await deleteConnectionRow(deps.pool, row.workspace_id, row.id);
+      await cancelWaitingSyncs(deps.pool, deps.boss, row.id);
       if (withData === 'true') await enqueue(deps.boss, QUEUES.purgeConnection, { workspaceId: row.workspace_id, connectionId: row.id });
       return { status: 200, body: { id: row.id, object: 'connection', deleted: true, data: withData === 'true' ? 'deleting' : 'kept' } };
     }),

@@ -1,5 +1,5 @@
 import { canManage } from '@loupe/accounts';
-import { connectionView, findConnection, listConnectionRows, setPaused } from '@loupe/connectors';
+import { cancelWaitingSyncs, connectionView, findConnection, listConnectionRows, setPaused } from '@loupe/connectors';
 import { enqueue, QUEUES } from '@loupe/jobs';
 import type { ConnectionView } from '@loupe/records';
 import { Router, type Response } from 'express';
@@ -38,7 +38,10 @@ export function connectionPages(runtime: Runtime, deps: AccountDeps): Router {
     if (!row) return show(ctx, res, { error: 'That connection does not exist (any more).' }, 404);
     if (!deps.boss) return show(ctx, res, { error: 'Syncing is not available here: this server has no job queue.' }, 503);
     const now = new Date();
-    if (action === 'pause') await setPaused(ctx.rt.pool, ctx.workspace.id, row.id, true, now);
+    if (action === 'pause') {
+      await setPaused(ctx.rt.pool, ctx.workspace.id, row.id, true, now);
+      await cancelWaitingSyncs(ctx.rt.pool, deps.boss, row.id);
+    }
     else if (action === 'resume') {
       const resumed = await setPaused(ctx.rt.pool, ctx.workspace.id, row.id, false, now);
       if (row.status === 'paused' && resumed?.status === 'active') await enqueue(deps.boss, QUEUES.syncConnection, { workspaceId: row.workspace_id, connectionId: row.id, reason: 'now' });

@@ -40,6 +40,8 @@ export interface FakeZendeskOptions {
   accessToken?: string;
   /** Tickets per export page when the request does not say (Zendesk: 1,000). */
   pageSize?: number;
+  /** The time Retry-After is measured in: the test's virtual time (`virtualNowMs`) by default, or the real clock for a service that really waits. */
+  now?: () => number;
 }
 
 export interface FakeRequest { path: string; query: URLSearchParams; authorization: string | undefined; status: number }
@@ -57,7 +59,7 @@ export class FakeZendesk {
   readonly users = new Map<number, FakeUser>();
   readonly organizations = new Map<number, FakeOrganization>();
   readonly requests: FakeRequest[] = [];
-  /** Virtual time the test's sleep moves: a request sent before a 429's Retry-After has passed on it is counted in `earlyRetries`. */
+  /** Virtual time the test's sleep moves: a request sent before a 429's Retry-After has passed (on `now`) is counted in `earlyRetries`. */
   virtualNowMs = 0;
   earlyRetries = 0;
   /** Called on each request before it is answered (a test aborts a sync mid-page from here). */
@@ -148,6 +150,10 @@ export class FakeZendesk {
     Object.assign(this.options, credentials);
   }
 
+  private now(): number {
+    return this.options.now ? this.options.now() : this.virtualNowMs;
+  }
+
   private authorized(header: string | undefined): boolean {
     if (!header) return false;
     const { email, apiToken, accessToken } = this.options;
@@ -171,12 +177,12 @@ export class FakeZendesk {
       return;
     }
     if (this.limited > 0) {
-      if (this.virtualNowMs < this.retryNotBefore) this.earlyRetries++;
+      if (this.now() < this.retryNotBefore) this.earlyRetries++;
       this.limited--;
-      this.retryNotBefore = this.virtualNowMs + this.retryAfterSeconds * 1000;
+      this.retryNotBefore = this.now() + this.retryAfterSeconds * 1000;
       return send(429, { error: 'APIRateLimitExceeded', description: 'Number of allowed API requests per minute exceeded' }, { 'retry-after': String(this.retryAfterSeconds) });
     }
-    if (this.virtualNowMs < this.retryNotBefore) this.earlyRetries++;
+    if (this.now() < this.retryNotBefore) this.earlyRetries++;
     if (this.revoked) return send(this.revoked.status, this.revoked.body);
     if (!this.authorized(req.headers.authorization)) return send(401, { error: "Couldn't authenticate you" });
     if (url.pathname === '/api/v2/incremental/tickets/cursor.json') {

@@ -3,7 +3,7 @@ import { QUEUES } from '@loupe/jobs';
 import { parseKeyring } from '../envelope';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectionView, findConnection, updateConnectionRow } from '../store';
-import { scheduleActiveConnections, syncConnection } from '../sync';
+import { scheduleActiveConnections, scheduleNextSync, syncConnection } from '../sync';
 import { connectorFixture } from '../test/fixture';
 
 type Fixture = Awaited<ReturnType<typeof connectorFixture>>;
@@ -88,7 +88,7 @@ describe('Zendesk sync: backfill, restart mid-page, changes only', () => {
 
   it('marks a connection failing with the vendor\'s message on a revoked token, stops its schedule, and resumes once the credentials change', async () => {
     const conn = await f.connect();
-    await f.t.pool.query("DELETE FROM pgboss.job WHERE name = $1 AND data->>'connectionId' = $2", [QUEUES.syncConnection, conn.id]);
+    await scheduleNextSync(f.boss, conn);
     f.fake.revoke(401);
     const outcome = await syncConnection(f.deps, conn.id);
     expect(outcome).toEqual({ status: 'failing', message: "zendesk refused the credentials: 401 Couldn't authenticate you" });
