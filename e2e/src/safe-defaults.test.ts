@@ -89,4 +89,23 @@ describe('npm start on a database of your own (DATABASE_URL)', () => {
       await service.stop();
     }
   });
+
+  it('on SIGTERM turns readiness off first, keeps answering while a load balancer notices, then stops cleanly', async () => {
+    const url = await emptyDatabase('drained');
+    const service = await startProcess({ DATABASE_URL: url, DATA_DIR: path.join(dataDir, 'drained'), PORT: String(await freePort()), SHUTDOWN_DRAIN_MS: '3000' });
+    expect((await fetch(`${service.url}/readyz`)).status).toBe(200);
+    const stopped = service.stop();
+    let draining: Response | undefined;
+    for (let i = 0; i < 40 && !draining; i++) {
+      const r = await fetch(`${service.url}/readyz`);
+      if (r.status === 503) draining = r;
+      else await new Promise((res) => setTimeout(res, 25));
+    }
+    expect(draining).toBeDefined();
+    expect(await draining!.json()).toMatchObject({ status: 'draining' });
+    // Still serving meanwhile: requests a balancer sent before it noticed are answered.
+    expect((await fetch(`${service.url}/healthz`)).status).toBe(200);
+    expect(await stopped).toBe(0);
+    await expect(fetch(`${service.url}/healthz`)).rejects.toThrow();
+  });
 });

@@ -2,7 +2,7 @@ import { createMetrics } from '@loupe/metrics';
 import { baseUrl, type Config } from '@loupe/config';
 import { migrationsApplied, migrationsDir, openDatabase, type Database } from '@loupe/db';
 import {
-  appShell, createLogger, createPerIpLimiter, databaseReadiness, healthRouter, listen, systemClock, type Clock, type Listening, type Logger,
+  appShell, createDrain, createLogger, createPerIpLimiter, databaseReadiness, healthRouter, listen, systemClock, type Clock, type Listening, type Logger,
 } from '@loupe/http';
 import { createIngestApp } from '@loupe/ingest-api';
 import { createAuthApp, inboundReplyHandler, OAUTH_TOKEN_PATH } from '@loupe/auth-server';
@@ -53,6 +53,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
   let searchThread: SemanticsThread | undefined;
   let inboundSmtp: InboundSmtp | undefined;
   let http: Listening | undefined;
+  const drain = createDrain();
   try {
     await boss.start();
     await ensureQueues(boss, config.jobs);
@@ -67,7 +68,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
     const app = appShell(log, (a) => {
       a.use(metrics.requests);
       a.use(metrics.router);
-          a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir))));
+          a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir)), drain));
       a.use(createIngestApp({ pool: database.pool, boss, clock, servicePrefix: config.servicePrefix, baseUrl: () => publicUrl, storage, log,
         connections: { key: config.connectionsKey, allowLoopback: config.fetchAllowLoopback } }));
       a.use(createMcpApp({
@@ -99,10 +100,6 @@ export async function startService({ config, log = createLogger(config.logLevel)
     http = await listen(app, config.port, config.host, { requestTimeoutMs: config.requestTimeoutMs });
     publicUrl = baseUrl(config, http.port);
     log.info({ url: publicUrl }, 'listening');
-    if (!config.metricsToken && !isLoopbackHost(config.host)) {
-      // Issue 23 item 8: /metrics shows heap, event-loop lag and usage figures; fine on loopback only.
-      log.warn({ host: config.host }, 'GET /metrics is open to anyone who reaches this address (HOST is not loopback): set METRICS_TOKEN (16+ characters) to require a bearer token');
-    }
     if (!config.smtpUrl) log.info('no SMTP_URL: mail goes to the local outbox, and the log shows sign-in codes (only those) so you can sign in on this machine');
     if (config.replies?.smtp) {
       const { domain, smtp } = config.replies;
@@ -131,6 +128,8 @@ export async function startService({ config, log = createLogger(config.logLevel)
     log,
     close() {
       closing ??= (async () => {
+        // Readiness off first, while requests are still served: a load balancer stops sending, then the server stops accepting.
+        await drain.begin(config.shutdownDrainMs);
         await listening.close(config.shutdownTimeoutMs);
         await inboundSmtp?.close().catch(() => {});
         await worker?.stop();
@@ -141,9 +140,4 @@ export async function startService({ config, log = createLogger(config.logLevel)
       return closing;
     },
   };
-}
-
-/** Whether a listening address is reachable from this machine only. */
-export function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }

@@ -1,7 +1,7 @@
 import { createMetrics } from '@loupe/metrics';
 import { baseUrl, loadConfig, productionWarnings } from '@loupe/config';
 import { migrationsApplied, migrationsDir, openDatabase } from '@loupe/db';
-import { appShell, createLogger, createPerIpLimiter, databaseReadiness, healthRouter, listen, systemClock } from '@loupe/http';
+import { appShell, createDrain, createLogger, createPerIpLimiter, databaseReadiness, healthRouter, listen, systemClock } from '@loupe/http';
 import { createMailer, startInboundSmtp } from '@loupe/mail';
 import { isReplyAddress } from '@loupe/oauth';
 import { createAuthApp } from './app';
@@ -13,6 +13,7 @@ import { OAUTH_TOKEN_PATH } from './rate-limits';
 // and /api/mcp to the MCP server, on one public host).
 const config = loadConfig();
 const log = createLogger(config.logLevel, { app: 'auth-server' });
+const drain = createDrain();
 for (const warning of productionWarnings(config)) log.warn({ setting: warning.setting }, warning.message);
 const database = await openDatabase({
   databaseUrl: config.databaseUrl, dataDir: config.dataDir, embeddedPgPort: config.embeddedPgPort, poolSize: config.dbPoolSize,
@@ -23,7 +24,7 @@ const metrics = createMetrics({ pool: database.pool, token: config.metricsToken 
 const app = appShell(log, (a) => {
   a.use(metrics.requests);
   a.use(metrics.router);
-  a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir))));
+  a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir)), drain));
   a.use(createAuthApp({
     pool: database.pool, db: database.db, clock: systemClock, log, mailer, baseUrl: () => url, servicePrefix: config.servicePrefix,
     fetchSettings: { allowLoopback: config.fetchAllowLoopback }, identityProviders: config.identityProviders,
@@ -42,6 +43,7 @@ if (config.replies?.smtp) {
 }
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {
+    await drain.begin(config.shutdownDrainMs);
     await server.close(config.shutdownTimeoutMs);
     await database.close();
     process.exit(0);

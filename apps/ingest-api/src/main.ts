@@ -1,7 +1,7 @@
 import { createMetrics } from '@loupe/metrics';
 import { baseUrl, loadConfig, productionWarnings } from '@loupe/config';
 import { migrationsApplied, migrationsDir, openDatabase } from '@loupe/db';
-import { appShell, createLogger, createPerIpLimiter, databaseReadiness, healthRouter, listen, systemClock } from '@loupe/http';
+import { appShell, createDrain, createLogger, createPerIpLimiter, databaseReadiness, healthRouter, listen, systemClock } from '@loupe/http';
 import { createBoss, ensureQueues } from '@loupe/jobs';
 import { createStorage } from '@loupe/storage';
 import { createIngestApp } from './app';
@@ -9,6 +9,7 @@ import { createIngestApp } from './app';
 // The ingestion API alone; batches it accepts are processed by any running worker.
 const config = loadConfig();
 const log = createLogger(config.logLevel, { app: 'ingest-api' });
+const drain = createDrain();
 for (const warning of productionWarnings(config)) log.warn({ setting: warning.setting }, warning.message);
 const database = await openDatabase({
   databaseUrl: config.databaseUrl, dataDir: config.dataDir, embeddedPgPort: config.embeddedPgPort, poolSize: config.dbPoolSize,
@@ -22,7 +23,7 @@ const metrics = createMetrics({ pool: database.pool, token: config.metricsToken 
 const app = appShell(log, (a) => {
   a.use(metrics.requests);
   a.use(metrics.router);
-  a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir))));
+  a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir)), drain));
   a.use(createIngestApp({ pool: database.pool, boss, clock: systemClock, servicePrefix: config.servicePrefix, baseUrl: () => url, storage: createStorage(config),
     connections: { key: config.connectionsKey, allowLoopback: config.fetchAllowLoopback } }));
 }, { trustedProxies: config.trustedProxies, perIp: createPerIpLimiter(database.pool, systemClock, config.perIpLimitPerMinute) });
@@ -31,6 +32,7 @@ url = baseUrl(config, server.port);
 log.info({ url }, 'ingest-api listening');
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {
+    await drain.begin(config.shutdownDrainMs);
     await server.close(config.shutdownTimeoutMs);
     await boss.stop({ graceful: true, close: true });
     await database.close();

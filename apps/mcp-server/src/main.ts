@@ -1,7 +1,7 @@
 import { createMetrics } from '@loupe/metrics';
 import { baseUrl, loadConfig, productionWarnings } from '@loupe/config';
 import { migrationsApplied, migrationsDir, openDatabase } from '@loupe/db';
-import { appShell, createLogger, createPerIpLimiter, databaseReadiness, healthRouter, listen, systemClock } from '@loupe/http';
+import { appShell, createDrain, createLogger, createPerIpLimiter, databaseReadiness, healthRouter, listen, systemClock } from '@loupe/http';
 import { createBoss, ensureQueues } from '@loupe/jobs';
 import { createSafeFetch } from '@loupe/safe-fetch';
 import { createThirdPartyGateway } from '@loupe/third-party-mcp';
@@ -13,6 +13,7 @@ import { createMcpApp, MCP_PATH } from './app';
 // and the OAuth paths to the auth server, on one public host); sources it adds are processed by any worker.
 const config = loadConfig();
 const log = createLogger(config.logLevel, { app: 'mcp-server' });
+const drain = createDrain();
 for (const warning of productionWarnings(config)) log.warn({ setting: warning.setting }, warning.message);
 const database = await openDatabase({
   databaseUrl: config.databaseUrl, dataDir: config.dataDir, embeddedPgPort: config.embeddedPgPort, poolSize: config.dbPoolSize,
@@ -26,7 +27,7 @@ const metrics = createMetrics({ pool: database.pool, token: config.metricsToken,
 const app = appShell(log, (a) => {
   a.use(metrics.requests);
   a.use(metrics.router);
-  a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir))));
+  a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir)), drain));
   a.use(createMcpApp({
     baseUrl: () => url, pool: database.pool, db: database.db, clock: systemClock, log, servicePrefix: config.servicePrefix,
     services: { boss, semanticSearch: createSemanticSearch({ pool: database.pool, semantics: startSemanticsThread({ embeddings: config.embeddings }) }) },
@@ -39,6 +40,7 @@ url = baseUrl(config, server.port);
 log.info({ url }, 'mcp-server listening');
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {
+    await drain.begin(config.shutdownDrainMs);
     await server.close(config.shutdownTimeoutMs);
     await boss.stop({ graceful: true, close: true });
     await database.close();

@@ -2,7 +2,7 @@ import { createMetrics } from '@loupe/metrics';
 import { createStorage } from '@loupe/storage';
 import { baseUrl, loadConfig, productionWarnings } from '@loupe/config';
 import { migrationsApplied, migrationsDir, openDatabase } from '@loupe/db';
-import { appShell, createLogger, createPerIpLimiter, databaseReadiness, healthRouter, listen, systemClock } from '@loupe/http';
+import { appShell, createDrain, createLogger, createPerIpLimiter, databaseReadiness, healthRouter, listen, systemClock } from '@loupe/http';
 import { createBoss, enqueue, ensureQueues, QUEUES } from '@loupe/jobs';
 import { createMailer } from '@loupe/mail';
 import { createWebApp } from './app';
@@ -11,6 +11,7 @@ import { createWebApp } from './app';
 // /auth/idp to the authorization server and /api/mcp to the MCP server, on one public host).
 const config = loadConfig();
 const log = createLogger(config.logLevel, { app: 'web' });
+const drain = createDrain();
 for (const warning of productionWarnings(config)) log.warn({ setting: warning.setting }, warning.message);
 const database = await openDatabase({
   databaseUrl: config.databaseUrl, dataDir: config.dataDir, embeddedPgPort: config.embeddedPgPort, poolSize: config.dbPoolSize,
@@ -27,7 +28,7 @@ const metrics = createMetrics({ pool: database.pool, token: config.metricsToken 
 const app = appShell(log, (a) => {
   a.use(metrics.requests);
   a.use(metrics.router);
-  a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir))));
+  a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir)), drain));
   a.use(createWebApp({
     pool: database.pool, db: database.db, clock: systemClock, log, mailer, baseUrl: () => url, servicePrefix: config.servicePrefix,
     scheduleRecompute: async (workspaceId, productId) => void (await enqueue(boss, QUEUES.recomputeOpportunities, { workspaceId, productId })),
@@ -40,6 +41,7 @@ url = baseUrl(config, server.port);
 log.info({ url }, 'web listening');
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {
+    await drain.begin(config.shutdownDrainMs);
     await server.close(config.shutdownTimeoutMs);
     await boss.stop({ graceful: true, close: true });
     await database.close();

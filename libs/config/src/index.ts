@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { servesOthers } from './production-check';
 
 /** The groups of the configuration reference (`npm run docs:config`), in the order it lists them. */
 export const variableGroups = {
@@ -137,6 +138,11 @@ export const envSchema = z.object({
     defaultText: 'a key made once and kept in the database (`service_secrets`): for the embedded setup only',
     requiredWhen: 'connections to vendors hold real credentials (production): keep this key apart from the database',
     description: 'Key-encryption keys of the connections\' credentials (envelope encryption): each connection\'s credentials are sealed under a data key of their own, wrapped by the first key here. To rotate, put a new key first and restart: the worker re-wraps every data key with it at start (its log says how many); then drop the old key.',
+  }),
+  SHUTDOWN_DRAIN_MS: doc(z.coerce.number().int().min(0).max(300_000).optional(), {
+    group: 'server',
+    defaultText: '`5000` when the service serves others (`HOST` beyond loopback, or an `https` `PUBLIC_BASE_URL`), else `0`',
+    description: 'On SIGINT or SIGTERM, how long `/readyz` answers 503 "draining" while requests are still served, before the server stops accepting: at least your load balancer\'s health-check interval times its failure threshold.',
   }),
   SHUTDOWN_TIMEOUT_MS: doc(z.coerce.number().int().min(0).default(15000), {
     group: 'server',
@@ -403,6 +409,8 @@ export interface Config {
   /** CONNECTIONS_KEY as given (libs/connectors parses it); undefined: the development key kept in the database. */
   connectionsKey: string | undefined;
   shutdownTimeoutMs: number;
+  /** How long readiness is off before the server stops accepting on shutdown (SHUTDOWN_DRAIN_MS). */
+  shutdownDrainMs: number;
   /** A request (headers and body) must arrive within this time; slow or endless senders are cut off. */
   requestTimeoutMs: number;
   /** pg-boss job policy: see JobPolicy in libs/jobs. */
@@ -490,6 +498,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     storage: { url: e.STORAGE_URL, endpoint: e.S3_ENDPOINT, region: e.S3_REGION, forcePathStyle: e.S3_FORCE_PATH_STYLE },
     connectionsKey: e.CONNECTIONS_KEY,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    shutdownDrainMs: e.SHUTDOWN_DRAIN_MS ?? (servesOthers({ host: e.HOST, publicBaseUrl: e.PUBLIC_BASE_URL }) ? 5_000 : 0),
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     jobs: { heartbeatSeconds: e.JOB_HEARTBEAT_SECONDS, retryBaseSeconds: e.JOB_RETRY_BASE_SECONDS },
     smtpUrl: e.SMTP_URL,

@@ -1,17 +1,25 @@
 import { Router } from 'express';
+import type { Drain } from './drain';
 
 export interface ReadinessCheck {
   /** Resolves to named checks; any value other than 'ok' makes the service not ready. */
   (): Promise<Record<string, string>>;
 }
 
-/** `GET /healthz`: the process is up. `GET /readyz`: every check passes (200) or not (503). */
-export function healthRouter(ready: ReadinessCheck): Router {
+/**
+ * `GET /healthz`: the process is up. `GET /readyz`: every check passes (200) or not (503), and 503
+ * "draining" once shutdown has begun, so a load balancer stops sending before the server stops accepting.
+ */
+export function healthRouter(ready: ReadinessCheck, drain?: Drain): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok', uptimeSeconds: Math.round(process.uptime()) });
   });
   router.get('/readyz', async (_req, res) => {
+    if (drain?.draining) {
+      res.status(503).json({ status: 'draining', checks: { shutdown: 'in progress' } });
+      return;
+    }
     let checks: Record<string, string>;
     try {
       checks = await ready();
