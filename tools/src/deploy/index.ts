@@ -1,0 +1,2 @@
+export { APPS, DEFAULT_APP, ROUTES, routeOf, type HttpApp, type Route } from './routes';
+export { nginxConfig, SAMPLE_PORTS } from './nginx';
