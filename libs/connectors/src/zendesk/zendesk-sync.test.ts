@@ -116,6 +116,22 @@ describe('Zendesk sync: backfill, restart mid-page, changes only', () => {
     expect((await findConnection(f.t.pool, f.ws, conn.id))!.status).toBe('failing');
   });
 
+  it('gives a comment\'s attachments to the record by URL, for the worker\'s SSRF-safe downloader', async () => {
+    const conn = await f.connect({ start_date: '2026-01-01', tags: ['export'] });
+    const comment = f.fake.comments.get(20)![0]!;
+    comment.attachments.push({ id: 9001, file_name: 'export-error.png', content_url: 'https://acme.zendesk.com/attachments/token/abc/?name=export-error.png', content_type: 'image/png', size: 48213 });
+    const later = Date.parse('2026-07-01T00:00:00Z');
+    f.fake.touch(20, 'open', later);
+    f.fake.addComment(20, 'Here is a screenshot', later);
+    expect(await syncConnection(f.deps, conn.id)).toMatchObject({ status: 'synced' });
+    const { rows } = await f.t.pool.query(
+      `SELECT a.vendor_url, a.filename, a.mime_type, a.declared_size, a.status FROM attachments a JOIN records r ON r.id = a.record_id JOIN batches b ON b.id = r.batch_id
+        WHERE b.connection_id = $1`, [conn.id]);
+    expect(rows).toEqual([{
+      vendor_url: 'https://acme.zendesk.com/attachments/token/abc/?name=export-error.png', filename: 'export-error.png', mime_type: 'image/png', declared_size: 48213, status: 'PENDING',
+    }]);
+  });
+
   it('lands the valid tickets of a page with a malformed one, and says why that one was refused', async () => {
     const conn = await f.connect({ start_date: '2026-01-01', page_size: 1000 });
     const ticket = f.fake.tickets.get(10)!;
