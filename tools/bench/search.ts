@@ -7,6 +7,10 @@
  *
  *   npm run bench:search      BENCH_SEARCH_SCALES (default 10000,100000,1000000), BENCH_SEARCH_CALLS per shape (default 200: the p99 is then the 198th of 200 calls)
  *
+ * BENCH_SEARCH_WHILE_INGESTING=20000 (issue 46) then measures the shapes again at each scale while that
+ * many more records are sent into the same workspace (2 clients) and the worker turns them into
+ * sources: rounds of every shape until the worker is done (at most BENCH_SEARCH_CALLS rounds).
+ *
  * With BENCH_URL and BENCH_DATABASE_URL it runs against a service already started (npm start with
  * PER_IP_LIMIT_PER_MINUTE raised) and leaves it and its data in place; BENCH_SEARCH_WORKSPACE=ws_…
  * then measures that earlier run's workspace again as it is, loading nothing.
@@ -42,6 +46,8 @@ export interface SearchScaleFigures {
   /** Records per second from the first request to the last source written, for this step. */
   loadRecordsPerSecond: number;
   shapes: SearchShapeFigures[];
+  /** The same shapes while more records were ingested and processed (BENCH_SEARCH_WHILE_INGESTING). */
+  whileIngesting?: { records: number; recordsPerSecond: number; rounds: number; loadAverage: number; shapes: SearchShapeFigures[] };
   /** The GIN index of the sources' document vectors. */
   indexBytes: number;
   tableBytes: { sources: number; segments: number };
@@ -215,7 +221,9 @@ const SHAPES: Array<{ shape: string; queries: string[] }> = [
   { shape: 'miss', queries: ['zebrafish', 'xylophone quartet', '"purple submarine"', 'kilimanjaro', 'photosynthesis'] },
 ];
 
-async function measureShapes(service: BenchTarget, keys: Keys, t: BenchTenant, projects: string[], sources: number, calls: number): Promise<SearchShapeFigures[]> {
+async function measureShapes(
+  service: BenchTarget, keys: Keys, t: BenchTenant, projects: string[], sources: number, calls: number, options: { until?: () => boolean; warm?: boolean } = {},
+): Promise<SearchShapeFigures[] & { rounds?: number }> {
   // Filters: one of the two projects, and the latest ~30 % of the dates.
   const since = new Date(Date.UTC(2025, 0, 1) + Math.floor(sources * 0.7) * 30_000).toISOString();
   const filters = { product_id: t.productId, project_id: projects[0], since };
@@ -226,10 +234,11 @@ async function measureShapes(service: BenchTarget, keys: Keys, t: BenchTenant, p
   const args = (p: (typeof plan)[number], i: number) =>
     p.tool === 'get_products' ? {} : { query: p.queries[i % p.queries.length], ...(p.filtered ? filters : {}) };
   // Warm-up: every query once (plans, caches, the word statistics).
-  for (const p of plan) for (let i = 0; i < p.queries.length; i++) await findSources(service, keys.next(), args(p, i), p.tool);
+  if (options.warm !== false) for (const p of plan) for (let i = 0; i < p.queries.length; i++) await findSources(service, keys.next(), args(p, i), p.tool);
   const samples = new Map(plan.map((p) => [`${p.shape}|${p.filtered}`, { ms: [] as number[], totals: [] as number[], errors: 0 }]));
   // Interleaved: each round calls every shape once, so noise spreads over all of them.
-  for (let i = 0; i < calls; i++) {
+  let rounds = 0;
+  for (let i = 0; i < calls && !options.until?.(); i++, rounds++) {
     for (const p of plan) {
       const r = await findSources(service, keys.next(), args(p, i), p.tool);
       const s = samples.get(`${p.shape}|${p.filtered}`)!;
@@ -242,14 +251,14 @@ async function measureShapes(service: BenchTarget, keys: Keys, t: BenchTenant, p
       }
     }
   }
-  return plan.map((p) => {
+  return Object.assign(plan.map((p) => {
     const s = samples.get(`${p.shape}|${p.filtered}`)!;
     const sorted = [...s.ms].sort((a, b) => a - b);
     return {
       shape: p.shape, filtered: p.filtered, p50: round(percentile(sorted, 50), 1), p99: round(percentile(sorted, 99), 1), max: round(sorted.at(-1) ?? 0, 1),
       meanTotal: round(s.totals.reduce((a, b) => a + b, 0) / Math.max(1, s.totals.length)), errors: s.errors,
     };
-  });
+  }), { rounds });
 }
 
 /** From a record's 202 to find_sources returning its source (a word no other record has). */
@@ -290,7 +299,7 @@ export async function runSearchBench(options: { scales?: number[]; calls?: numbe
   try {
     const reuse = process.env.BENCH_SEARCH_WORKSPACE;
     const { t, projects, loadedBefore } = reuse ? await existingTenant(service, reuse) : await newTenant(service);
-    const keys = await mcpKeys(service, t, Math.ceil(((scales.length * (calls + 5) * 9) + 4000) / CALLS_PER_KEY));
+    const keys = await mcpKeys(service, t, Math.ceil(((scales.length * (calls + 5) * 9 * (process.env.BENCH_SEARCH_WHILE_INGESTING ? 2 : 1)) + 4000) / CALLS_PER_KEY));
     const run = randomBytes(4).toString('hex');
     const figures: SearchScaleFigures[] = [];
     let loaded = loadedBefore;
@@ -320,6 +329,16 @@ export async function runSearchBench(options: { scales?: number[]; calls?: numbe
         shapes, indexBytes: Number(size!.doc_idx),
         tableBytes: { sources: Number(size!.sources), segments: Number(size!.segments) }, searchableAfterMs: round(searchableAfterMs), semanticReadySeconds,
       };
+      const more = Number(process.env.BENCH_SEARCH_WHILE_INGESTING ?? 0);
+      if (more > 0) {
+        let done = false;
+        const loading = loadUpTo(service, t, projects, loaded, loaded + more, `${run}-more-${scale}`).finally(() => (done = true));
+        const before = os.loadavg()[0]!;
+        const during = await measureShapes(service, keys, t, projects, scale, calls, { until: () => done, warm: false });
+        const load = await loading;
+        loaded += more;
+        f.whileIngesting = { records: more, recordsPerSecond: round(load.recordsPerSecond), rounds: during.rounds ?? 0, loadAverage: round((before + os.loadavg()[0]!) / 2, 1), shapes: [...during] };
+      }
       printScale(f);
       figures.push(f);
     }
@@ -369,8 +388,13 @@ function printScale(f: SearchScaleFigures) {
   console.log(`\n${f.sources.toLocaleString('en')} sources, ${f.segments.toLocaleString('en')} segments (loaded at ${f.loadRecordsPerSecond} records/s end to end)`);
   console.log(`  index size: sources_search_doc_idx (GIN) ${mb(f.indexBytes)} (tables with their vectors: sources ${mb(f.tableBytes.sources)}, segments ${mb(f.tableBytes.segments)})`);
   console.log(`  semantic index ready ${f.semanticReadySeconds} s after the load; ingest → searchable: ${f.searchableAfterMs} ms; load average while measuring: ${f.loadAverage} (2 cores)`);
-  for (const s of f.shapes) {
-    console.log(`  ${(s.shape + (s.filtered ? ' + filters' : '')).padEnd(20)} p50 ${String(s.p50).padStart(6)} ms   p99 ${String(s.p99).padStart(6)} ms   max ${String(s.max).padStart(6)} ms   mean total ${s.meanTotal}${s.errors ? `   errors ${s.errors}` : ''}`);
+  const shapeLine = (s: SearchShapeFigures) =>
+    `  ${(s.shape + (s.filtered ? ' + filters' : '')).padEnd(20)} p50 ${String(s.p50).padStart(6)} ms   p99 ${String(s.p99).padStart(6)} ms   max ${String(s.max).padStart(6)} ms   mean total ${s.meanTotal}${s.errors ? `   errors ${s.errors}` : ''}`;
+  for (const s of f.shapes) console.log(shapeLine(s));
+  const w = f.whileIngesting;
+  if (w) {
+    console.log(`  while ${w.records.toLocaleString('en')} more records were ingested and processed (${w.recordsPerSecond} records/s end to end, ${w.rounds} rounds, load average ${w.loadAverage}):`);
+    for (const s of w.shapes) console.log(shapeLine(s));
   }
 }
 
