@@ -108,7 +108,9 @@ describe('/api/v1/connections', () => {
     expect([refused.status, refused.body.error]).toEqual([409, 'CONNECTION_NOT_ACTIVE']);
 
     const wrong = await call('PATCH', `/api/v1/connections/${id}`, h.a.writeKey, { credentials: { token: 'x' } });
-    expect([wrong.status, wrong.body.error]).toEqual([400, 'VALIDATION_ERROR']);
+    expect([wrong.status, wrong.body.error, wrong.body.message]).toEqual([400, 'VALIDATION_ERROR', expect.stringMatching(/^credentials: /)]);
+    const badSetting = await call('PATCH', `/api/v1/connections/${id}`, h.a.writeKey, { settings: { start_date: 'soon' } });
+    expect(badSetting.body.message).toMatch(/^settings\.start_date: /);
     fake.restore({ accessToken: 'zd-oauth-secret-91ab' });
     await h.t.pool.query("DELETE FROM pgboss.job WHERE name = $1 AND data->>'connectionId' = $2", [QUEUES.syncConnection, id]);
     const fixed = await call('PATCH', `/api/v1/connections/${id}`, h.a.writeKey, { credentials: { access_token: 'zd-oauth-secret-91ab' }, sync_interval_minutes: 60 });

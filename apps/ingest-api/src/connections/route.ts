@@ -10,7 +10,7 @@ import { bodyKindOf, CONNECTION_LIMITS, createConnectionSchema, updateConnection
 import { parseFetchUrl, refusalReason } from '@loupe/safe-fetch';
 import type { Request, RequestHandler } from 'express';
 import type pg from 'pg';
-import type { z } from 'zod';
+import { z } from 'zod';
 
 export interface ConnectionRouteDeps {
   pool: pg.Pool;
@@ -126,10 +126,11 @@ export function connectionHandlers(deps: ConnectionRouteDeps) {
       const row = await connectionOf(deps, req);
       const input = await readJson(req, updateConnectionSchema);
       const connector = CONNECTORS.get(row.kind)!;
+      // Checked under their field's name, so a refusal names the whole path (settings.start_date: …).
       const check = <T>(schema: z.ZodType<T>, value: unknown, what: string): T => {
-        const parsed = schema.safeParse(value);
-        if (!parsed.success) throw new ApiError(400, 'VALIDATION_ERROR', describeIssues(parsed.error, value, what).replace(/^/, `${what}: `));
-        return parsed.data;
+        const parsed = z.strictObject({ [what]: schema }).safeParse({ [what]: value });
+        if (!parsed.success) throw new ApiError(400, 'VALIDATION_ERROR', describeIssues(parsed.error, { [what]: value }, 'connection'));
+        return parsed.data[what] as T;
       };
       const updated = await updateConnectionRow(deps.pool, await keyring(), row.workspace_id, row.id, {
         ...(input.settings !== undefined ? { settings: check(connector.settingsSchema, input.settings, 'settings') as Record<string, unknown> } : {}),
