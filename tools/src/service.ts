@@ -1,6 +1,6 @@
 import { createMetrics } from '@loupe/metrics';
 import { baseUrl, type Config } from '@loupe/config';
-import { migrationsApplied, migrationsDir, openDatabase, type Database } from '@loupe/db';
+import { createBackgroundPool, createPrismaClient, migrationsApplied, migrationsDir, openDatabase, type Database, type Pool } from '@loupe/db';
 import {
   appShell, createDrain, createLogger, createPerIpLimiter, databaseReadiness, healthRouter, listen, systemClock, type Clock, type Listening, type Logger,
 } from '@loupe/http';
@@ -53,6 +53,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
   let searchThread: SemanticsThread | undefined;
   let inboundSmtp: InboundSmtp | undefined;
   let http: Listening | undefined;
+  let workerPool: Pool | undefined;
   const drain = createDrain();
   try {
     await boss.start();
@@ -94,7 +95,10 @@ export async function startService({ config, log = createLogger(config.logLevel)
     }, { trustedProxies: config.trustedProxies, perIp: createPerIpLimiter(database.pool, clock, config.perIpLimitPerMinute), perIpDeferredPaths: [MCP_PATH, OAUTH_TOKEN_PATH] });
 
     if (config.workerEnabled) {
-      worker = createWorker({ pool: database.pool, db: database.db, boss, clock, log: log.child({ component: 'worker' }), config, storage });
+      // On the embedded server, the worker's statements run at a lower CPU priority than the requests'.
+      workerPool = database.embedded ? createBackgroundPool(database.url, config.workerConcurrency * 2 + 2, config.workerDbNice) : undefined;
+      const workerDb = workerPool ? { pool: workerPool, db: createPrismaClient(workerPool) } : { pool: database.pool, db: database.db };
+      worker = createWorker({ ...workerDb, boss, clock, log: log.child({ component: 'worker' }), config, storage });
       await worker.start();
     }
     http = await listen(app, config.port, config.host, { requestTimeoutMs: config.requestTimeoutMs });
@@ -113,6 +117,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
     await inboundSmtp?.close().catch(() => {});
     await http?.close(0);
     await worker?.stop().catch(() => {});
+    await workerPool?.end().catch(() => {});
     await searchThread?.close().catch(() => {});
     await boss.stop({ graceful: false, close: true }).catch(() => {});
     await database.close();
@@ -133,6 +138,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
         await listening.close(config.shutdownTimeoutMs);
         await inboundSmtp?.close().catch(() => {});
         await worker?.stop();
+        await workerPool?.end().catch(() => {});
         await searchThread?.close().catch(() => {});
         await boss.stop({ graceful: true, close: true, timeout: config.shutdownTimeoutMs });
         await database.close();

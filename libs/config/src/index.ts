@@ -120,6 +120,10 @@ export const envSchema = z.object({
     group: 'worker',
     description: 'Run the worker (batches, attachment downloads, source processing and the other jobs) inside this process; `false` when workers run as their own processes.',
   }),
+  WORKER_DB_NICE: doc(z.coerce.number().int().min(0).max(19).default(10), {
+    group: 'worker',
+    description: 'With the embedded PostgreSQL and the worker inside the same process (`npm start`), the worker\'s database connections run at this CPU priority (`nice`, 0–19), so searches and pages keep their share of a small machine while records are processed. `0` turns it off. Ignored with `DATABASE_URL` (the server is elsewhere).',
+  }),
   WORKER_CONCURRENCY: doc(z.coerce.number().int().min(1).max(64).default(4), {
     group: 'worker',
     description: 'Batch jobs one worker process handles at once, and as many attachment downloads besides.',
@@ -400,6 +404,8 @@ export interface Config {
   logLevel: Env['LOG_LEVEL'];
   workerEnabled: boolean;
   workerConcurrency: number;
+  /** CPU priority of the in-process worker's connections to the embedded PostgreSQL (WORKER_DB_NICE; 0: unchanged). */
+  workerDbNice: number;
   dbPoolSize: number;
   fetchAllowLoopback: boolean;
   /** Where attachments live: the local disk (DATA_DIR/attachments) or an S3-compatible bucket (STORAGE_URL). */
@@ -492,6 +498,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     logLevel: e.LOG_LEVEL,
     workerEnabled: e.WORKER_ENABLED,
     workerConcurrency: e.WORKER_CONCURRENCY,
+    workerDbNice: e.WORKER_DB_NICE,
     dbPoolSize: e.DB_POOL_SIZE,
     fetchAllowLoopback: e.FETCH_ALLOW_LOOPBACK,
     demo: e.LOUPE_DEMO ?? !e.DATABASE_URL,

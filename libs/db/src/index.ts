@@ -1,5 +1,6 @@
 export { newId } from './ids';
 export { createPool, withTransaction, type Pool, type PoolClient } from './pool';
+export { createBackgroundPool } from './background-pool';
 export { createTransactionScope, type TransactionScope } from './transaction-scope';
 export { createPrismaClient, type Db } from './prisma';
 export { migrate, migrationsApplied, readMigrations } from './migrate';
