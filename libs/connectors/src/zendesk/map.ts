@@ -1,5 +1,5 @@
 import { isFreeMailDomain } from '@loupe/companies';
-import { LIMITS, type AttachmentInput, type CompanyInput, type IngestRecordInput, type Participant, type PersonInput } from '@loupe/records';
+import { emailSchema, LIMITS, participantSchema, type AttachmentInput, type CompanyInput, type IngestRecordInput, type Participant, type PersonInput } from '@loupe/records';
 import type { Routing } from '../connector';
 import type { Comment, Organization, Ticket, ZendeskUser } from './shapes';
 
@@ -11,15 +11,21 @@ export const organizationExternalId = (host: string, orgId: number) => `zendesk:
 const iso = (s: string) => new Date(s).toISOString();
 
 /** Agents and admins are the team (internal); end users are customers (external); anyone unknown stays unknown. */
+/** The email the record schema takes, or none: an address it would refuse must not cost the whole ticket. */
+function recordEmail(value: string | null | undefined): string | undefined {
+  const email = value?.trim().toLowerCase();
+  return email && participantSchema.shape.email.safeParse(email).success ? email : undefined;
+}
+
 function participantOf(host: string, user: ZendeskUser | undefined, userId: number): Participant {
-  const email = user?.email?.trim().toLowerCase() || undefined;
+  const email = recordEmail(user?.email);
   const team = user?.role === 'agent' || user?.role === 'admin';
   const customer = user?.role === 'end-user';
   return {
     id: email ?? userExternalId(host, userId),
     role: team ? 'internal' : customer ? 'external' : 'unknown',
     ...(user?.name ? { name: user.name.slice(0, 256) } : {}),
-    ...(email && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) ? { email } : {}),
+    ...(email ? { email } : {}),
     type: team ? 'workspace_member' : customer ? 'contact' : 'unknown',
   };
 }
@@ -85,7 +91,7 @@ export function ticketRecord(host: string, routing: Routing, ticket: Ticket, com
       messages: sorted.map((c) => {
         const author = c.author_id != null ? users.get(c.author_id) : undefined;
         return {
-          author: author ? { name: author.name ?? undefined, email: author.email ?? undefined } : 'Zendesk',
+          author: author ? { name: author.name ?? undefined, email: recordEmail(author.email) } : 'Zendesk',
           body: c.plain_body ?? c.body ?? '',
           public: c.public,
           at: iso(c.created_at),
@@ -104,10 +110,10 @@ export function organizationCompany(host: string, org: Organization): CompanyInp
 /** An end user (a customer) as a person; agents are the team, not people of the directory. */
 export function endUserPerson(host: string, user: ZendeskUser, knownOrganizations: ReadonlySet<number>): PersonInput | undefined {
   if (user.role !== 'end-user') return undefined;
-  const email = user.email?.trim().toLowerCase();
+  const email = emailSchema.safeParse(user.email ?? '');
   return {
     external_id: userExternalId(host, user.id),
-    email: email && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) ? email : null,
+    email: email.success ? email.data : null,
     name: user.name ?? null,
     company_external_id: user.organization_id != null && knownOrganizations.has(user.organization_id) ? organizationExternalId(host, user.organization_id) : null,
     attributes: { zendesk_id: user.id },
