@@ -1,18 +1,17 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '@loupe/db';
 import { launchChromium } from '@loupe/browser-testing';
-import { nginxConfig, type HttpApp } from '@loupe/tools/deploy';
+import { nginxConfig, startApp, startPathProxy, type HttpApp, type RunningApp } from '@loupe/tools/deploy';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCallbackServer } from './callback-server';
 import { controlledPostgres, FAST_JOBS, type ControlledPostgres } from './cluster';
 import { mcpTool } from './mcp-client';
 import { registerOAuthClient } from './oauth-flow';
-import { startPathProxy } from './path-proxy';
-import { admin, node, root, type Started } from './process';
+import { admin, type Started } from './process';
 
 // Issue 47: the four HTTP apps and the worker as separate processes, each from its own main.ts
 // (`npm run start:<app>`), on one PostgreSQL behind one address that routes by deploy/nginx.conf's
@@ -23,26 +22,16 @@ describe('each app alone, behind one proxy', () => {
   let browser: Browser;
   let callbacks: Awaited<ReturnType<typeof startCallbackServer>>;
   let dataDir: string;
-  const children = new Map<string, ChildProcess>();
+  const children = new Map<string, RunningApp>();
   let output = '';
   let key: string;
   let productId: string;
   let projectId: string;
   let ports: Record<HttpApp, number>;
 
-  async function startApp(app: HttpApp | 'worker', env: Record<string, string>): Promise<void> {
-    const child = spawn(...node(`apps/${app}/src/main.ts`), { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-    children.set(app, child);
-    if (app === 'worker') return;
-    for (let i = 0; i < 300; i++) {
-      if (child.exitCode !== null) throw new Error(`${app} exited with ${child.exitCode}:\n${output}`);
-      if (await fetch(`http://127.0.0.1:${env.PORT}/readyz`).then((r) => r.status === 200, () => false)) return;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    throw new Error(`${app} not ready:\n${output}`);
-  }
+  const start = async (app: HttpApp | 'worker', env: Record<string, string>) => {
+    children.set(app, await startApp(app, env, (text) => (output += text)));
+  };
 
   beforeAll(async () => {
     pg = await controlledPostgres();
@@ -51,12 +40,12 @@ describe('each app alone, behind one proxy', () => {
     proxy = await startPathProxy(ports);
     const common = { DATABASE_URL: pg.url, DATA_DIR: dataDir, PUBLIC_BASE_URL: proxy.url, TRUSTED_PROXIES: 'loopback', ...FAST_JOBS, LOG_LEVEL: 'info' };
     // One first, so the migrations run once; the others start together and find them applied.
-    await startApp('auth-server', { ...common, PORT: String(ports['auth-server']) });
+    await start('auth-server', { ...common, PORT: String(ports['auth-server']) });
     await Promise.all([
-      startApp('ingest-api', { ...common, PORT: String(ports['ingest-api']) }),
-      startApp('mcp-server', { ...common, PORT: String(ports['mcp-server']) }),
-      startApp('web', { ...common, PORT: String(ports.web) }),
-      startApp('worker', common),
+      start('ingest-api', { ...common, PORT: String(ports['ingest-api']) }),
+      start('mcp-server', { ...common, PORT: String(ports['mcp-server']) }),
+      start('web', { ...common, PORT: String(ports.web) }),
+      start('worker', common),
     ]);
     const ws = /Created workspace (\S+)/.exec(await admin(pg.url, 'workspace', 'create', '--name', 'Acme', '--owner', 'owner@acme.test'))![1]!;
     productId = /Created product (\S+)/.exec(await admin(pg.url, 'product', 'create', '--workspace', ws, '--name', 'Acme App'))![1]!;
@@ -69,11 +58,7 @@ describe('each app alone, behind one proxy', () => {
   afterAll(async () => {
     await browser?.close();
     await callbacks?.close();
-    await Promise.all([...children.values()].map((c) => new Promise<void>((resolve) => {
-      if (c.exitCode !== null) return resolve();
-      c.once('exit', () => resolve());
-      c.kill('SIGTERM');
-    })));
+    await Promise.all([...children.values()].map((c) => c.stop()));
     await proxy?.close();
     await pg?.destroy();
     await rm(dataDir, { recursive: true, force: true });
@@ -98,7 +83,7 @@ describe('each app alone, behind one proxy', () => {
   });
 
   it('runs an OAuth flow in Chromium on the proxy\'s one address, and the token it gives calls MCP', async () => {
-    const service: Started = { child: children.get('auth-server')!, output: () => output, url: proxy.url, stop: async () => null };
+    const service: Started = { child: children.get('auth-server')!.child, output: () => output, url: proxy.url, stop: async () => null };
     const flow = await registerOAuthClient(service, callbacks, 'Separate Notebook');
     const tokens = await flow.authorizeAs(browser, 'owner@acme.test', 'Acme');
     expect(tokens.access_token).toBeTruthy();

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { routeOf, type HttpApp } from '@loupe/tools/deploy';
+import { routeOf, type HttpApp } from './routes';
 
 /**
  * A reverse proxy for tests that routes as deploy/nginx.conf does (the same table, longest prefix wins),
