@@ -2,7 +2,7 @@ import { createMetrics } from '@loupe/metrics';
 import { baseUrl, type Config } from '@loupe/config';
 import { createBackgroundPool, createPrismaClient, migrationsApplied, migrationsDir, openDatabase, type Database, type Pool } from '@loupe/db';
 import {
-  appShell, createDrain, createLogger, createPerIpLimiter, databaseReadiness, healthRouter, listen, systemClock, type Clock, type Listening, type Logger,
+  appShell, createDrain, createInFlight, createLogger, createPerIpLimiter, databaseReadiness, healthRouter, listen, systemClock, type Clock, type Listening, type Logger,
 } from '@loupe/http';
 import { createIngestApp } from '@loupe/ingest-api';
 import { createAuthApp, inboundReplyHandler, OAUTH_TOKEN_PATH } from '@loupe/auth-server';
@@ -17,6 +17,9 @@ import { isReplyAddress } from '@loupe/oauth';
 import { createSafeFetch } from '@loupe/safe-fetch';
 import { createStorage } from '@loupe/storage';
 import { createThirdPartyGateway } from '@loupe/third-party-mcp';
+
+/** The longest the in-process worker waits for requests in flight before its next slice of work. */
+const YIELD_AT_MOST_MS = 250;
 
 export interface RunningService {
   url: string;
@@ -55,6 +58,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
   let http: Listening | undefined;
   let workerPool: Pool | undefined;
   const drain = createDrain();
+  const inFlight = createInFlight();
   try {
     await boss.start();
     await ensureQueues(boss, config.jobs);
@@ -67,6 +71,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
     searchThread = startSemanticsThread({ embeddings: config.embeddings });
     const semanticSearch = createSemanticSearch({ pool: database.pool, semantics: searchThread });
     const app = appShell(log, (a) => {
+      a.use(inFlight.middleware);
       a.use(metrics.requests);
       a.use(metrics.router);
           a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir)), drain));
@@ -98,7 +103,8 @@ export async function startService({ config, log = createLogger(config.logLevel)
       // On the embedded server, the worker's statements run at a lower CPU priority than the requests'.
       workerPool = database.embedded ? createBackgroundPool(database.url, config.workerConcurrency * 2 + 2, config.workerDbNice) : undefined;
       const workerDb = workerPool ? { pool: workerPool, db: createPrismaClient(workerPool) } : { pool: database.pool, db: database.db };
-      worker = createWorker({ ...workerDb, boss, clock, log: log.child({ component: 'worker' }), config, storage });
+      // The worker shares this event loop with the requests: between slices of work it lets those in flight finish first.
+      worker = createWorker({ ...workerDb, boss, clock, log: log.child({ component: 'worker' }), config, storage, yieldToRequests: () => inFlight.whenIdle(YIELD_AT_MOST_MS) });
       await worker.start();
     }
     http = await listen(app, config.port, config.host, { requestTimeoutMs: config.requestTimeoutMs });

@@ -31,6 +31,11 @@ export interface WorkerDeps {
   fetch?: SafeFetch;
   /** Embedding and clustering off the event loop; a thread of the worker's own by default (closed with it). */
   semantics?: SemanticsThread;
+  /**
+   * Resolves when the requests of the process this worker runs in are answered (or soon enough): the worker
+   * inside `npm start` waits on it between slices of work, so searches and pages go first. None alone.
+   */
+  yieldToRequests?: () => Promise<void>;
   /** How connection syncs wait out a vendor's Retry-After; a real timer by default (tests move time instead). */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   options?: Partial<WorkerOptions>;
@@ -80,6 +85,7 @@ export function createWorker(deps: WorkerDeps): Worker {
     fetch: deps.fetch ?? createSafeFetch({ allowLoopback: deps.config.fetchAllowLoopback }),
     options,
     shutdown: shutdown.signal,
+    yieldToRequests: deps.yieldToRequests,
   };
   // The thread keeps nothing between jobs: it ends after 30 s without work, so its memory is not held while the worker is idle.
   // With EMBEDDINGS_URL the thread asks that provider for the vectors; a provider down fails only the embedding
@@ -143,7 +149,10 @@ export function createWorker(deps: WorkerDeps): Worker {
         // goes on a moment later, so that it does not take the CPU that keeps the pipeline at its rate.
         let yielded = false;
         const embedded = await embedPendingSources({ pool: ctx.pool, semantics }, workspaceId, {
-          yieldWhen: async () => (yielded = (await batchesWaiting()) >= EMBED_YIELDS_TO_BATCHES),
+          yieldWhen: async () => {
+            await deps.yieldToRequests?.();
+            return (yielded = (await batchesWaiting()) >= EMBED_YIELDS_TO_BATCHES);
+          },
         });
         if (yielded) await enqueue(deps.boss, QUEUES.embedSources, { workspaceId }, { startAfter: 2 });
         return { embedded, yielded };

@@ -120,6 +120,7 @@ export async function processBatch(ctx: WorkerContext, job: BatchJob, attempt: A
     let after = -1;
     for (;;) {
       if (attempt.signal.aborted || ctx.shutdown.aborted) throw new Error('stopped before the batch was finished; it resumes on retry');
+      await ctx.yieldToRequests?.();
       const chunk = await processChunk(ctx, job.workspaceId, job.batchId, after);
       if (chunk.taken === 0) break;
       after = chunk.lastPosition;

@@ -8,6 +8,7 @@ export { systemClock, type Clock } from './clock';
 export { GroupCommit, StatementBatcher, statementBatcher, type BatchedStatement } from './group-commit';
 export { healthRouter, databaseReadiness, type ReadinessCheck } from './health';
 export { createDrain, type Drain } from './drain';
+export { createInFlight, type InFlight } from './in-flight';
 export { listen, type Listening } from './server';
 export { appShell, type ShellOptions } from './app-shell';
 export { createPerIpLimiter, deferredPerIpCheck, perIpKey, perIpRateLimit, perIpRateLimitedBody, sendPerIpRateLimited, PER_IP_LIMIT, type DeferredPerIpCheck } from './per-ip-limit';

@@ -1,0 +1,59 @@
+import type { RequestHandler } from 'express';
+
+/**
+ * The requests a process is answering, so background work sharing its event loop (the worker inside
+ * `npm start`) can let them go first: `whenIdle` resolves once none is in flight, or after `maxWaitMs`
+ * at the latest, so the background work never starves. Health checks and metrics do not count.
+ */
+export interface InFlight {
+  middleware: RequestHandler;
+  readonly count: number;
+  whenIdle(maxWaitMs: number): Promise<void>;
+}
+
+const NOT_COUNTED = new Set(['/healthz', '/readyz', '/metrics']);
+
+export function createInFlight(): InFlight {
+  let count = 0;
+  let waiters: Array<() => void> = [];
+  const release = () => {
+    count--;
+    if (count === 0 && waiters.length) {
+      const ready = waiters;
+      waiters = [];
+      for (const w of ready) w();
+    }
+  };
+  return {
+    middleware(req, res, next) {
+      if (NOT_COUNTED.has(req.path)) return next();
+      count++;
+      let done = false;
+      const finish = () => {
+        if (done) return;
+        done = true;
+        release();
+      };
+      res.once('finish', finish);
+      res.once('close', finish);
+      next();
+    },
+    get count() {
+      return count;
+    },
+    whenIdle(maxWaitMs) {
+      if (count === 0) return Promise.resolve();
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          waiters = waiters.filter((w) => w !== wake);
+          resolve();
+        }, maxWaitMs);
+        const wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        waiters.push(wake);
+      });
+    },
+  };
+}
