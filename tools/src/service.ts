@@ -68,7 +68,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
     const metrics = createMetrics({ pool: database.pool, token: config.metricsToken, embeddingVersion: configuredEmbeddingVersion(config.embeddings) });
     const storage = createStorage(config);
     // The MCP server's own semantics thread: query vectors and the in-memory source index (the worker has another).
-    searchThread = startSemanticsThread({ embeddings: config.embeddings });
+    searchThread = startSemanticsThread({ embeddings: config.embeddings, priority: 'requests' });
     const semanticSearch = createSemanticSearch({ pool: database.pool, semantics: searchThread });
     const app = appShell(log, (a) => {
       a.use(inFlight.middleware);

@@ -30,7 +30,7 @@ const app = appShell(log, (a) => {
   a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir)), drain));
   a.use(createMcpApp({
     baseUrl: () => url, pool: database.pool, db: database.db, clock: systemClock, log, servicePrefix: config.servicePrefix,
-    services: { boss, semanticSearch: createSemanticSearch({ pool: database.pool, semantics: startSemanticsThread({ embeddings: config.embeddings }) }) },
+    services: { boss, semanticSearch: createSemanticSearch({ pool: database.pool, semantics: startSemanticsThread({ embeddings: config.embeddings, priority: 'requests' }) }) },
     thirdParty: createThirdPartyGateway({ pool: database.pool, safeFetch: createSafeFetch({ allowLoopback: config.fetchAllowLoopback }), log }),
     observePhase: metrics.observeMcpPhase,
   }));

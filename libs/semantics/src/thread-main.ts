@@ -13,7 +13,8 @@ import { createWordMatcher } from './word-match';
 // The semantics thread: embedding and clustering off the event loop that serves requests.
 // On Linux a priority set with pid 0 is this thread's alone: a long clustering yields the CPU to the
 // event loop (and to PostgreSQL) on a busy machine. Elsewhere it may apply to the process, so only here.
-if (process.platform === 'linux') {
+// The thread that answers searches keeps the normal priority (it is part of answering a request).
+if (process.platform === 'linux' && (workerData as { background?: boolean } | null)?.background !== false) {
   try {
     setPriority(0, 10);
   } catch {

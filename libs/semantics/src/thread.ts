@@ -41,6 +41,11 @@ export interface SemanticsThreadOptions {
   idleExitMs?: number;
   /** An OpenAI-compatible embeddings endpoint for the dense part (EMBEDDINGS_URL); the built-in word vectors without. */
   embeddings?: RemoteEmbeddingsOptions | undefined;
+  /**
+   * `background` (the default): the thread runs at a lower CPU priority, so a long clustering yields to the
+   * requests. `requests`: it answers them (the MCP server's search index), so it keeps the normal priority.
+   */
+  priority?: 'background' | 'requests';
 }
 
 const require = createRequire(import.meta.url);
@@ -64,7 +69,7 @@ export function startSemanticsThread(options: SemanticsThreadOptions = {}): Sema
     const w = new Worker(new URL('./thread-main.ts', import.meta.url), {
       execArgv: ['--import', pathToFileURL(require.resolve('tsx')).href],
       resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 1_024 },
-      workerData: { embeddings: options.embeddings },
+      workerData: { embeddings: options.embeddings, background: (options.priority ?? 'background') === 'background' },
     });
     w.unref();
     w.on('message', (response: SemanticsResponse) => {
