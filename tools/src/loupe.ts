@@ -3,6 +3,7 @@ import { DEFAULT_LOUPE_URL, LOUPE_CLI } from './cli/loupe-commands';
 import { parseCommandLine, textOption, USAGE_EXIT_CODE } from './cli/program';
 import { helpPointer } from './cli/spec';
 import { CSV_FIELDS, directoryProgressLine, rejectedFileOf as rejectedRowsOf, uploadDirectoryFile, type DirectoryKind } from './crm-upload';
+import { runImportCommand } from './file-import/import-command';
 import { progressLine, rejectedFileOf, stateFileOf, uploadFile } from './upload';
 
 /** The `loupe` command-line client of the ingestion API. */
@@ -14,12 +15,31 @@ export async function main(argv: string[]): Promise<number> {
     return parsed.code;
   }
   const { command, options, args } = parsed;
+  const baseUrl = textOption(options, 'url') ?? process.env.LOUPE_URL ?? DEFAULT_LOUPE_URL;
+  if (command === 'import') {
+    const dryRun = options['dry-run'] === true;
+    const apiKey = textOption(options, 'key') ?? process.env.LOUPE_API_KEY;
+    if (!dryRun && !apiKey) {
+      console.error(`error: no API key. Set LOUPE_API_KEY or pass --key.\n${helpPointer(LOUPE_CLI, command)}`);
+      return USAGE_EXIT_CODE;
+    }
+    const project = options.project;
+    try {
+      return await runImportCommand({
+        file: args[0]!, mappingFile: textOption(options, 'mapping')!, dryRun,
+        defaults: { productId: textOption(options, 'product'), projectIds: Array.isArray(project) ? project : undefined, type: textOption(options, 'type') },
+      }, () => createIngestClient({ baseUrl, apiKey: apiKey! }), { out: (line) => console.log(line), err: (text) => process.stderr.write(text), now: Date.now });
+    } catch (error) {
+      console.error(`error: ${error instanceof IngestApiError ? `the API answered ${error.message}` : (error as Error).message}`);
+      return 1;
+    }
+  }
   const apiKey = textOption(options, 'key') ?? process.env.LOUPE_API_KEY;
   if (!apiKey) {
     console.error(`error: no API key. Set LOUPE_API_KEY or pass --key.\n${helpPointer(LOUPE_CLI, command)}`);
     return USAGE_EXIT_CODE;
   }
-  const client = createIngestClient({ baseUrl: textOption(options, 'url') ?? process.env.LOUPE_URL ?? DEFAULT_LOUPE_URL, apiKey });
+  const client = createIngestClient({ baseUrl, apiKey });
   try {
     if (command === 'upload') {
       const file = args[0]!;

@@ -1,3 +1,4 @@
+import { RECORD_TYPES } from '@loupe/records';
 import type { CliSpec, OptionSpec } from './spec';
 
 // The commands of `npm run loupe`: the parser, their --help and docs/reference/cli.md come from here; what each
@@ -25,6 +26,27 @@ export const LOUPE_CLI = {
         'request the position is saved in <file>.loupe-upload.json: Ctrl-C stops after the request in flight, and',
         'the same command resumes there (nothing is sent twice). Rejected records go to <file>.rejected.ndjson',
         'with their index in the file and the reason.',
+      ].join('\n'),
+    },
+    {
+      name: 'import',
+      summary: 'Import a CSV, NDJSON or JSON-array export as records, column by column through a mapping file',
+      arguments: [{ name: 'file', description: 'a .csv file with a header row, NDJSON, or a JSON array of objects' }],
+      options: [
+        { name: 'mapping', value: 'mapping.json', description: 'which column (or constant) fills each record field', required: true },
+        { name: 'dry-run', description: 'map and check the first 20 rows, print the records and each row\'s errors, send nothing' },
+        { name: 'product', value: 'id', description: 'the product of every record (prod_…); overrides the mapping\'s product_id' },
+        { name: 'project', value: 'id', description: 'a project of every record (proj_…); overrides the mapping\'s project_ids', repeatable: true },
+        { name: 'type', value: 'type', description: 'the _type of every record; overrides the mapping\'s type', choices: RECORD_TYPES },
+        ...connection,
+      ],
+      help: [
+        'The file is streamed, never held in memory. Each row is mapped and checked against the record schema the',
+        'API applies; a row that fails is refused with its line number (or position in a JSON array) and the rest is',
+        'sent in requests of at most 1,000 records, each with an Idempotency-Key from its content: importing the',
+        'same file again stores nothing twice. Progress (rows read, sent, refused) goes to stderr at most once a',
+        'second. Exit code 0 when every row was stored, 1 when some were refused, 2 for a wrong command line or',
+        'mapping. The mapping format is in docs/ingest/file-import.md.',
       ].join('\n'),
     },
     {

@@ -1,0 +1,123 @@
+import { chunks, type IngestClient } from '@loupe/ingest-client';
+import { itemOfRecord, validateItems } from '@loupe/records';
+import { recordOfRow, type Mapping, type RecordDefaults } from './mapping';
+import { readRows, type FileRow } from './read-rows';
+
+/** Records per request: the API's bound. */
+export const RECORDS_PER_REQUEST = 1000;
+/** Rows the preview maps and checks. */
+export const PREVIEW_ROWS = 20;
+
+/** The problems the API would name for this record, from the same record schema and rules it applies (none when it is valid). */
+export function recordProblems(record: Record<string, unknown>): string[] {
+  return validateItems([itemOfRecord(record)]).errors.map((e) => e.message);
+}
+
+export interface MappedRow {
+  where: FileRow['where'];
+  record?: Record<string, unknown>;
+  /** Why the row is refused: it could not be read, did not map, or the record breaks a rule of the API. */
+  problems: string[];
+}
+
+/** A row of the file as the record it becomes, with every problem that would refuse it. */
+export function mapFileRow(mapping: Mapping, row: FileRow, defaults: RecordDefaults): MappedRow {
+  if (!row.row) return { where: row.where, problems: [row.problem ?? 'unreadable'] };
+  const mapped = recordOfRow(mapping, row.row, defaults);
+  if (!mapped.ok) return { where: row.where, problems: mapped.problems };
+  return { where: row.where, record: mapped.record, problems: recordProblems(mapped.record) };
+}
+
+/** The first `limit` rows mapped and checked, nothing sent: what `import --dry-run` prints. */
+export async function previewFile(file: string, mapping: Mapping, defaults: RecordDefaults, limit = PREVIEW_ROWS): Promise<MappedRow[]> {
+  const rows: MappedRow[] = [];
+  for await (const row of readRows(file)) {
+    rows.push(mapFileRow(mapping, row, defaults));
+    if (rows.length >= limit) break;
+  }
+  return rows;
+}
+
+export interface ImportProgress {
+  /** Rows read from the file. */
+  read: number;
+  /** Records the API stored (duplicates of records sent before included). */
+  sent: number;
+  /** Of those, records the API already held (same `_type`, `_vendor_ids` and `_event_at`). */
+  duplicates: number;
+  /** Rows refused, here or by the API. */
+  refused: number;
+  requests: number;
+  bytesRead: number;
+}
+
+export interface Refusal {
+  where: FileRow['where'];
+  problems: string[];
+}
+
+export interface ImportDeps {
+  client: Pick<IngestClient, 'submitChunk'>;
+  /** Told after each request and each refused row; the caller decides how often to show it. */
+  onProgress?: (p: ImportProgress) => void;
+  onRefused?: (r: Refusal) => void;
+}
+
+/**
+ * Streams `file` to the API: each row mapped and checked against the record schema (a row that fails is
+ * refused with its line, the rest is sent), the records sent in requests of at most 1,000 records and 5 MB
+ * of one `_type` each (an API rule). Each request carries an Idempotency-Key derived from its body, so the
+ * same file with the same mapping always sends the same bodies under the same keys; and a record sent again
+ * in another body is a duplicate by its `_type`, `_vendor_ids` and `_event_at`, stored once.
+ */
+export async function importFile(file: string, mapping: Mapping, defaults: RecordDefaults, deps: ImportDeps): Promise<ImportProgress> {
+  const counter = { bytes: 0 };
+  const progress: ImportProgress = { read: 0, sent: 0, duplicates: 0, refused: 0, requests: 0, bytesRead: 0 };
+  const refuse = (r: Refusal) => {
+    progress.refused++;
+    deps.onRefused?.(r);
+  };
+  let pending: Array<{ where: FileRow['where']; record: Record<string, unknown> }> = [];
+  async function flush() {
+    if (!pending.length) return;
+    const batch = pending;
+    pending = [];
+    for (const chunk of chunks(batch.map((p) => p.record))) {
+      const answer = await deps.client.submitChunk(chunk);
+      progress.requests++;
+      progress.sent += answer.acceptedCount;
+      progress.duplicates += answer.duplicateCount ?? 0;
+      const errors = answer.errors ?? [];
+      const byIndex = new Map<number, string[]>();
+      for (const e of errors) byIndex.set(e.index, [...(byIndex.get(e.index) ?? []), `${e.code}: ${e.message}`]);
+      for (const [index, problems] of byIndex) refuse({ where: batch[chunk.first + index]!.where, problems });
+      // The API lists the first 20 errors of a request; the records past them are counted, not named.
+      const unnamed = answer.rejectedCount - byIndex.size;
+      if (unnamed > 0) {
+        progress.refused += unnamed;
+        deps.onRefused?.({ where: batch[chunk.first + chunk.count - 1]!.where, problems: [`${unnamed} more records of this request refused by the API (it names the first 20 errors of a request)`] });
+      }
+    }
+    progress.bytesRead = counter.bytes;
+    deps.onProgress?.(progress);
+  }
+  for await (const row of readRows(file, counter)) {
+    progress.read++;
+    const mapped = mapFileRow(mapping, row, defaults);
+    if (!mapped.record || mapped.problems.length) {
+      refuse({ where: mapped.where, problems: mapped.problems });
+      continue;
+    }
+    if (pending.length && (pending.length >= RECORDS_PER_REQUEST || pending[0]!.record._type !== mapped.record._type)) await flush();
+    pending.push({ where: mapped.where, record: mapped.record });
+  }
+  await flush();
+  progress.bytesRead = counter.bytes;
+  return progress;
+}
+
+/** One line of progress: rows read, records sent and duplicates among them, rows refused. */
+export function importProgressLine(p: ImportProgress): string {
+  const n = (x: number) => x.toLocaleString('en-US');
+  return `${n(p.read)} rows read · ${n(p.sent)} sent (${n(p.duplicates)} already stored) · ${n(p.refused)} refused`;
+}
