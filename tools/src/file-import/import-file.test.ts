@@ -170,6 +170,26 @@ describe('importing a file', () => {
     expect(rows[0].data).toEqual({ title: 'Love it', text: 'Great', rating: 5 });
   });
 
+  it('sends a JSON array by position, a request per _type when a column gives the type', async () => {
+    const file = path.join(dir, 'calls.json');
+    await writeFile(file, JSON.stringify([
+      { call_id: 'c-1', date: '2026-11-19T16:30:00Z', kind: 'meeting_notes', notes: '## Pain points\nExports time out.' },
+      { call_id: 'c-2', date: '2026-11-19T17:00:00Z', kind: 'call', notes: 'Short call' },
+      'not an object',
+      { call_id: 'c-3', date: '2026-11-19T18:00:00Z', kind: 'chat', notes: 'x' },
+    ]));
+    const mapping: Mapping = { type: { column: 'kind' }, event_at: { column: 'date' }, vendor_ids: { crm: { column: 'call_id' } }, data: { markdown: { column: 'notes' } } };
+    const refused: Refusal[] = [];
+    const done = await importFile(file, mapping, { productId, projectIds: [projectId] }, { client, onRefused: (r) => refused.push(r) });
+    expect(done).toMatchObject({ read: 4, sent: 2, refused: 2, requests: 2 });
+    expect(refused).toEqual([
+      { where: { item: 3 }, problems: ['not a JSON object'] },
+      { where: { item: 4 }, problems: [expect.stringMatching(/^_type: /)] },
+    ]);
+    const { rows } = await t.pool.query(`SELECT type FROM records WHERE workspace_id = $1 AND vendor_ids ? 'crm' ORDER BY type`, [workspaceId]);
+    expect(rows.map((r) => r.type)).toEqual(['call', 'meeting_notes']);
+  });
+
   it('is the loupe CLI\'s import: a dry run prints records and errors and sends nothing; a wrong mapping exits 2', async () => {
     const file = path.join(dir, 'cli.csv');
     await writeFile(file, 'Ticket ID,Created at,Requester,Requester email,Subject,Description,Tags\n201,20/11/2026 10:05,Ana,ana@x.example,Hi,Hello,\n202,nope,Bo,,Hi,Hello,\n');
