@@ -25,7 +25,7 @@ export async function startApp(app: HttpApp | 'worker', env: Record<string, stri
     app,
     child,
     stop: () => new Promise((resolve) => {
-      if (child.exitCode !== null) return resolve(child.exitCode);
+      if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
       child.once('exit', (code) => resolve(code));
       child.kill('SIGTERM');
     }),
