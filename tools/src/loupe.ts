@@ -24,14 +24,22 @@ export async function main(argv: string[]): Promise<number> {
       return USAGE_EXIT_CODE;
     }
     const project = options.project;
+    const stop = new AbortController();
+    const onInterrupt = () => {
+      process.stderr.write('\nStopping after the request in flight; run the same command again to finish (nothing is stored twice).\n');
+      stop.abort();
+    };
+    process.once('SIGINT', onInterrupt);
     try {
       return await runImportCommand({
-        file: args[0]!, mappingFile: textOption(options, 'mapping')!, dryRun,
+        file: args[0]!, mappingFile: textOption(options, 'mapping')!, dryRun, signal: stop.signal,
         defaults: { productId: textOption(options, 'product'), projectIds: Array.isArray(project) ? project : undefined, type: textOption(options, 'type') },
       }, () => createIngestClient({ baseUrl, apiKey: apiKey! }), { out: (line) => console.log(line), err: (text) => process.stderr.write(text), now: Date.now });
     } catch (error) {
       console.error(`error: ${error instanceof IngestApiError ? `the API answered ${error.message}` : (error as Error).message}`);
       return 1;
+    } finally {
+      process.off('SIGINT', onInterrupt);
     }
   }
   const apiKey = textOption(options, 'key') ?? process.env.LOUPE_API_KEY;

@@ -45,8 +45,9 @@ export const LOUPE_CLI = {
         'API applies; a row that fails is refused with its line number (or position in a JSON array) and the rest is',
         'sent in requests of at most 1,000 records, each with an Idempotency-Key from its content: importing the',
         'same file again stores nothing twice. Progress (rows read, sent, refused) goes to stderr at most once a',
-        'second. Exit code 0 when every row was stored, 1 when some were refused, 2 for a wrong command line or',
-        'mapping. The mapping format is in docs/ingest/file-import.md.',
+        'second. Ctrl-C stops after the request in flight (exit code 130); running the command again finishes.',
+        'Exit code 0 when every row was stored, 1 when some were refused, 2 for a wrong command line or mapping.',
+        'The mapping format is in docs/ingest/file-import.md.',
       ].join('\n'),
     },
     {

@@ -15,6 +15,8 @@ export interface ImportCommandInput {
   mappingFile: string;
   dryRun: boolean;
   defaults: RecordDefaults;
+  /** Ctrl-C: stop after the request in flight. */
+  signal?: AbortSignal;
 }
 
 /** The mapping file parsed and checked; a list of what is wrong otherwise. */
@@ -32,7 +34,7 @@ export async function loadMapping(path: string): Promise<{ mapping?: Mapping; pr
   }
 }
 
-/** Exit codes: 0 every row stored (or, for a dry run, every previewed row valid), 1 some refused, 2 the mapping is wrong. */
+/** Exit codes: 0 every row stored (or, for a dry run, every previewed row valid), 1 some refused, 2 the mapping is wrong, 130 stopped. */
 export async function runImportCommand(input: ImportCommandInput, client: () => Pick<IngestClient, 'submitChunk'>, io: ImportCommandIo): Promise<number> {
   const { mapping, problems } = await loadMapping(input.mappingFile);
   if (!mapping) {
@@ -61,9 +63,14 @@ export async function runImportCommand(input: ImportCommandInput, client: () => 
     client: client(),
     onProgress: (p) => show(p),
     onRefused: (r) => io.err(`${whereText(r.where)}: refused: ${r.problems.join('; ')}\n`),
+    ...(input.signal ? { signal: input.signal } : {}),
   });
   show(done, true);
   const n = (x: number) => x.toLocaleString('en-US');
+  if (done.stopped) {
+    io.out(`Stopped: ${n(done.read)} rows read; ${n(done.sent)} records stored, ${n(done.refused)} refused. Run the same command again to finish: nothing is stored twice.`);
+    return 130;
+  }
   io.out(`Done: ${n(done.read)} rows read; ${n(done.sent)} records stored (${n(done.duplicates)} already there), ${n(done.refused)} refused, in ${done.requests} requests.`);
   return done.refused ? 1 : 0;
 }

@@ -216,6 +216,21 @@ describe('importing a file', () => {
     expect(wrong.err).toContain('vendor_ids: must name at least one id');
   });
 
+  it('stops after the request in flight when told to, and a re-run finishes without storing anything twice', async () => {
+    const file = path.join(dir, 'stopped.csv');
+    const lines = ['id,date,text'];
+    for (let i = 0; i < 3000; i++) lines.push(`s${i},2026-11-20,Answer ${i}`);
+    await writeFile(file, `${lines.join('\n')}\n`);
+    const mapping: Mapping = { type: 'message', event_at: { column: 'date' }, vendor_ids: { stop: { column: 'id' } }, data: { text: { column: 'text' } } };
+    const stop = new AbortController();
+    const first = await importFile(file, mapping, { productId, projectIds: [projectId] }, { client, signal: stop.signal, onProgress: () => stop.abort() });
+    expect(first).toMatchObject({ sent: 1000, stopped: true });
+    expect(await stored('stop')).toBe(1000);
+    const rest = await importFile(file, mapping, { productId, projectIds: [projectId] }, { client });
+    expect(rest).toMatchObject({ read: 3000, sent: 3000, refused: 0, stopped: false });
+    expect(await stored('stop')).toBe(3000);
+  });
+
   it('streams a 100,000-row CSV in requests of 1,000 and stores every row once', async () => {
     const file = path.join(dir, 'big.csv');
     const lines = ['id,date,text'];

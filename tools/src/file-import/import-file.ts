@@ -49,6 +49,8 @@ export interface ImportProgress {
   refused: number;
   requests: number;
   bytesRead: number;
+  /** True when the signal stopped it before the end of the file. */
+  stopped: boolean;
 }
 
 export interface Refusal {
@@ -61,6 +63,8 @@ export interface ImportDeps {
   /** Told after each request and each refused row; the caller decides how often to show it. */
   onProgress?: (p: ImportProgress) => void;
   onRefused?: (r: Refusal) => void;
+  /** Stops reading after the request in flight; the rows not yet sent are left for a re-run (which stores nothing twice). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -72,7 +76,7 @@ export interface ImportDeps {
  */
 export async function importFile(file: string, mapping: Mapping, defaults: RecordDefaults, deps: ImportDeps): Promise<ImportProgress> {
   const counter = { bytes: 0 };
-  const progress: ImportProgress = { read: 0, sent: 0, duplicates: 0, refused: 0, requests: 0, bytesRead: 0 };
+  const progress: ImportProgress = { read: 0, sent: 0, duplicates: 0, refused: 0, requests: 0, bytesRead: 0, stopped: false };
   const refuse = (r: Refusal) => {
     progress.refused++;
     deps.onRefused?.(r);
@@ -102,6 +106,10 @@ export async function importFile(file: string, mapping: Mapping, defaults: Recor
     deps.onProgress?.(progress);
   }
   for await (const row of readRows(file, counter)) {
+    if (deps.signal?.aborted) {
+      progress.stopped = true;
+      return progress;
+    }
     progress.read++;
     const mapped = mapFileRow(mapping, row, defaults);
     if (!mapped.record || mapped.problems.length) {
