@@ -91,6 +91,14 @@ describe('dynamic registration (spec 4.3, 5.4)', () => {
     expect(body.error).toBe('invalid_client_metadata');
   });
 
+  it('a client name with an unpaired surrogate (found by the hostile suite) → invalid_client_metadata, not a 500', async () => {
+    const body = '{"redirect_uris":["http://127.0.0.1:7/cb"],"client_name":"x\\ud83dy","grant_types":["authorization_code","refresh_token"],"response_types":["code"],"token_endpoint_auth_method":"none","scope":"mcp:read"}';
+    // From an address of its own: registrations are limited per address.
+    const res = await fetch(`${h.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': '192.0.2.77' }, body });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: 'invalid_client_metadata', error_description: expect.stringMatching(/^client_name contains/) });
+  });
+
   it('a body that is not JSON → invalid_client_metadata', async () => {
     const res = await fetch(`${h.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{nope' });
     expect(res.status).toBe(400);

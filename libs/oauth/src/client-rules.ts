@@ -78,6 +78,10 @@ export function checkRegistration(body: unknown, issuer?: string): Registration 
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return { ok: false, error: 'invalid_client_metadata', error_description: 'The registration body must be a JSON object' };
   }
+  const unstorable = unstorableField(body);
+  if (unstorable) {
+    return { ok: false, error: 'invalid_client_metadata', error_description: `${unstorable} contains a NUL character or an unpaired UTF-16 surrogate, which cannot be stored` };
+  }
   const metadata: Record<string, unknown> = { ...body };
   const uris = metadata.redirect_uris;
   if (!Array.isArray(uris) || uris.length === 0) {
@@ -125,6 +129,28 @@ export function checkRegistration(body: unknown, issuer?: string): Registration 
   delete metadata.client_secret_expires_at;
   delete metadata.client_id;
   return { ok: true, metadata };
+}
+
+/** The first field (its path) whose key or text PostgreSQL cannot store (NUL, an unpaired surrogate), if any. */
+function unstorableField(value: unknown, at = ''): string | undefined {
+  const bad = (text: string) => text.includes('\u0000') || !text.isWellFormed();
+  if (typeof value === 'string') return bad(value) ? at || 'the body' : undefined;
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) {
+      const found = unstorableField(item, `${at}[${i}]`);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) {
+      const path = at ? `${at}.${key}` : key;
+      if (bad(key)) return JSON.stringify(key);
+      const found = unstorableField(item, path);
+      if (found) return found;
+    }
+  }
+  return undefined;
 }
 
 /** A `resource` parameter must name our MCP endpoint (RFC 8707); a trailing slash is forgiven. */

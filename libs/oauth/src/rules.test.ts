@@ -54,4 +54,13 @@ describe('registration rules (spec 5.4)', () => {
     expect(isOurResource('https://h.example/api/mcp/', 'https://h.example/api/mcp')).toBe(true);
     expect(isOurResource('https://h.example/', 'https://h.example/api/mcp')).toBe(false);
   });
+  it('refuses metadata PostgreSQL cannot store (a NUL, an unpaired surrogate), naming the field, instead of failing on the write', () => {
+    const base = { redirect_uris: ['http://127.0.0.1:7/cb'], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    expect(checkRegistration({ ...base, client_name: 'x\ud83dy' })).toMatchObject({ ok: false, error: 'invalid_client_metadata', error_description: expect.stringMatching(/^client_name contains a NUL character or an unpaired UTF-16 surrogate/) });
+    expect(checkRegistration({ ...base, client_name: 'a\u0000b' })).toMatchObject({ ok: false, error_description: expect.stringMatching(/^client_name /) });
+    expect(checkRegistration({ ...base, redirect_uris: ['http://127.0.0.1:7/cb', 'https://a.example/\udc00'] })).toMatchObject({ ok: false, error_description: expect.stringMatching(/^redirect_uris\[1\] /) });
+    expect(checkRegistration({ ...base, ['x\ud800']: 1 })).toMatchObject({ ok: false });
+    // A well-formed pair (an emoji) is fine.
+    expect(checkRegistration({ ...base, client_name: 'Notebook \ud83d\udcd3' })).toMatchObject({ ok: true });
+  });
 });
