@@ -25,6 +25,7 @@ import { grantCredits } from '@loupe/credits';
 import { pendingSemanticSources } from '@loupe/sources';
 import { createProject } from '@loupe/workspaces';
 import { benchTenant, machine, percentile, postOnce, round, startBenchService, type BenchTarget, type BenchTenant } from './lib';
+import { seeded } from '../eval/seeded';
 
 export interface SearchShapeFigures {
   shape: string;
@@ -65,17 +66,6 @@ export interface SearchFigures {
 
 // --- realistic conversations ------------------------------------------------------------------------------
 
-/** A seeded generator, so a run loads the same text. */
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const TOPICS: Array<{ subject: string; customer: string[]; agent: string[] }> = [
   { subject: 'Export to CSV times out', customer: ['The export to CSV times out for our larger projects.', 'When I export to CSV the file is missing the custom fields.', 'We need the CSV export every Monday for the finance review.'], agent: ['Large exports run in the background now; you get an email with the file.', 'Could you tell me roughly how many rows the export has?'] },
@@ -156,7 +146,7 @@ async function loadUpTo(service: BenchTarget, t: BenchTenant, projects: string[]
   const started = performance.now();
   let next = from;
   let accepted = 0;
-  const random = rng(from + 1);
+  const random = seeded(from + 1);
   await Promise.all(t.keys.map(async (key) => {
     while (next < target) {
       const start = next;
@@ -280,7 +270,7 @@ async function semanticReady(service: BenchTarget, t: BenchTenant, keys: Keys): 
 
 async function searchableAfter(service: BenchTarget, t: BenchTenant, projects: string[], keys: Keys): Promise<number> {
   const word = `zq${randomBytes(5).toString('hex')}`;
-  const record = conversation(t, projects, 0, `probe-${word}`, rng(7));
+  const record = conversation(t, projects, 0, `probe-${word}`, seeded(7));
   (record.data as { messages: Array<{ text: string }> }).messages[0]!.text += ` The ${word} widget is broken.`;
   const sent = performance.now();
   await ingest(service, t.keys[0]!, [record]);

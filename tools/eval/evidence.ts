@@ -30,6 +30,7 @@ import { createSemanticSearch, pendingSemanticSources, searchSources } from '@lo
 import { createProduct, createProject } from '@loupe/workspaces';
 import { benchTenant, machine, round, startBenchService, type BenchTarget } from '../bench/lib';
 import { ari, largestShare, nmi, precisionAtK, readLabelledCsv } from './metrics';
+import { seeded } from './seeded';
 
 const dataDir = path.resolve(import.meta.dirname, '../../../shared/data');
 const perIntent = (process.env.EVAL_PER_INTENT ?? '10,30').split(',').map(Number).filter((n) => n > 0);
@@ -50,18 +51,6 @@ function sample(rows: Labelled[], per: number): Labelled[] {
     counts.set(r.label, c + 1);
     return c < per;
   });
-}
-
-/** A fixed-seed generator (mulberry32), so the edited copies are the same on every run. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** One small edit of a text: a word dropped, two neighbouring words swapped, or two neighbouring letters of a word swapped (a typo). */

@@ -13,6 +13,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { checkQuotes, sourceWords, wordsOf, type QuoteSegment } from '@loupe/evidence';
 import { readLabelledCsv } from './metrics';
+import { seeded } from './seeded';
 
 const dataDir = path.resolve(import.meta.dirname, '../../../shared/data');
 const transcripts = Number(process.env.EVAL_TRANSCRIPTS ?? 200);
@@ -20,18 +21,6 @@ const turns = Number(process.env.EVAL_TURNS ?? 40);
 const TARGET = 0.99;
 /** How many wrong answers of each kind to print, with the segments they were checked against (0: none). */
 const show = Number(process.env.EVAL_SHOW ?? 0);
-
-/** A fixed-seed generator (mulberry32). */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const random = seeded(48_000);
 const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
