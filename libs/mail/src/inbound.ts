@@ -34,44 +34,70 @@ export async function parseInboundMail(raw: Buffer | string, envelopeTo: string[
   };
 }
 
+/**
+ * Thrown by `onMessage` to refuse a message for good: the SMTP answer is `responseCode` (5xx) with the message,
+ * which the sending server puts in the bounce it sends back to the sender.
+ */
+export class InboundRefusal extends Error {
+  override name = 'InboundRefusal';
+  constructor(message: string, readonly responseCode = 550) {
+    super(message);
+  }
+}
+
 export interface InboundSmtp {
   port: number;
   close(): Promise<void>;
 }
 
 /**
- * A small SMTP receiver (smtp-server) for replies: no authentication, no TLS (run it behind the
- * mail exchanger, or on loopback), messages up to 1 MB, and only recipients `accepts` allows, so
- * it relays nothing: any other RCPT TO is refused with 550.
+ * A small SMTP receiver (smtp-server) for replies and forwarded mail: no authentication, no TLS (run it behind
+ * the mail exchanger, or on loopback), messages up to `maxBytes` (1 MB unless told), and only recipients
+ * `accepts` allows, so it relays nothing: any other RCPT TO is refused with 550. `onMessage` gets the parsed
+ * mail and its raw bytes; an InboundRefusal it throws is the SMTP answer, any other error a 451 (try later).
  */
 export async function startInboundSmtp(options: {
   host: string;
   port: number;
-  accepts: (address: string) => boolean;
-  onMessage: (mail: InboundMail) => Promise<void>;
+  accepts: (address: string) => boolean | Promise<boolean>;
+  onMessage: (mail: InboundMail, raw: Buffer) => Promise<void>;
+  maxBytes?: number;
   log?: { warn(obj: Record<string, unknown>, msg: string): void };
 }): Promise<InboundSmtp> {
+  const maxBytes = options.maxBytes ?? 1024 * 1024;
+  const shownLimit = maxBytes % (1024 * 1024) === 0 ? `${maxBytes / (1024 * 1024)} MB` : `${maxBytes} bytes`;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['AUTH', 'STARTTLS'],
-    size: 1024 * 1024,
+    size: maxBytes,
     logger: false,
     onRcptTo(address, _session, callback) {
-      if (options.accepts(address.address)) return callback();
-      const error = Object.assign(new Error(`No such mailbox here: ${address.address}`), { responseCode: 550 });
-      callback(error);
+      const refuse = () => callback(Object.assign(new Error(`No such mailbox here: ${address.address}`), { responseCode: 550 }));
+      Promise.resolve()
+        .then(() => options.accepts(address.address))
+        .then((ok) => (ok ? callback() : refuse()), (error: unknown) => {
+          options.log?.warn({ err: error }, 'inbound mail recipient could not be checked');
+          callback(Object.assign(new Error('Temporary failure; try again later'), { responseCode: 451 }));
+        });
     },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
+      let received = 0;
+      // Past the limit the rest is read and dropped, never held.
+      stream.on('data', (c: Buffer) => {
+        received += c.length;
+        if (received <= maxBytes) chunks.push(c);
+      });
       stream.on('end', () => {
-        if ((stream as { sizeExceeded?: boolean }).sizeExceeded) {
-          return callback(Object.assign(new Error('Message larger than 1 MB'), { responseCode: 552 }));
+        if ((stream as { sizeExceeded?: boolean }).sizeExceeded || received > maxBytes) {
+          return callback(Object.assign(new Error(`Message larger than ${shownLimit}`), { responseCode: 552 }));
         }
         const to = session.envelope.rcptTo.map((r) => r.address);
-        parseInboundMail(Buffer.concat(chunks), to)
-          .then(options.onMessage)
+        const raw = Buffer.concat(chunks);
+        parseInboundMail(raw, to)
+          .then((mail) => options.onMessage(mail, raw))
           .then(() => callback(), (error: unknown) => {
+            if (error instanceof InboundRefusal) return callback(Object.assign(new Error(error.message), { responseCode: error.responseCode }));
             options.log?.warn({ err: error }, 'inbound mail could not be handled');
             callback(Object.assign(new Error('Temporary failure; try again later'), { responseCode: 451 }));
           });

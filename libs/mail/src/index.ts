@@ -1,3 +1,3 @@
 export { createMailer, MailError, type MailLogger, type Mailer, type MailerOptions, type MailMessage } from './mailer';
 export { listOutbox, DEFAULT_OUTBOX_LIMIT, type ListOutboxOptions, type OutboxMessage } from './outbox';
-export { normaliseAddress, parseInboundMail, startInboundSmtp, type InboundMail, type InboundSmtp } from './inbound';
+export { InboundRefusal, normaliseAddress, parseInboundMail, startInboundSmtp, type InboundMail, type InboundSmtp } from './inbound';
