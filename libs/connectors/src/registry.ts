@@ -1,7 +1,11 @@
 import type { Connector } from './connector';
+import { slackConnector } from './slack/connector';
 import { zendeskConnector } from './zendesk/connector';
 
 /** Every connector, by kind. */
-export const CONNECTORS: ReadonlyMap<string, Connector> = new Map<string, Connector>([[zendeskConnector.kind, zendeskConnector]]);
+export const CONNECTORS: ReadonlyMap<string, Connector> = new Map<string, Connector>([
+  [zendeskConnector.kind, zendeskConnector],
+  [slackConnector.kind, slackConnector as Connector],
+]);
 
 export const CONNECTOR_KINDS = [...CONNECTORS.keys()];

@@ -11,7 +11,7 @@ export const CONNECTION_LIMITS = {
   bodyBytes: 64 * 1024,
 } as const;
 
-export const CONNECTION_KINDS = ['zendesk'] as const;
+export const CONNECTION_KINDS = ['zendesk', 'slack'] as const;
 export const CONNECTION_STATUS_VALUES = ['active', 'paused', 'failing'] as const;
 
 /** `{ email, api_token }` (sent as Zendesk's `email/token:api_token` basic auth) or an OAuth `{ access_token }`. */
@@ -30,6 +30,21 @@ export const zendeskSettingsSchema = z.strictObject({
   page_size: z.number().int().min(1).max(1000).optional().describe('Tickets per export page (Zendesk allows up to 1,000).'),
 });
 
+/** A Slack bot token (`xoxb-…`) or user token (`xoxp-…`) with the scopes the docs list, sent as `Authorization: Bearer`. */
+export const slackCredentialsSchema = z.strictObject({
+  token: z.string().min(1).max(512).regex(/^xox[a-z]-[A-Za-z0-9-]+$/, 'must be a Slack bot token (xoxb-…) or user token (xoxp-…)')
+    .describe('A bot token (xoxb-…, the app invited to each channel) or a user token (xoxp-…) with channels:history, groups:history, channels:read, groups:read, users:read and users:read.email.'),
+});
+
+export const slackSettingsSchema = z.strictObject({
+  channel_ids: z.array(z.string().regex(/^[CG][A-Z0-9]{2,30}$/, 'must be a channel id such as C0123ABCD (in Slack: the channel\'s details, at the bottom)'))
+    .min(1, 'name at least one channel').max(100).describe('The channels to bring (public C… or private G… ids); the app must be a member of each.'),
+  start_date: z.iso.date().optional().describe('Backfill messages posted since this day (YYYY-MM-DD); 90 days before the connection was made when absent.'),
+  page_size: z.number().int().min(1).max(999).optional().describe('Messages per history page (Slack allows up to 999 and advises 200; 200 by default; 15 for a non-Marketplace app distributed to other workspaces).'),
+  reply_window_days: z.number().int().min(0).max(90).optional().describe('Threads whose parent is at most this many days older than the newest message read are read again when they get a new reply (14 by default; 0: never).'),
+  include_bots: z.boolean().optional().describe('Also bring messages and threads posted only by bots and apps (left out by default).'),
+});
+
 const intervalSchema = z.int().min(CONNECTION_LIMITS.intervalMinMinutes).max(CONNECTION_LIMITS.intervalMaxMinutes)
   .describe(`Minutes between scheduled syncs, ${CONNECTION_LIMITS.intervalMinMinutes} to ${CONNECTION_LIMITS.intervalMaxMinutes}; ${CONNECTION_LIMITS.intervalDefaultMinutes} by default.`);
 const baseUrlSchema = z.url().max(2048).describe('The vendor\'s address, e.g. https://acme.zendesk.com. Private and loopback addresses are refused (unless FETCH_ALLOW_LOOPBACK).');
@@ -44,13 +59,23 @@ export const createZendeskConnectionSchema = z.strictObject({
   sync_interval_minutes: intervalSchema.optional(),
 });
 
+export const createSlackConnectionSchema = z.strictObject({
+  kind: z.literal('slack').describe('Slack.'),
+  product_id: z.string().min(1).max(128).describe('The product of this workspace the records go to.'),
+  project_id: z.string().min(1).max(128).describe('The project of that product the records go to.'),
+  base_url: baseUrlSchema.optional().describe('Slack\'s Web API address: https://slack.com by default.'),
+  credentials: slackCredentialsSchema.describe('`{token}`: stored encrypted, never returned.'),
+  settings: slackSettingsSchema.describe('Which channels to bring (`channel_ids`, required), and since when.'),
+  sync_interval_minutes: intervalSchema.optional(),
+});
+
 /** POST /api/v1/connections. */
-export const createConnectionSchema = z.discriminatedUnion('kind', [createZendeskConnectionSchema]);
+export const createConnectionSchema = z.discriminatedUnion('kind', [createZendeskConnectionSchema, createSlackConnectionSchema]);
 
 /** PATCH /api/v1/connections/{id}: what is given replaces what was; new credentials make a failing connection active again. */
 export const updateConnectionSchema = z.strictObject({
   base_url: baseUrlSchema.optional(),
-  credentials: z.record(z.string(), z.unknown()).optional().describe('New credentials, of the form the connection\'s kind takes (Zendesk: `{email, api_token}` or `{access_token}`).'),
+  credentials: z.record(z.string(), z.unknown()).optional().describe('New credentials, of the form the connection\'s kind takes (Zendesk: `{email, api_token}` or `{access_token}`; Slack: `{token}`).'),
   settings: z.record(z.string(), z.unknown()).optional().describe('The whole settings of the connection\'s kind; a setting left out is cleared.'),
   sync_interval_minutes: intervalSchema.optional(),
 });
@@ -92,3 +117,5 @@ export type UpdateConnectionInput = z.infer<typeof updateConnectionSchema>;
 export type ConnectionView = z.infer<typeof connectionSchema>;
 export type ZendeskCredentials = z.infer<typeof zendeskCredentialsSchema>;
 export type ZendeskSettings = z.infer<typeof zendeskSettingsSchema>;
+export type SlackCredentials = z.infer<typeof slackCredentialsSchema>;
+export type SlackSettings = z.infer<typeof slackSettingsSchema>;

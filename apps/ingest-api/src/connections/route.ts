@@ -108,7 +108,10 @@ export function connectionHandlers(deps: ConnectionRouteDeps) {
     create: handle(async (req) => {
       const input = await readJson(req, createConnectionSchema);
       const workspaceId = req.principal!.workspaceId;
-      const baseUrl = checkBaseUrl(deps, input.base_url);
+      // A vendor with one public address (Intercom: https://api.intercom.io) may be created without base_url.
+      const givenBaseUrl = input.base_url ?? CONNECTORS.get(input.kind)?.defaultBaseUrl;
+      if (!givenBaseUrl) throw new ApiError(400, 'VALIDATION_ERROR', `connection: base_url: required for kind "${input.kind}"`);
+      const baseUrl = checkBaseUrl(deps, givenBaseUrl);
       const { rows } = await deps.pool.query<{ ok: boolean }>(
         'SELECT EXISTS (SELECT 1 FROM projects WHERE workspace_id = $1 AND product_id = $2 AND id = $3) AS ok', [workspaceId, input.product_id, input.project_id]);
       if (!rows[0]!.ok) throw new ApiError(400, 'UNKNOWN_PROJECT', `project_id: project ${JSON.stringify(input.project_id)} of product ${JSON.stringify(input.product_id)} not found in this workspace`.slice(0, 2048));
