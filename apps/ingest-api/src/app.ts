@@ -7,6 +7,7 @@ import { openApiDocument, recordJsonSchema } from '@loupe/records';
 import express, { Router } from 'express';
 import type { Storage } from '@loupe/storage';
 import type pg from 'pg';
+import { attachmentDownloadHandler } from './attachments/route';
 import { apiKeyAuth, requireCreatorRole, requirePermission } from './auth';
 import { getHandler, listHandler } from './batches';
 import {
@@ -75,6 +76,8 @@ export function createIngestApp(deps: IngestAppDeps): Router {
   // Deleting evidence (libs/lifecycle): a source and its record go together, so both need an owner's or an admin's key.
   router.delete('/api/v1/sources/:sourceId', auth, requirePermission('api:write'), requireCreatorRole('deleteSource'), deleteHandler(deps, 'source'));
   router.delete('/api/v1/records/:recordId', auth, requirePermission('api:write'), requireCreatorRole('deleteSource'), deleteHandler(deps, 'record'));
+  // The files the worker downloaded, from any instance: reading what customers sent needs api:read, as the export does.
+  router.get('/api/v1/records/:recordId/attachments/:position', auth, requirePermission('api:read'), attachmentDownloadHandler(deps));
   // Companies and people (libs/companies): upserted by the team's own id, one or a batch; a literal colon in a path is escaped.
   // A person erased from the workspace is refused as their records are (libs/erasure's suppressions).
   const directoryDeps = { ...deps, screenPeople: screenErasedPeople };

@@ -217,6 +217,8 @@ describe('isolation matrix', () => {
     // Deleting: ids that do not exist, so a key allowed to delete gets its 404 and nothing of A goes.
     { name: 'DELETE /api/v1/sources/{id}', call: (key?: string) => del(h.base, key, '/api/v1/sources/src_doesnotexist') },
     { name: 'DELETE /api/v1/records/{id}', call: (key?: string) => del(h.base, key, '/api/v1/records/rec_doesnotexist') },
+    // An attachment's file is what customers sent: reading it needs api:read, as the export does.
+    { name: 'GET /api/v1/records/{id}/attachments/{position}', call: (key?: string) => get(h.base, key, '/api/v1/records/rec_doesnotexist/attachments/0') },
     // Erasing a person: asking and lifting need api:write; ids that do not exist answer 404 to a key allowed to ask.
     { name: 'POST /api/v1/erasures', call: (key?: string) => jsonCall('POST', '/api/v1/erasures', key, { participant_id: 'p-isolation' }) },
     { name: 'GET /api/v1/erasures', call: (key?: string) => get(h.base, key, '/api/v1/erasures') },
@@ -253,14 +255,14 @@ describe('isolation matrix', () => {
   const connections = { read: [403, 200, 404, 403, 403, 403, 403, 403], write: [201, 200, 404, 404, 404, 404, 404, 404] };
   const directory = { read: [403, 403, 200, 404, 403], write: [201, 200, 200, 404, 404] };
   const callers = () => [
-    { name: 'no key', key: undefined, expected: Array(30).fill(401) },
-    { name: 'unknown key', key: 'loupe_sk_0000000000000000000000000000', expected: Array(30).fill(401) },
-    { name: 'revoked A key', key: h.revokedKey, expected: Array(30).fill(401) },
-    { name: 'A key with mcp:read only', key: h.mcpOnlyKey, expected: Array(30).fill(403) },
+    { name: 'no key', key: undefined, expected: Array(endpoints.length).fill(401) },
+    { name: 'unknown key', key: 'loupe_sk_0000000000000000000000000000', expected: Array(endpoints.length).fill(401) },
+    { name: 'revoked A key', key: h.revokedKey, expected: Array(endpoints.length).fill(401) },
+    { name: 'A key with mcp:read only', key: h.mcpOnlyKey, expected: Array(endpoints.length).fill(403) },
     // Deleting needs api:write.
-    { name: 'A key with api:read only', key: h.a.readKey, expected: [403, 200, 200, 200, 403, 403, 403, 200, 404, 403, 200, 403, ...directory.read, ...directory.read, ...connections.read] },
+    { name: 'A key with api:read only', key: h.a.readKey, expected: [403, 200, 200, 200, 403, 403, 404, 403, 200, 404, 403, 200, 403, ...directory.read, ...directory.read, ...connections.read] },
     // The export is everything a workspace holds: a key that only sends records cannot take it.
-    { name: 'A key with api:write only', key: h.a.writeKey, expected: [202, 200, 200, 403, 404, 404, 202, 200, 404, 404, 200, 404, ...directory.write, ...directory.write, ...connections.write] },
+    { name: 'A key with api:write only', key: h.a.writeKey, expected: [202, 200, 200, 403, 404, 404, 403, 202, 200, 404, 404, 200, 404, ...directory.write, ...directory.write, ...connections.write] },
   ];
 
   it('refuses revoked, unknown and permission-lacking keys on every endpoint, without data', async () => {

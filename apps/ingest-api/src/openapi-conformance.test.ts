@@ -98,6 +98,22 @@ describe('the published OpenAPI document', () => {
     conforms('/api/v1/ingest/batches/{batchId}', 'get', 200, batch.body);
   });
 
+  it('describes every error answer of the attachment download', async () => {
+    const { body } = await post(h.base, h.a.writeKey, [rec(h.a, { _attachments: [{ type: 'audio', vendor_url: 'https://files.example/a.mp3' }] })]);
+    const [r1] = await recordsOf(h, body.batchId);
+    const path = '/api/v1/records/{recordId}/attachments/{position}';
+    for (const [url, key, status] of [
+      [`/api/v1/records/${r1}/attachments/0`, h.a.writeKey, 403], [`/api/v1/records/${r1}/attachments/0`, undefined, 401],
+      [`/api/v1/records/${r1}/attachments/0`, h.a.readKey, 404], [`/api/v1/records/${r1}/attachments/1`, h.a.readKey, 404],
+      [`/api/v1/records/${r1}/attachments/0`, h.b.readKey, 404], [`/api/v1/records/${r1}/attachments/x`, h.a.readKey, 400],
+      [`/api/v1/records/${'r'.repeat(129)}/attachments/0`, h.a.readKey, 400],
+    ] as const) {
+      const r = await get(h.base, key, url);
+      expect({ url, status: r.status }).toEqual({ url, status });
+      conforms(path, 'get', status, r.body);
+    }
+  });
+
   it('describes every answer of the connection endpoints', async () => {
     const send = async (method: string, path: string, key: string | undefined, body?: unknown, options: { raw?: string; contentType?: string } = {}) => {
       const res = await fetch(`${h.base}${path}`, {
@@ -117,6 +133,10 @@ describe('the published OpenAPI document', () => {
     const one = '/api/v1/connections/{connectionId}';
     const created = await check(all, 'post', 201, send('POST', all, h.a.writeKey, body));
     await check(all, 'post', 400, send('POST', all, h.a.writeKey, { ...body, credentials: {} }));
+    // Slack: no base_url (Slack's own), channels required.
+    const slack = { kind: 'slack', product_id: h.a.productId, project_id: h.a.projectId, credentials: { token: 'xoxb-1-2-docs' }, settings: { channel_ids: ['C0DOCS'] } };
+    await check(all, 'post', 201, send('POST', all, h.a.writeKey, slack));
+    await check(all, 'post', 400, send('POST', all, h.a.writeKey, { ...slack, settings: {} }));
     await check(all, 'post', 400, send('POST', all, h.a.writeKey, { ...body, project_id: 'proj_x' }));
     await check(all, 'post', 415, send('POST', all, h.a.writeKey, undefined, { raw: '{}', contentType: 'text/plain' }));
     await check(all, 'post', 413, send('POST', all, h.a.writeKey, undefined, { raw: `"${'x'.repeat(70_000)}"` }));

@@ -76,6 +76,34 @@ async function evidence(ws: string, prod: string, title: string) {
 
 const exists = async (sql: string, id: string) => ((await h.pool.query(sql, [id])).rowCount ?? 0) > 0;
 
+describe('an attachment\'s file on its source\'s page', () => {
+  it('is linked once downloaded and served as a download to members; another workspace\'s person and a missing position get a page saying so', async () => {
+    const { ws, prod } = await workspace();
+    const { src, key } = await evidence(ws, prod, 'Call with Initech');
+    const page = await (await member.get(`/account/w/${ws}/sources/${src}`)).text();
+    const link = `/account/w/${ws}/sources/${src}/attachments/0`;
+    expect(page).toContain(`<a href="${link}" download>call.mp3</a>`);
+    const file = await member.get(link);
+    expect(file.status).toBe(200);
+    expect(await file.text()).toBe('audio!');
+    expect(file.headers.get('content-disposition')).toBe(`attachment; filename="call.mp3"; filename*=UTF-8''call.mp3`);
+    expect(file.headers.get('x-content-type-options')).toBe('nosniff');
+
+    const missing = await member.get(`/account/w/${ws}/sources/${src}/attachments/3`);
+    expect(missing.status).toBe(404);
+    expect(await missing.text()).toContain('This source has no such attachment.');
+    await storage.delete(key);
+    const gone = await member.get(link);
+    expect(gone.status).toBe(404);
+    expect(await gone.text()).toContain('This file is no longer stored.');
+
+    const other = await workspace();
+    const theirs = await owner.get(`/account/w/${other.ws}/sources/${src}/attachments/0`);
+    expect(theirs.status).toBe(404);
+    expect(await theirs.text()).toContain('This source has no such attachment.');
+  });
+});
+
 describe('deleting a source on its page', () => {
   it('members see no delete form and are refused; the owner must confirm; then everything of it is gone', async () => {
     const { ws, prod } = await workspace();

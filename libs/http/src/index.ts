@@ -14,3 +14,4 @@ export { appShell, type ShellOptions } from './app-shell';
 export { createPerIpLimiter, deferredPerIpCheck, perIpKey, perIpRateLimit, perIpRateLimitedBody, sendPerIpRateLimited, PER_IP_LIMIT, type DeferredPerIpCheck } from './per-ip-limit';
 export { createIdempotencyStore, requestFingerprint, IDEMPOTENCY_STALE_MS, IDEMPOTENCY_TTL_MS, type IdempotencyStore, type IdempotencyClaim } from './idempotency';
 export { createSlots, type Slots } from './slots';
+export { contentDisposition, sendDownload, type DownloadMeta } from './download';

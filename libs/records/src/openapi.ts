@@ -330,6 +330,32 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
       },
       '/api/v1/sources/{sourceId}': { delete: deletion('source') },
       '/api/v1/records/{recordId}': { delete: deletion('record') },
+      '/api/v1/records/{recordId}/attachments/{position}': {
+        get: {
+          operationId: 'downloadAttachment',
+          tags: ['Export'],
+          summary: 'The file downloaded for one of a record\'s attachments (needs api:read)',
+          description:
+            'Streams the file the worker downloaded (or that was uploaded) for the attachment at `position` in the record\'s `_attachments`, from wherever the ' +
+            'service stores files (its disk or a bucket), so every instance serves what any worker stored. It is always a download ' +
+            '(`Content-Disposition: attachment`, with the attachment\'s filename), typed as it was stored. An attachment not downloaded yet, or whose ' +
+            'download failed, has no file: the 404 says its status.',
+          parameters: [
+            { name: 'recordId', in: 'path', required: true, schema: { type: 'string', maxLength: LIMITS.batchIdLength } },
+            { name: 'position', in: 'path', required: true, description: 'The attachment\'s index in the record\'s `_attachments`, from 0', schema: { type: 'integer', minimum: 0, maximum: 10000 } },
+          ],
+          responses: {
+            '200': { description: 'The file', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+            '400': error('recordId longer than 128 characters, or a position that is not a whole number from 0 to 10,000',
+              one('Not a position', { error: 'INVALID_REQUEST', message: 'Path parameter "position" must be the attachment\'s index in the record\'s _attachments: a whole number from 0 to 10000' })),
+            '404': error('No such record or position in this workspace, or no file for it (yet)', {
+              unknown: { summary: 'Unknown record or position', value: { error: 'NOT_FOUND', message: 'Record "rec_x" has no attachment at position 2' } },
+              pending: { summary: 'Not downloaded yet', value: { error: 'NOT_FOUND', message: 'Attachment 0 of record "rec_x" has no file: its status is PENDING (the worker has not finished downloading it)' } },
+            }),
+            ...common,
+          },
+        },
+      },
       ...erasurePaths({ error, one, common, forbiddenWithRole }),
       ...companyPaths({ error, one, common }),
       ...connectionPaths({ error, one, common }),

@@ -11,4 +11,4 @@ export {
 } from './search';
 export { queryShape, type QueryShape } from './search-query';
 export { createSemanticSearch, embedPendingSources, markOutdatedSources, pendingSemanticSources, SEMANTIC_MIN_SCORE, startSemanticRankings, WRITE_SOURCE_VECTORS, type SemanticResult, type SemanticSearch } from './semantic';
-export { attachmentsOfSource, type SourceAttachment } from './attachments';
+export { attachmentFile, attachmentsOfSource, type AttachmentFile, type SourceAttachment } from './attachments';

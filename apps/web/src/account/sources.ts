@@ -1,9 +1,11 @@
 import { roleMay } from '@loupe/accounts';
 import { deleteEvidence } from '@loupe/lifecycle';
+import { sendDownload } from '@loupe/http';
+import { StorageNotFoundError } from '@loupe/storage';
 import { Router, type Response } from 'express';
 import { NATURES, RECORD_TYPES } from '@loupe/records';
 import {
-  attachmentsOfSource, HIGHLIGHT, readSource, SEARCH_LIMITS, SearchQueryError, searchSources, startSemanticRankings, type SearchFilters, type SearchPage,
+  attachmentFile, attachmentsOfSource, HIGHLIGHT, readSource, SEARCH_LIMITS, SearchQueryError, searchSources, startSemanticRankings, type SearchFilters, type SearchPage,
 } from '@loupe/sources';
 import { listProducts } from '@loupe/workspaces';
 import { fmt } from './format';
@@ -113,6 +115,24 @@ export function sourcePages(runtime: Runtime, deps: AccountDeps): Router {
   }));
 
   router.get('/account/w/:ws/sources/:id', inWorkspace((ctx: InWorkspace, req, res) => showSource(ctx, String(req.params.id), str(req.query.from), res, {}, 200, req.query)));
+
+  /** An attachment's stored file, from the disk or the bucket whichever instance downloaded it: always a download, never rendered here. */
+  router.get('/account/w/:ws/sources/:id/attachments/:position', inWorkspace(async (ctx: InWorkspace, req, res) => {
+    const id = String(req.params.id);
+    const position = /^\d{1,4}$/.test(String(req.params.position)) ? Number(req.params.position) : -1;
+    const file = position < 0 ? undefined : await attachmentFile(ctx.rt.pool, ctx.workspace.id, { sourceId: id }, position);
+    const body = file?.storageKey ? await deps.storage.get(file.storageKey).catch((error: unknown) => {
+      if (error instanceof StorageNotFoundError) return undefined;
+      throw error;
+    }) : undefined;
+    if (!file || !body) {
+      return renderAccount(res, 'account-missing', ctx, {
+        title: 'File not found', section: 'sources', back: `/account/w/${ctx.workspace.id}/sources/${encodeURIComponent(id)}`, backLabel: 'Back to the source',
+        message: !file ? 'This source has no such attachment.' : file.storageKey ? 'This file is no longer stored.' : `This attachment has no file: ${(ATTACHMENT_STATUS[file.status] ?? file.status).toLowerCase()}.`,
+      }, 404);
+    }
+    await sendDownload(res, body, { filename: file.filename ?? `attachment-${position + 1}`, mimeType: file.mimeType, size: file.size });
+  }));
 
   /**
    * Deleting a source (issue 28): owners and admins, as for the workspace's other irreversible changes;
