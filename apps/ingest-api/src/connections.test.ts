@@ -61,7 +61,7 @@ describe('/api/v1/connections', () => {
 
   it('refuses what is wrong, naming the field, without echoing credentials', async () => {
     const cases: Array<[Record<string, unknown>, number, string, RegExp]> = [
-      [{ kind: 'slack' }, 400, 'VALIDATION_ERROR', /kind/],
+      [{ kind: 'salesforce' }, 400, 'VALIDATION_ERROR', /kind/],
       [{ credentials: { email: 'ops@acme.example' } }, 400, 'VALIDATION_ERROR', /credentials/],
       [{ credentials: { api_token: TOKEN, email: 'not-an-email' } }, 400, 'VALIDATION_ERROR', /credentials/],
       [{ base_url: 'http://10.0.0.8' }, 400, 'INVALID_REQUEST', /base_url: 10\.0\.0\.8 is refused/],
@@ -172,5 +172,46 @@ describe('/api/v1/connections', () => {
     const all = answers.join('\n');
     expect(all).not.toContain(TOKEN);
     expect(all).not.toContain('zd-oauth-secret-91ab');
+  });
+});
+
+describe('/api/v1/connections: Slack', () => {
+  const SLACK_TOKEN = 'xoxb-1111-2222-slacksecret3c9e';
+  const slack = (overrides: Record<string, unknown> = {}) => call('POST', '/api/v1/connections', h.a.writeKey, {
+    kind: 'slack', product_id: h.a.productId, project_id: h.a.projectId, credentials: { token: SLACK_TOKEN },
+    settings: { channel_ids: ['C0FEEDBACK', 'G0VIPCUSTS'], start_date: '2026-01-01' }, ...overrides,
+  });
+
+  it('creates a Slack connection (201) on https://slack.com when no base_url is given, without answering its token', async () => {
+    const created = await slack();
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      kind: 'slack', base_url: 'https://slack.com', settings: { channel_ids: ['C0FEEDBACK', 'G0VIPCUSTS'], start_date: '2026-01-01' }, status: 'active', records: 0,
+    });
+    expect(created.body).not.toHaveProperty('credentials');
+    expect(await jobs(created.body.id)).toEqual([{ workspaceId: h.a.workspaceId, connectionId: created.body.id, reason: 'now' }]);
+    const { rows } = await h.t.pool.query('SELECT * FROM connections WHERE id = $1', [created.body.id]);
+    expect(JSON.stringify(rows)).not.toContain(SLACK_TOKEN);
+    const patched = await call('PATCH', `/api/v1/connections/${created.body.id}`, h.a.writeKey, { settings: { channel_ids: [] } });
+    expect([patched.status, patched.body.error, patched.body.message]).toEqual([400, 'VALIDATION_ERROR', 'settings.channel_ids: name at least one channel']);
+    expect((await call('DELETE', `/api/v1/connections/${created.body.id}`, h.a.writeKey)).status).toBe(200);
+  });
+
+  it('refuses a Slack connection without channels, or with a token that is not one, naming the field and never echoing the token', async () => {
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [{ settings: { start_date: '2026-01-01' } }, /^settings\.channel_ids: is required: the ids of the channels to bring$/],
+      [{ settings: undefined }, /^settings: is required/],
+      [{ settings: { channel_ids: [] } }, /settings\.channel_ids: name at least one channel/],
+      [{ settings: { channel_ids: ['#general'] } }, /settings\.channel_ids\[0\]: must be a channel id such as C0123ABCD/],
+      [{ credentials: { token: 'not-a-slack-token-slacksecret3c9e' } }, /credentials\.token: must be a Slack bot token/],
+      [{ credentials: { token: SLACK_TOKEN, api_token: 'x' } }, /credentials: unknown field "api_token"/],
+      [{ base_url: 'http://10.0.0.8' }, /base_url: 10\.0\.0\.8 is refused/],
+    ];
+    for (const [body, message] of cases) {
+      const out = await slack(body);
+      expect([out.status, JSON.stringify(body)]).toEqual([400, JSON.stringify(body)]);
+      expect(out.body.message).toMatch(message);
+    }
+    expect(answers.join('\n')).not.toContain('slacksecret3c9e');
   });
 });

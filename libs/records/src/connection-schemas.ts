@@ -37,7 +37,8 @@ export const slackCredentialsSchema = z.strictObject({
 });
 
 export const slackSettingsSchema = z.strictObject({
-  channel_ids: z.array(z.string().regex(/^[CG][A-Z0-9]{2,30}$/, 'must be a channel id such as C0123ABCD (in Slack: the channel\'s details, at the bottom)'))
+  channel_ids: z.array(z.string().regex(/^[CG][A-Z0-9]{2,30}$/, 'must be a channel id such as C0123ABCD (in Slack: the channel\'s details, at the bottom)'),
+    { error: (issue) => (issue.input === undefined ? 'is required: the ids of the channels to bring' : undefined) })
     .min(1, 'name at least one channel').max(100).describe('The channels to bring (public C… or private G… ids); the app must be a member of each.'),
   start_date: z.iso.date().optional().describe('Backfill messages posted since this day (YYYY-MM-DD); 90 days before the connection was made when absent.'),
   page_size: z.number().int().min(1).max(999).optional().describe('Messages per history page (Slack allows up to 999 and advises 200; 200 by default; 15 for a non-Marketplace app distributed to other workspaces).'),
