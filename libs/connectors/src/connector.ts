@@ -16,6 +16,8 @@ export interface ReadContext<S> {
   routing: Routing;
   /** When the connection was created: a backfill without a start date starts a while before it. */
   createdAt: Date;
+  /** The engine's clock (ms): a connector that reads by time windows ends its window here. Date.now when absent. */
+  now?: () => number;
 }
 
 /** One page of the vendor, mapped: stored together with `cursor`, in one transaction, or not at all. */

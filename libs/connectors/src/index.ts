@@ -10,4 +10,5 @@ export {
 export { cancelWaitingSyncs, realSleep, scheduleActiveConnections, scheduleNextSync, syncConnection, type SyncDeps, type SyncOutcome } from './sync';
 export { retryAfterMs, vendorGet, VendorAuthError, VendorRequestError, type VendorGet } from './vendor-http';
 export { zendeskConnector, zendeskCredentialsSchema, zendeskSettingsSchema, type ZendeskCredentials, type ZendeskSettings } from './zendesk/connector';
+export { gongConnector, gongCredentialsSchema, gongSettingsSchema, type GongCredentials, type GongSettings } from './gong/connector';
 export { slackConnector, slackCredentialsSchema, slackSettingsSchema, type SlackCredentials, type SlackSettings } from './slack/connector';

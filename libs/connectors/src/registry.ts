@@ -1,10 +1,12 @@
 import type { Connector } from './connector';
+import { gongConnector } from './gong/connector';
 import { slackConnector } from './slack/connector';
 import { zendeskConnector } from './zendesk/connector';
 
 /** Every connector, by kind. */
 export const CONNECTORS: ReadonlyMap<string, Connector> = new Map<string, Connector>([
   [zendeskConnector.kind, zendeskConnector],
+  [gongConnector.kind, gongConnector],
   [slackConnector.kind, slackConnector as Connector],
 ]);
 

@@ -129,6 +129,7 @@ async function syncLocked(deps: SyncDeps, connectionId: string, signal: AbortSig
   try {
     const pages = connector.read({
       get, baseUrl: row.base_url, settings: settings.data, routing: { productId: row.product_id, projectId: row.project_id }, createdAt: row.created_at,
+      now: () => deps.clock.now(),
     }, row.cursor);
     for await (const page of pages) {
       signal?.throwIfAborted();

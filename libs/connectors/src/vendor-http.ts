@@ -11,6 +11,10 @@ export class VendorAuthError extends Error {
 /** Any other failure of a vendor request: network, 5xx, a page that is not JSON, too many 429s in a row. */
 export class VendorRequestError extends Error {
   override name = 'VendorRequestError';
+  /** The vendor's HTTP status, when it answered (a connector may read one as "nothing there", as Gong's 404 of an empty window). */
+  constructor(message: string, readonly status?: number) {
+    super(message);
+  }
 }
 
 export interface VendorHttpDeps {
@@ -33,7 +37,8 @@ export interface VendorHttpOptions {
 }
 
 export interface VendorGet {
-  (url: string): Promise<unknown>;
+  /** GET of `url`; with `json`, a POST of it as the JSON body (Gong's filters are POST bodies), under the same rate-limit handling. */
+  (url: string, json?: unknown): Promise<unknown>;
   /** Each 429's wait, in order, for the sync's log and the tests. */
   readonly waits: number[];
 }
@@ -57,6 +62,8 @@ function vendorMessage(status: number, body: Buffer): string {
     if (typeof error === 'string') said = error;
     else if (error && typeof error === 'object') said = [(error as Record<string, unknown>).title, (error as Record<string, unknown>).message].filter((s) => typeof s === 'string').join(': ');
     if (typeof description === 'string') said = said ? `${said}: ${description}` : description;
+    // Gong's ErrorResponse: `{ requestId, errors: [string] }`.
+    if (!said && Array.isArray(parsed.errors)) said = parsed.errors.filter((e) => typeof e === 'string').join('; ');
   } catch {
     said = body.toString('utf8').replace(/\s+/g, ' ').trim();
   }
@@ -64,7 +71,7 @@ function vendorMessage(status: number, body: Buffer): string {
 }
 
 /**
- * GET of a vendor's JSON through the SSRF-safe fetcher: a 429 is waited out for as long as Retry-After says
+ * GET (or POST of a JSON body) of a vendor's JSON through the SSRF-safe fetcher: a 429 is waited out for as long as Retry-After says
  * (never retried hot), a 401 or 403 becomes VendorAuthError with the vendor's message, anything else not 2xx
  * a VendorRequestError.
  */
@@ -73,14 +80,16 @@ export function vendorGet(deps: VendorHttpDeps, options: VendorHttpOptions): Ven
   const defaultWait = options.defaultRetryAfterMs ?? 60_000;
   const maxWait = options.maxRetryAfterMs ?? 15 * 60_000;
   const waits: number[] = [];
-  const get = async (url: string): Promise<unknown> => {
+  const get = async (url: string, json?: unknown): Promise<unknown> => {
+    const post = json === undefined ? {} : { method: 'POST' as const, body: JSON.stringify(json) };
     for (let attempt = 0; ; attempt++) {
       let response;
       try {
         response = await deps.fetch.bytes(url, {
           maxBytes: options.maxBytes ?? 64 * 1024 * 1024,
           acceptAnyStatus: true,
-          headers: { accept: 'application/json', ...options.authHeaders },
+          headers: { accept: 'application/json', ...(json === undefined ? {} : { 'content-type': 'application/json' }), ...options.authHeaders },
+          ...post,
           ...(deps.signal ? { signal: deps.signal } : {}),
         });
       } catch (error) {
@@ -99,7 +108,7 @@ export function vendorGet(deps: VendorHttpDeps, options: VendorHttpOptions): Ven
         continue;
       }
       if (status === 401 || status === 403) throw new VendorAuthError(status, vendorMessage(status, response.body));
-      if (status < 200 || status > 299) throw new VendorRequestError(`${new URL(url).pathname}: ${vendorMessage(status, response.body)}`);
+      if (status < 200 || status > 299) throw new VendorRequestError(`${new URL(url).pathname}: ${vendorMessage(status, response.body)}`, status);
       try {
         return JSON.parse(response.body.toString('utf8'));
       } catch {

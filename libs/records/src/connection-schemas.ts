@@ -11,7 +11,7 @@ export const CONNECTION_LIMITS = {
   bodyBytes: 64 * 1024,
 } as const;
 
-export const CONNECTION_KINDS = ['zendesk', 'slack'] as const;
+export const CONNECTION_KINDS = ['zendesk', 'slack', 'gong'] as const;
 export const CONNECTION_STATUS_VALUES = ['active', 'paused', 'failing'] as const;
 
 /** `{ email, api_token }` (sent as Zendesk's `email/token:api_token` basic auth) or an OAuth `{ access_token }`. */
@@ -46,6 +46,22 @@ export const slackSettingsSchema = z.strictObject({
   include_bots: z.boolean().optional().describe('Also bring messages and threads posted only by bots and apps (left out by default).'),
 });
 
+/** Gong's two ways in: an access key and its secret (Basic auth), or an OAuth `{ access_token }` (its `api_base_url_for_customer` is the base_url). */
+export const gongCredentialsSchema = z.union([
+  z.strictObject({
+    access_key: z.string().min(1).max(512).describe('The access key (Gong: Admin center → Settings → Ecosystem → API → Get API Key; a technical administrator makes it).'),
+    access_key_secret: z.string().min(1).max(1024).describe('The access key secret, shown once, with the key.'),
+  }),
+  z.strictObject({ access_token: z.string().min(1).max(4096).describe('An OAuth access token with api:calls:read:basic, api:calls:read:extensive and api:calls:read:transcript (and api:calls:read:media-url for recordings).') }),
+]);
+
+export const gongSettingsSchema = z.strictObject({
+  start_date: z.iso.date().optional().describe('Backfill calls that started on or after this day (YYYY-MM-DD); 90 days before the connection was made when absent.'),
+  workspace_id: z.string().regex(/^\d{1,20}$/, 'must be a Gong workspace id (up to 20 digits)').optional().describe('Only the calls of this Gong workspace.'),
+  include_media: z.boolean().optional().describe('Give each call\'s recording (its audio URL, else its video URL) as an attachment to download; true by default. An OAuth token needs api:calls:read:media-url for it.'),
+  delay_minutes: z.int().min(0).max(7 * 24 * 60).optional().describe('A call is read once its start is this many minutes old, so Gong has had time to transcribe it; 180 by default.'),
+});
+
 const intervalSchema = z.int().min(CONNECTION_LIMITS.intervalMinMinutes).max(CONNECTION_LIMITS.intervalMaxMinutes)
   .describe(`Minutes between scheduled syncs, ${CONNECTION_LIMITS.intervalMinMinutes} to ${CONNECTION_LIMITS.intervalMaxMinutes}; ${CONNECTION_LIMITS.intervalDefaultMinutes} by default.`);
 const baseUrlSchema = z.url().max(2048).describe('The vendor\'s address, e.g. https://acme.zendesk.com. Private and loopback addresses are refused (unless FETCH_ALLOW_LOOPBACK).');
@@ -70,8 +86,18 @@ export const createSlackConnectionSchema = z.strictObject({
   sync_interval_minutes: intervalSchema.optional(),
 });
 
+export const createGongConnectionSchema = z.strictObject({
+  kind: z.literal('gong').describe('Gong (calls and their transcripts).'),
+  product_id: z.string().min(1).max(128).describe('The product of this workspace the records go to.'),
+  project_id: z.string().min(1).max(128).describe('The project of that product the records go to.'),
+  base_url: baseUrlSchema.default('https://api.gong.io').describe('https://api.gong.io by default; with an OAuth token, the `api_base_url_for_customer` Gong gave with it.'),
+  credentials: gongCredentialsSchema.describe('`{access_key, access_key_secret}` or `{access_token}`: stored encrypted, never returned.'),
+  settings: gongSettingsSchema.optional().describe('Which calls to bring, and since when.'),
+  sync_interval_minutes: intervalSchema.optional(),
+});
+
 /** POST /api/v1/connections. */
-export const createConnectionSchema = z.discriminatedUnion('kind', [createZendeskConnectionSchema, createSlackConnectionSchema]);
+export const createConnectionSchema = z.discriminatedUnion('kind', [createZendeskConnectionSchema, createSlackConnectionSchema, createGongConnectionSchema]);
 
 /** PATCH /api/v1/connections/{id}: what is given replaces what was; new credentials make a failing connection active again. */
 export const updateConnectionSchema = z.strictObject({
@@ -120,3 +146,5 @@ export type ZendeskCredentials = z.infer<typeof zendeskCredentialsSchema>;
 export type ZendeskSettings = z.infer<typeof zendeskSettingsSchema>;
 export type SlackCredentials = z.infer<typeof slackCredentialsSchema>;
 export type SlackSettings = z.infer<typeof slackSettingsSchema>;
+export type GongCredentials = z.infer<typeof gongCredentialsSchema>;
+export type GongSettings = z.infer<typeof gongSettingsSchema>;
