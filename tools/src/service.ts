@@ -12,6 +12,7 @@ import { createBoss, enqueue, ensureQueues, QUEUES, type Boss } from '@loupe/job
 import { createWorker, type Worker } from '@loupe/worker';
 import { configuredEmbeddingVersion, startSemanticsThread, type SemanticsThread } from '@loupe/semantics';
 import { createSemanticSearch } from '@loupe/sources';
+import { createForwardingReceiver } from '@loupe/connectors/email';
 import { createMailer, startInboundSmtp, type InboundSmtp } from '@loupe/mail';
 import { isReplyAddress } from '@loupe/oauth';
 import { createSafeFetch } from '@loupe/safe-fetch';
@@ -96,6 +97,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
         boss,
         semanticSearch,
         storage,
+        inboundMailDomain: config.replies?.smtp ? config.replies.domain : undefined,
       }));
     }, { trustedProxies: config.trustedProxies, perIp: createPerIpLimiter(database.pool, clock, config.perIpLimitPerMinute), perIpDeferredPaths: [MCP_PATH, OAUTH_TOKEN_PATH] });
 
@@ -114,10 +116,17 @@ export async function startService({ config, log = createLogger(config.logLevel)
     if (config.replies?.smtp) {
       const { domain, smtp } = config.replies;
       const handle = inboundReplyHandler({ pool: database.pool, clock, mailer, log: log.child({ component: 'inbound-mail' }), domain });
+      // Email forwarding (issue 45): fwd+<token>@<domain> addresses of projects, beside the revoke+ reply addresses.
+      const forwarding = createForwardingReceiver({ pool: database.pool, boss, storage, clock, log: log.child({ component: 'email-forwarding' }), domain });
       inboundSmtp = await startInboundSmtp({
-        host: smtp.host, port: smtp.port, accepts: (address) => isReplyAddress(address, domain), onMessage: async (mail) => void (await handle(mail)), log,
+        host: smtp.host, port: smtp.port, maxBytes: smtp.maxBytes, log,
+        accepts: (address) => isReplyAddress(address, domain) || forwarding.accepts(address),
+        onMessage: async (mail, raw) => {
+          if (mail.to.some((a) => forwarding.isForwardingAddress(a))) await forwarding.receive(mail, raw);
+          else await handle(mail);
+        },
       });
-      log.info({ host: smtp.host, port: inboundSmtp.port, domain }, 'receiving replies to confirmation mails over SMTP');
+      log.info({ host: smtp.host, port: inboundSmtp.port, domain }, 'receiving replies to confirmation mails and forwarded mail over SMTP');
     }
   } catch (error) {
     await inboundSmtp?.close().catch(() => {});

@@ -25,8 +25,10 @@ describe('loadConfig', () => {
   it('reads the reply settings, and refuses a receiver or webhook without a reply domain', () => {
     expect(loadConfig({}).replies).toBeUndefined();
     expect(loadConfig({ MAIL_REPLY_DOMAIN: 'Replies.Example.com', INBOUND_SMTP_PORT: '2525', INBOUND_MAIL_SECRET: 'x'.repeat(16) }).replies).toEqual({
-      domain: 'replies.example.com', smtp: { host: '127.0.0.1', port: 2525 }, webhookSecret: 'x'.repeat(16),
+      domain: 'replies.example.com', smtp: { host: '127.0.0.1', port: 2525, maxBytes: 25 * 1024 * 1024 }, webhookSecret: 'x'.repeat(16),
     });
+    expect(loadConfig({ MAIL_REPLY_DOMAIN: 'replies.example.com', INBOUND_SMTP_PORT: '2525', INBOUND_MAIL_MAX_MB: '5' }).replies?.smtp?.maxBytes).toBe(5 * 1024 * 1024);
+    expect(() => loadConfig({ INBOUND_MAIL_MAX_MB: '0' })).toThrow(/INBOUND_MAIL_MAX_MB/);
     expect(() => loadConfig({ INBOUND_SMTP_PORT: '2525' })).toThrow(/MAIL_REPLY_DOMAIN: required/);
     expect(() => loadConfig({ MAIL_REPLY_DOMAIN: 'replies.example.com', INBOUND_MAIL_SECRET: 'short' })).toThrow(/INBOUND_MAIL_SECRET/);
   });

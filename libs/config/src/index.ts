@@ -195,6 +195,10 @@ export const envSchema = z.object({
     format: 'an address or host name',
     description: 'Listening address of the built-in SMTP receiver (used only with `INBOUND_SMTP_PORT`).',
   }),
+  INBOUND_MAIL_MAX_MB: doc(z.coerce.number().int().min(1).max(100).default(25), {
+    group: 'mail',
+    description: 'Largest message the built-in SMTP receiver takes, attachments included (a forwarded mail with its files); larger ones are refused with 552.',
+  }),
   INBOUND_MAIL_SECRET: doc(z.string().min(16, 'at least 16 characters').optional(), {
     group: 'mail',
     defaultText: 'off',
@@ -435,7 +439,7 @@ export interface Config {
   /** Bytes of MCP request bodies held at once before new ones are refused with 503 (MCP_BODY_MEMORY_MB). */
   mcpBodyMemoryBytes: number;
   /** Revocation by replying to the confirmation mail (spec 5.7 rule 4); absent without MAIL_REPLY_DOMAIN. */
-  replies: { domain: string; smtp: { host: string; port: number } | undefined; webhookSecret: string | undefined } | undefined;
+  replies: { domain: string; smtp: { host: string; port: number; maxBytes: number } | undefined; webhookSecret: string | undefined } | undefined;
   /** OpenID Connect identity providers offered on the sign-in page (spec 5.2 rule 1); [] without OIDC_PROVIDERS. */
   identityProviders: IdentityProviderConfig[];
   /** An OpenAI-compatible embeddings endpoint (EMBEDDINGS_URL); undefined: the built-in word vectors. */
@@ -517,7 +521,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     replies: e.MAIL_REPLY_DOMAIN
       ? {
         domain: e.MAIL_REPLY_DOMAIN.toLowerCase(),
-        smtp: e.INBOUND_SMTP_PORT !== undefined ? { host: e.INBOUND_SMTP_HOST, port: e.INBOUND_SMTP_PORT } : undefined,
+        smtp: e.INBOUND_SMTP_PORT !== undefined ? { host: e.INBOUND_SMTP_HOST, port: e.INBOUND_SMTP_PORT, maxBytes: e.INBOUND_MAIL_MAX_MB * 1024 * 1024 } : undefined,
         webhookSecret: e.INBOUND_MAIL_SECRET,
       }
       : undefined,

@@ -32,6 +32,8 @@ export interface AccountDeps {
   semanticSearch?: SemanticSearch | undefined;
   /** Where attachment files are stored: deleting a source deletes its files. */
   storage: Storage;
+  /** The domain of the inbound mail server (MAIL_REPLY_DOMAIN) when it receives mail: projects' forwarding addresses are there. */
+  inboundMailDomain?: string | undefined;
 }
 
 export interface SignedIn {
@@ -103,6 +105,7 @@ export const SECTIONS = [
   { id: 'privacy', label: 'Privacy' },
   { id: 'retention', label: 'Data retention' },
   { id: 'connections', label: 'Connections' },
+  { id: 'email-forwarding', label: 'Email forwarding' },
 ] as const;
 
 /** Renders a page of the account app, with its navigation. */

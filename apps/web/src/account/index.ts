@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { companyPages } from './companies';
 import { connectionPages } from './connections';
+import { emailForwardingPages } from './email-forwarding';
 import type { AccountDeps, Runtime } from './context';
 import { homePages } from './home';
 import { keyPages } from './keys';
@@ -30,5 +31,6 @@ export function accountPages(runtime: Runtime, deps: AccountDeps): Router {
   router.use(privacyPages(runtime, deps));
   router.use(retentionPages(runtime));
   router.use(connectionPages(runtime, deps));
+  router.use(emailForwardingPages(runtime, deps));
   return router;
 }

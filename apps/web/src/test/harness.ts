@@ -43,6 +43,8 @@ export async function startWebServer(
     semanticSearch?: SemanticSearch;
     /** Where attachment files are (a shared temporary directory by default). */
     storage?: Storage;
+    /** The inbound mail domain: the Email forwarding page shows addresses there (off without it). */
+    inboundMailDomain?: string;
   } = {},
 ): Promise<WebHarness> {
   const t = options.database ?? (await createTestDatabase());
@@ -66,6 +68,7 @@ export async function startWebServer(
       boss: options.boss,
       ...(options.semanticSearch ? { semanticSearch: options.semanticSearch } : {}),
       storage: options.storage ?? createLocalStorage(path.join(os.tmpdir(), 'loupe-web-harness-storage')),
+      ...(options.inboundMailDomain ? { inboundMailDomain: options.inboundMailDomain } : {}),
     }));
   }, { perIp: createPerIpLimiter(t.pool, systemClock) });
   const server: Listening = await listen(app, 0, '127.0.0.1', { requestTimeoutMs: 30_000 });
