@@ -215,3 +215,56 @@ describe('/api/v1/connections: Slack', () => {
     expect(answers.join('\n')).not.toContain('slacksecret3c9e');
   });
 });
+
+describe('/api/v1/connections: Gong', () => {
+  const GONG_KEY = 'gongkey7f3a91c2';
+  const GONG_SECRET = 'gongsecret-5e8b2d4c6a1f';
+  const gong = (overrides: Record<string, unknown> = {}) => call('POST', '/api/v1/connections', h.a.writeKey, {
+    kind: 'gong', product_id: h.a.productId, project_id: h.a.projectId, credentials: { access_key: GONG_KEY, access_key_secret: GONG_SECRET },
+    settings: { start_date: '2026-01-01', workspace_id: '5410000000000000001', include_media: false }, ...overrides,
+  });
+
+  it('creates a Gong connection (201) on https://api.gong.io when no base_url is given, or on the customer\'s OAuth address, never answering its key', async () => {
+    const created = await gong();
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      kind: 'gong', base_url: 'https://api.gong.io', settings: { start_date: '2026-01-01', workspace_id: '5410000000000000001', include_media: false },
+      status: 'active', records: 0, last_error: null,
+    });
+    expect(created.body).not.toHaveProperty('credentials');
+    expect(await jobs(created.body.id)).toEqual([{ workspaceId: h.a.workspaceId, connectionId: created.body.id, reason: 'now' }]);
+    expect((await call('GET', `/api/v1/connections/${created.body.id}`, h.a.readKey)).body).toEqual(created.body);
+    const { rows } = await h.t.pool.query('SELECT * FROM connections WHERE id = $1', [created.body.id]);
+    for (const secret of [GONG_KEY, GONG_SECRET]) expect(JSON.stringify(rows)).not.toContain(secret);
+    const oauth = await gong({ base_url: 'https://us-4982.api.gong.io', credentials: { access_token: 'gong-oauth-9a7c' } });
+    expect([oauth.status, oauth.body.base_url]).toEqual([201, 'https://us-4982.api.gong.io']);
+    const patched = await call('PATCH', `/api/v1/connections/${created.body.id}`, h.a.writeKey, { settings: { delay_minutes: -1 } });
+    expect([patched.status, patched.body.error]).toEqual([400, 'VALIDATION_ERROR']);
+    expect(patched.body.message).toMatch(/^settings\.delay_minutes: /);
+    const badKey = await call('PATCH', `/api/v1/connections/${created.body.id}`, h.a.writeKey, { credentials: { access_key: GONG_KEY } });
+    expect([badKey.status, badKey.body.message]).toEqual([400, expect.stringMatching(/credentials/)]);
+    for (const id of [created.body.id, oauth.body.id]) expect((await call('DELETE', `/api/v1/connections/${id}`, h.a.writeKey)).status).toBe(200);
+  });
+
+  it('refuses a Gong connection with wrong credentials or settings, naming the field and never echoing the secret', async () => {
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [{ credentials: {} }, /credentials/],
+      [{ credentials: { access_key: GONG_KEY } }, /credentials/],
+      [{ credentials: { access_key: GONG_KEY, access_key_secret: '' } }, /credentials/],
+      [{ credentials: { access_key: GONG_KEY, access_key_secret: GONG_SECRET, api_token: 'x' } }, /credentials/],
+      [{ settings: { start_date: '2026-13-01' } }, /settings\.start_date/],
+      [{ settings: { workspace_id: 'sales team' } }, /settings\.workspace_id: must be a Gong workspace id/],
+      [{ settings: { include_media: 'yes' } }, /settings\.include_media/],
+      [{ settings: { channel_ids: ['C0123ABCD'] } }, /settings: unknown field "channel_ids"/],
+      [{ base_url: 'http://169.254.169.254' }, /base_url: 169\.254\.169\.254 is refused/],
+      [{ base_url: 'https://api.gong.io/v2' }, /base_url: give the address alone/],
+    ];
+    for (const [body, message] of cases) {
+      const out = await gong(body);
+      expect([out.status, JSON.stringify(body)]).toEqual([400, JSON.stringify(body)]);
+      expect(out.body.message).toMatch(message);
+    }
+    const seen = answers.join('\n');
+    for (const secret of [GONG_KEY, GONG_SECRET]) expect(seen).not.toContain(secret);
+  });
+});
