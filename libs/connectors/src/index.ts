@@ -11,4 +11,5 @@ export { cancelWaitingSyncs, realSleep, scheduleActiveConnections, scheduleNextS
 export { retryAfterMs, vendorGet, VendorAuthError, VendorRequestError, type VendorGet } from './vendor-http';
 export { zendeskConnector, zendeskCredentialsSchema, zendeskSettingsSchema, type ZendeskCredentials, type ZendeskSettings } from './zendesk/connector';
 export { gongConnector, gongCredentialsSchema, gongSettingsSchema, type GongCredentials, type GongSettings } from './gong/connector';
+export { INTERCOM_DEFAULT_BASE_URL, INTERCOM_SETTLE_SECONDS, INTERCOM_VERSION, intercomConnector, intercomCredentialsSchema, intercomSettingsSchema, type IntercomCredentials, type IntercomSettings } from './intercom/connector';
 export { slackConnector, slackCredentialsSchema, slackSettingsSchema, type SlackCredentials, type SlackSettings } from './slack/connector';

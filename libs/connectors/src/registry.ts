@@ -1,5 +1,6 @@
 import type { Connector } from './connector';
 import { gongConnector } from './gong/connector';
+import { intercomConnector } from './intercom/connector';
 import { slackConnector } from './slack/connector';
 import { zendeskConnector } from './zendesk/connector';
 
@@ -7,6 +8,7 @@ import { zendeskConnector } from './zendesk/connector';
 export const CONNECTORS: ReadonlyMap<string, Connector> = new Map<string, Connector>([
   [zendeskConnector.kind, zendeskConnector],
   [gongConnector.kind, gongConnector],
+  [intercomConnector.kind, intercomConnector as Connector],
   [slackConnector.kind, slackConnector as Connector],
 ]);
 

@@ -52,6 +52,16 @@ export function retryAfterMs(value: string | string[] | undefined, now: number):
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
+/**
+ * `X-RateLimit-Reset` as a Unix timestamp in seconds (Intercom documents it so): how long until then; undefined when
+ * absent, unreadable, or too small to be a timestamp (a vendor that sends seconds-to-wait says so in Retry-After).
+ */
+export function rateLimitResetMs(value: string | string[] | undefined, now: number): number | undefined {
+  const v = (Array.isArray(value) ? value[0] : value)?.trim();
+  if (!v || !/^\d{9,11}$/.test(v)) return undefined;
+  return Math.max(0, Number(v) * 1000 - now);
+}
+
 /** What the vendor said about a refusal, cut short; the request's credentials are never part of it. */
 function vendorMessage(status: number, body: Buffer): string {
   let said = '';
@@ -64,6 +74,9 @@ function vendorMessage(status: number, body: Buffer): string {
     if (typeof description === 'string') said = said ? `${said}: ${description}` : description;
     // Gong's ErrorResponse: `{ requestId, errors: [string] }`.
     if (!said && Array.isArray(parsed.errors)) said = parsed.errors.filter((e) => typeof e === 'string').join('; ');
+    // Intercom's error list: `{ type: 'error.list', errors: [{ code, message }] }`.
+    const first = Array.isArray(parsed.errors) ? (parsed.errors[0] as Record<string, unknown> | null | undefined) : undefined;
+    if (!said && first && typeof first === 'object') said = [first.code, first.message].filter((s) => typeof s === 'string').join(': ');
   } catch {
     said = body.toString('utf8').replace(/\s+/g, ' ').trim();
   }
@@ -100,7 +113,7 @@ export function vendorGet(deps: VendorHttpDeps, options: VendorHttpOptions): Ven
       }
       const { status } = response;
       if (status === 429) {
-        const wait = retryAfterMs(response.headers['retry-after'], Date.now()) ?? defaultWait;
+        const wait = retryAfterMs(response.headers['retry-after'], Date.now()) ?? rateLimitResetMs(response.headers['x-ratelimit-reset'], Date.now()) ?? defaultWait;
         if (attempt >= maxWaits) throw new VendorRequestError(`rate limited ${maxWaits} times in a row; the next sync starts over from the saved cursor`);
         if (wait > maxWait) throw new VendorRequestError(`rate limited for ${Math.round(wait / 1000)} s (Retry-After); the next sync starts over from the saved cursor`);
         waits.push(wait);

@@ -11,7 +11,7 @@ export const CONNECTION_LIMITS = {
   bodyBytes: 64 * 1024,
 } as const;
 
-export const CONNECTION_KINDS = ['zendesk', 'slack', 'gong'] as const;
+export const CONNECTION_KINDS = ['zendesk', 'intercom', 'gong', 'slack'] as const;
 export const CONNECTION_STATUS_VALUES = ['active', 'paused', 'failing'] as const;
 
 /** `{ email, api_token }` (sent as Zendesk's `email/token:api_token` basic auth) or an OAuth `{ access_token }`. */
@@ -30,20 +30,14 @@ export const zendeskSettingsSchema = z.strictObject({
   page_size: z.number().int().min(1).max(1000).optional().describe('Tickets per export page (Zendesk allows up to 1,000).'),
 });
 
-/** A Slack bot token (`xoxb-…`) or user token (`xoxp-…`) with the scopes the docs list, sent as `Authorization: Bearer`. */
-export const slackCredentialsSchema = z.strictObject({
-  token: z.string().min(1).max(512).regex(/^xox[a-z]-[A-Za-z0-9-]+$/, 'must be a Slack bot token (xoxb-…) or user token (xoxp-…)')
-    .describe('A bot token (xoxb-…, the app invited to each channel) or a user token (xoxp-…) with channels:history, groups:history, channels:read, groups:read, users:read and users:read.email.'),
+/** An Intercom access token (Developer Hub → your app → Configure → Authentication), sent as `Authorization: Bearer`. */
+export const intercomCredentialsSchema = z.strictObject({
+  access_token: z.string().min(1).max(4096).describe('An Intercom access token with the permissions Read conversations, Read and list users and companies, and Read admins.'),
 });
 
-export const slackSettingsSchema = z.strictObject({
-  channel_ids: z.array(z.string().regex(/^[CG][A-Z0-9]{2,30}$/, 'must be a channel id such as C0123ABCD (in Slack: the channel\'s details, at the bottom)'),
-    { error: (issue) => (issue.input === undefined ? 'is required: the ids of the channels to bring' : undefined) })
-    .min(1, 'name at least one channel').max(100).describe('The channels to bring (public C… or private G… ids); the app must be a member of each.'),
-  start_date: z.iso.date().optional().describe('Backfill messages posted since this day (YYYY-MM-DD); 90 days before the connection was made when absent.'),
-  page_size: z.number().int().min(1).max(999).optional().describe('Messages per history page (Slack allows up to 999 and advises 200; 200 by default; 15 for a non-Marketplace app distributed to other workspaces).'),
-  reply_window_days: z.number().int().min(0).max(90).optional().describe('Threads whose parent is at most this many days older than the newest message read are read again when they get a new reply (14 by default; 0: never).'),
-  include_bots: z.boolean().optional().describe('Also bring messages and threads posted only by bots and apps (left out by default).'),
+export const intercomSettingsSchema = z.strictObject({
+  start_date: z.iso.date().optional().describe('Backfill conversations updated since this day (YYYY-MM-DD); 90 days before the connection was made when absent.'),
+  page_size: z.number().int().min(1).max(150).optional().describe('Conversations per search page (Intercom allows up to 150; 50 by default).'),
 });
 
 /** Gong's two ways in: an access key and its secret (Basic auth), or an OAuth `{ access_token }` (its `api_base_url_for_customer` is the base_url). */
@@ -62,6 +56,22 @@ export const gongSettingsSchema = z.strictObject({
   delay_minutes: z.int().min(0).max(7 * 24 * 60).optional().describe('A call is read once its start is this many minutes old, so Gong has had time to transcribe it; 180 by default.'),
 });
 
+/** A Slack bot token (`xoxb-…`) or user token (`xoxp-…`) with the scopes the docs list, sent as `Authorization: Bearer`. */
+export const slackCredentialsSchema = z.strictObject({
+  token: z.string().min(1).max(512).regex(/^xox[a-z]-[A-Za-z0-9-]+$/, 'must be a Slack bot token (xoxb-…) or user token (xoxp-…)')
+    .describe('A bot token (xoxb-…, the app invited to each channel) or a user token (xoxp-…) with channels:history, groups:history, channels:read, groups:read, users:read and users:read.email.'),
+});
+
+export const slackSettingsSchema = z.strictObject({
+  channel_ids: z.array(z.string().regex(/^[CG][A-Z0-9]{2,30}$/, 'must be a channel id such as C0123ABCD (in Slack: the channel\'s details, at the bottom)'),
+    { error: (issue) => (issue.input === undefined ? 'is required: the ids of the channels to bring' : undefined) })
+    .min(1, 'name at least one channel').max(100).describe('The channels to bring (public C… or private G… ids); the app must be a member of each.'),
+  start_date: z.iso.date().optional().describe('Backfill messages posted since this day (YYYY-MM-DD); 90 days before the connection was made when absent.'),
+  page_size: z.number().int().min(1).max(999).optional().describe('Messages per history page (Slack allows up to 999 and advises 200; 200 by default; 15 for a non-Marketplace app distributed to other workspaces).'),
+  reply_window_days: z.number().int().min(0).max(90).optional().describe('Threads whose parent is at most this many days older than the newest message read are read again when they get a new reply (14 by default; 0: never).'),
+  include_bots: z.boolean().optional().describe('Also bring messages and threads posted only by bots and apps (left out by default).'),
+});
+
 const intervalSchema = z.int().min(CONNECTION_LIMITS.intervalMinMinutes).max(CONNECTION_LIMITS.intervalMaxMinutes)
   .describe(`Minutes between scheduled syncs, ${CONNECTION_LIMITS.intervalMinMinutes} to ${CONNECTION_LIMITS.intervalMaxMinutes}; ${CONNECTION_LIMITS.intervalDefaultMinutes} by default.`);
 const baseUrlSchema = z.url().max(2048).describe('The vendor\'s address, e.g. https://acme.zendesk.com. Private and loopback addresses are refused (unless FETCH_ALLOW_LOOPBACK).');
@@ -76,13 +86,13 @@ export const createZendeskConnectionSchema = z.strictObject({
   sync_interval_minutes: intervalSchema.optional(),
 });
 
-export const createSlackConnectionSchema = z.strictObject({
-  kind: z.literal('slack').describe('Slack.'),
+export const createIntercomConnectionSchema = z.strictObject({
+  kind: z.literal('intercom').describe('Intercom.'),
   product_id: z.string().min(1).max(128).describe('The product of this workspace the records go to.'),
   project_id: z.string().min(1).max(128).describe('The project of that product the records go to.'),
-  base_url: baseUrlSchema.optional().describe('Slack\'s Web API address: https://slack.com by default.'),
-  credentials: slackCredentialsSchema.describe('`{token}`: stored encrypted, never returned.'),
-  settings: slackSettingsSchema.describe('Which channels to bring (`channel_ids`, required), and since when.'),
+  base_url: baseUrlSchema.optional().describe('Intercom\'s API address: https://api.intercom.io by default; https://api.eu.intercom.io or https://api.au.intercom.io for a workspace hosted in Europe or Australia.'),
+  credentials: intercomCredentialsSchema.describe('`{access_token}`: stored encrypted, never returned.'),
+  settings: intercomSettingsSchema.optional().describe('Since when to bring conversations, and the page size.'),
   sync_interval_minutes: intervalSchema.optional(),
 });
 
@@ -96,13 +106,23 @@ export const createGongConnectionSchema = z.strictObject({
   sync_interval_minutes: intervalSchema.optional(),
 });
 
+export const createSlackConnectionSchema = z.strictObject({
+  kind: z.literal('slack').describe('Slack.'),
+  product_id: z.string().min(1).max(128).describe('The product of this workspace the records go to.'),
+  project_id: z.string().min(1).max(128).describe('The project of that product the records go to.'),
+  base_url: baseUrlSchema.optional().describe('Slack\'s Web API address: https://slack.com by default.'),
+  credentials: slackCredentialsSchema.describe('`{token}`: stored encrypted, never returned.'),
+  settings: slackSettingsSchema.describe('Which channels to bring (`channel_ids`, required), and since when.'),
+  sync_interval_minutes: intervalSchema.optional(),
+});
+
 /** POST /api/v1/connections. */
-export const createConnectionSchema = z.discriminatedUnion('kind', [createZendeskConnectionSchema, createSlackConnectionSchema, createGongConnectionSchema]);
+export const createConnectionSchema = z.discriminatedUnion('kind', [createZendeskConnectionSchema, createIntercomConnectionSchema, createGongConnectionSchema, createSlackConnectionSchema]);
 
 /** PATCH /api/v1/connections/{id}: what is given replaces what was; new credentials make a failing connection active again. */
 export const updateConnectionSchema = z.strictObject({
   base_url: baseUrlSchema.optional(),
-  credentials: z.record(z.string(), z.unknown()).optional().describe('New credentials, of the form the connection\'s kind takes (Zendesk: `{email, api_token}` or `{access_token}`; Slack: `{token}`).'),
+  credentials: z.record(z.string(), z.unknown()).optional().describe('New credentials, of the form the connection\'s kind takes (Zendesk: `{email, api_token}` or `{access_token}`; Intercom: `{access_token}`; Gong: `{access_key, access_key_secret}` or `{access_token}`; Slack: `{token}`).'),
   settings: z.record(z.string(), z.unknown()).optional().describe('The whole settings of the connection\'s kind; a setting left out is cleared.'),
   sync_interval_minutes: intervalSchema.optional(),
 });
@@ -144,7 +164,9 @@ export type UpdateConnectionInput = z.infer<typeof updateConnectionSchema>;
 export type ConnectionView = z.infer<typeof connectionSchema>;
 export type ZendeskCredentials = z.infer<typeof zendeskCredentialsSchema>;
 export type ZendeskSettings = z.infer<typeof zendeskSettingsSchema>;
-export type SlackCredentials = z.infer<typeof slackCredentialsSchema>;
-export type SlackSettings = z.infer<typeof slackSettingsSchema>;
+export type IntercomCredentials = z.infer<typeof intercomCredentialsSchema>;
+export type IntercomSettings = z.infer<typeof intercomSettingsSchema>;
 export type GongCredentials = z.infer<typeof gongCredentialsSchema>;
 export type GongSettings = z.infer<typeof gongSettingsSchema>;
+export type SlackCredentials = z.infer<typeof slackCredentialsSchema>;
+export type SlackSettings = z.infer<typeof slackSettingsSchema>;

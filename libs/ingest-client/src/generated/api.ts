@@ -111,6 +111,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/records/{recordId}/attachments/{position}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The file downloaded for one of a record's attachments (needs api:read)
+         * @description Streams the file the worker downloaded (or that was uploaded) for the attachment at `position` in the record's `_attachments`, from wherever the service stores files (its disk or a bucket), so every instance serves what any worker stored. It is always a download (`Content-Disposition: attachment`, with the attachment's filename), typed as it was stored. An attachment not downloaded yet, or whose download failed, has no file: the 404 says its status.
+         */
+        get: operations["downloadAttachment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/erasures": {
         parameters: {
             query?: never;
@@ -1420,6 +1440,113 @@ export interface operations {
                 };
             };
             /** @description No such record in this workspace (never there, another workspace's, or already deleted) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded: 10 requests per second per API key (an ErrorResponse, RATE_LIMITED), or the limit of one IP address across the service (an IpRateLimited body); see the Retry-After header */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["IpRateLimited"];
+                };
+            };
+            /** @description Unexpected server error; retry */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    downloadAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                recordId: string;
+                /** @description The attachment's index in the record's `_attachments`, from 0 */
+                position: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description recordId longer than 128 characters, or a position that is not a whole number from 0 to 10,000 */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API key missing, unknown or revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such record or position in this workspace, or no file for it (yet) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4535,7 +4662,7 @@ export interface operations {
                              * @description The vendor.
                              * @enum {string}
                              */
-                            kind: "zendesk";
+                            kind: "zendesk" | "intercom" | "gong" | "slack";
                             /** @description The product its records go to. */
                             product_id: string;
                             /** @description The project its records go to. */
@@ -4708,6 +4835,118 @@ export interface operations {
                     };
                     /** @description Minutes between scheduled syncs, 5 to 1440; 15 by default. */
                     sync_interval_minutes?: number;
+                } | {
+                    /**
+                     * @description Intercom.
+                     * @constant
+                     */
+                    kind: "intercom";
+                    /** @description The product of this workspace the records go to. */
+                    product_id: string;
+                    /** @description The project of that product the records go to. */
+                    project_id: string;
+                    /**
+                     * Format: uri
+                     * @description Intercom's API address: https://api.intercom.io by default; https://api.eu.intercom.io or https://api.au.intercom.io for a workspace hosted in Europe or Australia.
+                     */
+                    base_url?: string;
+                    /** @description `{access_token}`: stored encrypted, never returned. */
+                    credentials: {
+                        /** @description An Intercom access token with the permissions Read conversations, Read and list users and companies, and Read admins. */
+                        access_token: string;
+                    };
+                    /** @description Since when to bring conversations, and the page size. */
+                    settings?: {
+                        /**
+                         * Format: date
+                         * @description Backfill conversations updated since this day (YYYY-MM-DD); 90 days before the connection was made when absent.
+                         */
+                        start_date?: string;
+                        /** @description Conversations per search page (Intercom allows up to 150; 50 by default). */
+                        page_size?: number;
+                    };
+                    /** @description Minutes between scheduled syncs, 5 to 1440; 15 by default. */
+                    sync_interval_minutes?: number;
+                } | {
+                    /**
+                     * @description Gong (calls and their transcripts).
+                     * @constant
+                     */
+                    kind: "gong";
+                    /** @description The product of this workspace the records go to. */
+                    product_id: string;
+                    /** @description The project of that product the records go to. */
+                    project_id: string;
+                    /**
+                     * Format: uri
+                     * @description https://api.gong.io by default; with an OAuth token, the `api_base_url_for_customer` Gong gave with it.
+                     * @default https://api.gong.io
+                     */
+                    base_url?: string;
+                    /** @description `{access_key, access_key_secret}` or `{access_token}`: stored encrypted, never returned. */
+                    credentials: {
+                        /** @description The access key (Gong: Admin center → Settings → Ecosystem → API → Get API Key; a technical administrator makes it). */
+                        access_key: string;
+                        /** @description The access key secret, shown once, with the key. */
+                        access_key_secret: string;
+                    } | {
+                        /** @description An OAuth access token with api:calls:read:basic, api:calls:read:extensive and api:calls:read:transcript (and api:calls:read:media-url for recordings). */
+                        access_token: string;
+                    };
+                    /** @description Which calls to bring, and since when. */
+                    settings?: {
+                        /**
+                         * Format: date
+                         * @description Backfill calls that started on or after this day (YYYY-MM-DD); 90 days before the connection was made when absent.
+                         */
+                        start_date?: string;
+                        /** @description Only the calls of this Gong workspace. */
+                        workspace_id?: string;
+                        /** @description Give each call's recording (its audio URL, else its video URL) as an attachment to download; true by default. An OAuth token needs api:calls:read:media-url for it. */
+                        include_media?: boolean;
+                        /** @description A call is read once its start is this many minutes old, so Gong has had time to transcribe it; 180 by default. */
+                        delay_minutes?: number;
+                    };
+                    /** @description Minutes between scheduled syncs, 5 to 1440; 15 by default. */
+                    sync_interval_minutes?: number;
+                } | {
+                    /**
+                     * @description Slack.
+                     * @constant
+                     */
+                    kind: "slack";
+                    /** @description The product of this workspace the records go to. */
+                    product_id: string;
+                    /** @description The project of that product the records go to. */
+                    project_id: string;
+                    /**
+                     * Format: uri
+                     * @description Slack's Web API address: https://slack.com by default.
+                     */
+                    base_url?: string;
+                    /** @description `{token}`: stored encrypted, never returned. */
+                    credentials: {
+                        /** @description A bot token (xoxb-…, the app invited to each channel) or a user token (xoxp-…) with channels:history, groups:history, channels:read, groups:read, users:read and users:read.email. */
+                        token: string;
+                    };
+                    /** @description Which channels to bring (`channel_ids`, required), and since when. */
+                    settings: {
+                        /** @description The channels to bring (public C… or private G… ids); the app must be a member of each. */
+                        channel_ids: string[];
+                        /**
+                         * Format: date
+                         * @description Backfill messages posted since this day (YYYY-MM-DD); 90 days before the connection was made when absent.
+                         */
+                        start_date?: string;
+                        /** @description Messages per history page (Slack allows up to 999 and advises 200; 200 by default; 15 for a non-Marketplace app distributed to other workspaces). */
+                        page_size?: number;
+                        /** @description Threads whose parent is at most this many days older than the newest message read are read again when they get a new reply (14 by default; 0: never). */
+                        reply_window_days?: number;
+                        /** @description Also bring messages and threads posted only by bots and apps (left out by default). */
+                        include_bots?: boolean;
+                    };
+                    /** @description Minutes between scheduled syncs, 5 to 1440; 15 by default. */
+                    sync_interval_minutes?: number;
                 };
             };
         };
@@ -4753,7 +4992,7 @@ export interface operations {
                          * @description The vendor.
                          * @enum {string}
                          */
-                        kind: "zendesk";
+                        kind: "zendesk" | "intercom" | "gong" | "slack";
                         /** @description The product its records go to. */
                         product_id: string;
                         /** @description The project its records go to. */
@@ -4943,7 +5182,7 @@ export interface operations {
                          * @description The vendor.
                          * @enum {string}
                          */
-                        kind: "zendesk";
+                        kind: "zendesk" | "intercom" | "gong" | "slack";
                         /** @description The product its records go to. */
                         product_id: string;
                         /** @description The project its records go to. */
@@ -5215,7 +5454,7 @@ export interface operations {
                      * @description The vendor's address, e.g. https://acme.zendesk.com. Private and loopback addresses are refused (unless FETCH_ALLOW_LOOPBACK).
                      */
                     base_url?: string;
-                    /** @description New credentials, of the form the connection's kind takes (Zendesk: `{email, api_token}` or `{access_token}`). */
+                    /** @description New credentials, of the form the connection's kind takes (Zendesk: `{email, api_token}` or `{access_token}`; Intercom: `{access_token}`; Gong: `{access_key, access_key_secret}` or `{access_token}`; Slack: `{token}`). */
                     credentials?: {
                         [key: string]: unknown;
                     };
@@ -5270,7 +5509,7 @@ export interface operations {
                          * @description The vendor.
                          * @enum {string}
                          */
-                        kind: "zendesk";
+                        kind: "zendesk" | "intercom" | "gong" | "slack";
                         /** @description The product its records go to. */
                         product_id: string;
                         /** @description The project its records go to. */
@@ -5472,7 +5711,7 @@ export interface operations {
                          * @description The vendor.
                          * @enum {string}
                          */
-                        kind: "zendesk";
+                        kind: "zendesk" | "intercom" | "gong" | "slack";
                         /** @description The product its records go to. */
                         product_id: string;
                         /** @description The project its records go to. */
@@ -5638,7 +5877,7 @@ export interface operations {
                          * @description The vendor.
                          * @enum {string}
                          */
-                        kind: "zendesk";
+                        kind: "zendesk" | "intercom" | "gong" | "slack";
                         /** @description The product its records go to. */
                         product_id: string;
                         /** @description The project its records go to. */
