@@ -216,6 +216,52 @@ describe('/api/v1/connections: Slack', () => {
   });
 });
 
+describe('/api/v1/connections: Intercom', () => {
+  const INTERCOM_TOKEN = 'dG9rOmljLXNlY3JldC04ZDJm';
+  const intercom = (overrides: Record<string, unknown> = {}) => call('POST', '/api/v1/connections', h.a.writeKey, {
+    kind: 'intercom', product_id: h.a.productId, project_id: h.a.projectId, credentials: { access_token: INTERCOM_TOKEN },
+    settings: { start_date: '2026-01-01', page_size: 100 }, ...overrides,
+  });
+
+  it('creates an Intercom connection (201) on https://api.intercom.io when no base_url is given, or on a regional one, without answering its token', async () => {
+    const created = await intercom();
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      kind: 'intercom', base_url: 'https://api.intercom.io', settings: { start_date: '2026-01-01', page_size: 100 }, status: 'active', records: 0, last_error: null,
+    });
+    expect(created.body).not.toHaveProperty('credentials');
+    expect(await jobs(created.body.id)).toEqual([{ workspaceId: h.a.workspaceId, connectionId: created.body.id, reason: 'now' }]);
+    expect((await call('GET', `/api/v1/connections/${created.body.id}`, h.a.readKey)).body).toEqual(created.body);
+    const { rows } = await h.t.pool.query('SELECT * FROM connections WHERE id = $1', [created.body.id]);
+    expect(JSON.stringify(rows)).not.toContain(INTERCOM_TOKEN);
+    const eu = await intercom({ base_url: 'https://api.eu.intercom.io' });
+    expect([eu.status, eu.body.base_url]).toEqual([201, 'https://api.eu.intercom.io']);
+    const patched = await call('PATCH', `/api/v1/connections/${created.body.id}`, h.a.writeKey, { settings: { page_size: 151 } });
+    expect([patched.status, patched.body.error]).toEqual([400, 'VALIDATION_ERROR']);
+    expect(patched.body.message).toMatch(/^settings\.page_size: /);
+    for (const id of [created.body.id, eu.body.id]) expect((await call('DELETE', `/api/v1/connections/${id}`, h.a.writeKey)).status).toBe(200);
+  });
+
+  it('refuses an Intercom connection with a wrong token or setting, naming the field and never echoing the token', async () => {
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [{ credentials: {} }, /credentials\.access_token/],
+      [{ credentials: { access_token: '' } }, /credentials\.access_token/],
+      [{ credentials: { access_token: INTERCOM_TOKEN, api_token: INTERCOM_TOKEN } }, /credentials: unknown field "api_token"/],
+      [{ settings: { start_date: 'last week' } }, /settings\.start_date/],
+      [{ settings: { page_size: 0 } }, /settings\.page_size/],
+      [{ settings: { tags: ['x'] } }, /settings: unknown field "tags"/],
+      [{ base_url: 'http://10.0.0.8' }, /base_url: 10\.0\.0\.8 is refused/],
+      [{ base_url: 'https://api.intercom.io/conversations' }, /base_url: give the address alone/],
+    ];
+    for (const [body, message] of cases) {
+      const out = await intercom(body);
+      expect([out.status, JSON.stringify(body)]).toEqual([400, JSON.stringify(body)]);
+      expect(out.body.message).toMatch(message);
+    }
+    expect(answers.join('\n')).not.toContain(INTERCOM_TOKEN);
+  });
+});
+
 describe('/api/v1/connections: Gong', () => {
   const GONG_KEY = 'gongkey7f3a91c2';
   const GONG_SECRET = 'gongsecret-5e8b2d4c6a1f';
