@@ -1,5 +1,6 @@
 import { loadKeyring, purgeConnectionSlice, realSleep, rewrapConnectionKeys, scheduleActiveConnections, syncConnection } from '@loupe/connectors';
 import { runErasure } from '@loupe/erasure';
+import { runFileImport } from '@loupe/file-import';
 import { resolveWorkspaceCompanies, updateOpportunities } from '@loupe/evidence';
 import { applyRetentionSlice, pruneSourceDeletions, sweepStorageDeletions, workspacesWithRetention } from '@loupe/lifecycle';
 import { embedPendingSources, markOutdatedSources } from '@loupe/sources';
@@ -57,7 +58,7 @@ const EMBED_YIELDS_TO_BATCHES = 3;
 
 const QUEUES_WORKED = [
   QUEUES.processBatch, QUEUES.downloadAttachment, QUEUES.recomputeOpportunities, QUEUES.settleOpportunities, QUEUES.embedSources, QUEUES.erasePerson, QUEUES.retention, QUEUES.resolveCompanies,
-  QUEUES.syncConnection, QUEUES.purgeConnection, QUEUES.deadLetter,
+  QUEUES.syncConnection, QUEUES.purgeConnection, QUEUES.importFile, QUEUES.deadLetter,
 ] as const;
 
 function attemptOf(job: JobWithMetadata<unknown>): Attempt {
@@ -221,6 +222,20 @@ export function createWorker(deps: WorkerDeps): Worker {
         const slice = await purgeConnectionSlice({ pool: ctx.pool, storage: ctx.storage, clock: ctx.clock, log: deps.log }, payload.workspaceId, payload.connectionId);
         if (slice.more) await enqueue(deps.boss, QUEUES.purgeConnection, payload);
         return slice;
+      },
+    );
+    // A file imported from the console (libs/file-import): the stored upload streamed in slices of 1,000 rows
+    // through the ingestion API's accept path; a retry resumes from the saved cursor, the last one ends it as failed.
+    await deps.boss.work<unknown, unknown, typeof polling>(
+      QUEUES.importFile,
+      polling,
+      async ([job]) => {
+        if (!job) return undefined;
+        const { workspaceId, importId } = payloadSchemas[QUEUES.importFile].parse(job.data);
+        return runFileImport(
+          { pool: ctx.pool, boss: deps.boss, storage: ctx.storage, clock: ctx.clock, log: deps.log, ...(deps.yieldToRequests ? { between: deps.yieldToRequests } : {}) },
+          workspaceId, importId, { signal: AbortSignal.any([job.signal, shutdown.signal]), finalAttempt: job.retryCount >= job.retryLimit },
+        );
       },
     );
     // Every active connection has its schedule, due an interval after its last sync (one waits per connection).

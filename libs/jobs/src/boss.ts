@@ -80,6 +80,9 @@ export async function ensureQueues(boss: PgBoss, policy: JobPolicy = DEFAULT_JOB
   await create(QUEUES.syncConnection, shortQueue(5, 60 * 60));
   // a slice of a deleted connection's records per job, the next queued by the job: one waits per connection
   await create(QUEUES.purgeConnection, shortQueue(5, 15 * 60));
+  // an import resumes from its saved cursor (rows consumed, committed with each slice), so a retry repeats at most
+  // the slice in hand, whose records come back as duplicates; one waits per import
+  await create(QUEUES.importFile, shortQueue(5, 2 * 60 * 60));
   // An erasure resumes from its stored phase and cursor, so a retry repeats at most one slice.
   await create(QUEUES.erasePerson, {
     retryLimit: 10,

@@ -32,6 +32,11 @@ export const QUEUES = {
   syncConnection: 'connection.sync',
   /** Delete what a deleted connection brought in (`?with_data=true`), a slice per job, queued again while more remain. */
   purgeConnection: 'connection.purge',
+  /**
+   * Import a file uploaded in the console (libs/file-import): the stored file streamed in slices of 1,000 rows
+   * through the ingestion API's accept path, resuming from the import's saved cursor after a retry.
+   */
+  importFile: 'file.import',
   /** Jobs that exhausted their retries, kept for inspection and redrive. */
   deadLetter: 'dead-letter',
 } as const;
@@ -78,6 +83,10 @@ export const payloadSchemas = {
     workspaceId: z.string().min(1),
     connectionId: z.string().min(1),
   }),
+  [QUEUES.importFile]: z.strictObject({
+    workspaceId: z.string().min(1),
+    importId: z.string().min(1),
+  }),
   [QUEUES.deadLetter]: z.looseObject({}),
 } satisfies Record<QueueName, z.ZodType>;
 
@@ -97,6 +106,7 @@ export const singletonKeys: { [Q in QueueName]?: (payload: Payload<Q>) => string
   [QUEUES.resolveCompanies]: (p) => p.workspaceId,
   [QUEUES.syncConnection]: (p) => `${p.connectionId}:${p.reason}`,
   [QUEUES.purgeConnection]: (p) => p.connectionId,
+  [QUEUES.importFile]: (p) => p.importId,
 };
 
 export function recomputeOpportunitiesKey(workspaceId: string, productId: string): string {

@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { IngestClient } from '@loupe/ingest-client';
-import { importFile, importProgressLine, previewFile, type ImportProgress } from './import-file';
-import { mappingProblems, type Mapping, type RecordDefaults } from './mapping';
-import { whereText } from './read-rows';
+import { mappingProblems, previewFile, whereText, type Mapping, type RecordDefaults } from '@loupe/file-import';
+import { importFile, importProgressLine, type ImportProgress } from './import-file';
 
 export interface ImportCommandIo {
   out: (line: string) => void;

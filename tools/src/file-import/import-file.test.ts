@@ -11,9 +11,8 @@ import { createLocalStorage } from '@loupe/storage';
 import { createProduct, createProject, createWorkspace } from '@loupe/workspaces';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../loupe';
-import { eventAtOf } from './event-at';
+import { eventAtOf, mappingProblems, type Mapping } from '@loupe/file-import';
 import { importFile, type Refusal } from './import-file';
-import { mappingProblems, type Mapping } from './mapping';
 
 // `npm run loupe -- import FILE --mapping MAPPING.json`: an export mapped to records and sent to the real API.
 let t: TestDatabase;

@@ -1,42 +1,5 @@
 import { chunks, type IngestClient } from '@loupe/ingest-client';
-import { itemOfRecord, validateItems } from '@loupe/records';
-import { recordOfRow, type Mapping, type RecordDefaults } from './mapping';
-import { readRows, type FileRow } from './read-rows';
-
-/** Records per request: the API's bound. */
-export const RECORDS_PER_REQUEST = 1000;
-/** Rows the preview maps and checks. */
-export const PREVIEW_ROWS = 20;
-
-/** The problems the API would name for this record, from the same record schema and rules it applies (none when it is valid). */
-export function recordProblems(record: Record<string, unknown>): string[] {
-  return validateItems([itemOfRecord(record)]).errors.map((e) => e.message);
-}
-
-export interface MappedRow {
-  where: FileRow['where'];
-  record?: Record<string, unknown>;
-  /** Why the row is refused: it could not be read, did not map, or the record breaks a rule of the API. */
-  problems: string[];
-}
-
-/** A row of the file as the record it becomes, with every problem that would refuse it. */
-export function mapFileRow(mapping: Mapping, row: FileRow, defaults: RecordDefaults): MappedRow {
-  if (!row.row) return { where: row.where, problems: [row.problem ?? 'unreadable'] };
-  const mapped = recordOfRow(mapping, row.row, defaults);
-  if (!mapped.ok) return { where: row.where, problems: mapped.problems };
-  return { where: row.where, record: mapped.record, problems: recordProblems(mapped.record) };
-}
-
-/** The first `limit` rows mapped and checked, nothing sent: what `import --dry-run` prints. */
-export async function previewFile(file: string, mapping: Mapping, defaults: RecordDefaults, limit = PREVIEW_ROWS): Promise<MappedRow[]> {
-  const rows: MappedRow[] = [];
-  for await (const row of readRows(file)) {
-    rows.push(mapFileRow(mapping, row, defaults));
-    if (rows.length >= limit) break;
-  }
-  return rows;
-}
+import { mapFileRow, readRows, RECORDS_PER_REQUEST, type FileRow, type Mapping, type RecordDefaults } from '@loupe/file-import';
 
 export interface ImportProgress {
   /** Rows read from the file. */
