@@ -120,7 +120,15 @@ async function repliesOf(ctx: ReadContext<SlackSettings>, channel: string, paren
   const messages: SlackMessage[] = [];
   let cursor: string | undefined;
   for (;;) {
-    const page = parsed(messagesPageSchema, await call(ctx, 'conversations.replies', { channel, ts: parentTs, limit: '200', cursor }), 'conversations.replies');
+    let body: unknown;
+    try {
+      body = await call(ctx, 'conversations.replies', { channel, ts: parentTs, limit: '200', cursor });
+    } catch (error) {
+      // The parent was deleted since the history listed it: the thread is what was read of it (or the parent alone).
+      if (error instanceof VendorRequestError && error.message.endsWith('Slack answered thread_not_found')) return messages;
+      throw error;
+    }
+    const page = parsed(messagesPageSchema, body, 'conversations.replies');
     messages.push(...parseEach(page.messages, `in thread ${parentTs} of ${channel}`, refused).filter(kept));
     cursor = nextCursor(page, 'conversations.replies', cursor);
     if (!cursor) return messages;

@@ -224,6 +224,22 @@ describe('Slack sync: backfill, restart mid-page, changes only', () => {
     expect(after).toMatchObject({ status: 'active', duplicates_count: 251, last_error: expect.stringContaining('C0PRIVATE: not_in_channel') });
   });
 
+  it('keeps a thread whose parent was deleted between the history and its replies as the parent read, without failing the sync', async () => {
+    const conn = await f.connect({ channel_ids: [CHANNEL], start_date: '2026-01-01', page_size: 500 });
+    const channel = f.fake.channels.get(CHANNEL)!;
+    const gone = channel.messages[39]!; // message 40: a thread
+    f.fake.onRequest = (method, query) => {
+      if (method === 'conversations.replies' && query.get('ts') === gone.ts) channel.messages.splice(channel.messages.indexOf(gone), 1);
+    };
+    const outcome = await syncConnection(f.deps, conn.id);
+    f.fake.onRequest = undefined;
+    channel.messages.splice(39, 0, gone);
+    expect(outcome).toMatchObject({ status: 'synced', rejected: 0 });
+    const { rows } = await f.t.pool.query(
+      "SELECT r.type, r.data FROM records r JOIN batches b ON b.id = r.batch_id WHERE b.connection_id = $1 AND r.vendor_ids->>'slack' = $2", [conn.id, vendorId(gone.ts)]);
+    expect(rows.map((r) => [r.type, r.data.messages.length])).toEqual([['conversation', 1]]);
+  });
+
   it('never logs the token, and never stores it in the clear', async () => {
     const all = f.logs.join('\n');
     expect(all).toContain('connection synced');
