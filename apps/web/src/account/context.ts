@@ -105,6 +105,7 @@ export const SECTIONS = [
   { id: 'privacy', label: 'Privacy' },
   { id: 'retention', label: 'Data retention' },
   { id: 'connections', label: 'Connections' },
+  { id: 'import', label: 'File import' },
   { id: 'email-forwarding', label: 'Email forwarding' },
 ] as const;
 

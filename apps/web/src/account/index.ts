@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { companyPages } from './companies';
 import { connectionPages } from './connections';
+import { importPages } from './imports';
 import { emailForwardingPages } from './email-forwarding';
 import type { AccountDeps, Runtime } from './context';
 import { homePages } from './home';
@@ -31,6 +32,7 @@ export function accountPages(runtime: Runtime, deps: AccountDeps): Router {
   router.use(privacyPages(runtime, deps));
   router.use(retentionPages(runtime));
   router.use(connectionPages(runtime, deps));
+  router.use(importPages(runtime, deps));
   router.use(emailForwardingPages(runtime, deps));
   return router;
 }
