@@ -2,7 +2,10 @@ import { createMetrics } from '@loupe/metrics';
 import { baseUrl, loadConfig, productionWarnings } from '@loupe/config';
 import { migrationsApplied, migrationsDir, openDatabase } from '@loupe/db';
 import { appShell, createDrain, createLogger, createPerIpLimiter, databaseReadiness, healthRouter, listen, systemClock } from '@loupe/http';
+import { createForwardingReceiver } from '@loupe/connectors/email';
+import { createBoss, ensureQueues, type Boss } from '@loupe/jobs';
 import { createMailer, startInboundSmtp } from '@loupe/mail';
+import { createStorage } from '@loupe/storage';
 import { isReplyAddress } from '@loupe/oauth';
 import { createAuthApp } from './app';
 import { inboundReplyHandler } from './inbound-mail';
@@ -35,16 +38,31 @@ const app = appShell(log, (a) => {
 const server = await listen(app, config.port, config.host, { requestTimeoutMs: config.requestTimeoutMs });
 url = baseUrl(config, server.port);
 log.info({ url }, 'auth-server listening');
+let boss: Boss | undefined;
 if (config.replies?.smtp) {
   const { domain, smtp } = config.replies;
   const handle = inboundReplyHandler({ pool: database.pool, clock: systemClock, mailer, log, domain });
-  const receiver = await startInboundSmtp({ host: smtp.host, port: smtp.port, accepts: (a) => isReplyAddress(a, domain), onMessage: async (m) => void (await handle(m)), log });
-  log.info({ port: receiver.port, domain }, 'receiving replies to confirmation mails over SMTP');
+  // Forwarded mail (issue 45) lands records, whose processing job goes on the worker's queue.
+  boss = createBoss({ connectionString: database.url, supervise: false });
+  boss.on('error', (err) => log.error({ err }, 'pg-boss error'));
+  await boss.start();
+  await ensureQueues(boss, config.jobs);
+  const forwarding = createForwardingReceiver({ pool: database.pool, boss, storage: createStorage(config), clock: systemClock, log: log.child({ component: 'email-forwarding' }), domain });
+  const receiver = await startInboundSmtp({
+    host: smtp.host, port: smtp.port, maxBytes: smtp.maxBytes, log,
+    accepts: (a) => isReplyAddress(a, domain) || forwarding.accepts(a),
+    onMessage: async (m, raw) => {
+      if (m.to.some((a) => forwarding.isForwardingAddress(a))) await forwarding.receive(m, raw);
+      else await handle(m);
+    },
+  });
+  log.info({ port: receiver.port, domain }, 'receiving replies to confirmation mails and forwarded mail over SMTP');
 }
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {
     await drain.begin(config.shutdownDrainMs);
     await server.close(config.shutdownTimeoutMs);
+    await boss?.stop({ graceful: true, close: true });
     await database.close();
     process.exit(0);
   });

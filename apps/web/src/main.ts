@@ -34,6 +34,8 @@ const app = appShell(log, (a) => {
     scheduleRecompute: async (workspaceId, productId) => void (await enqueue(boss, QUEUES.recomputeOpportunities, { workspaceId, productId })),
     boss,
     storage: createStorage(config),
+    // The authorization server's SMTP receiver takes the projects' forwarding addresses (issue 45).
+    inboundMailDomain: config.replies?.smtp ? config.replies.domain : undefined,
   }));
 }, { trustedProxies: config.trustedProxies, perIp: createPerIpLimiter(database.pool, systemClock, config.perIpLimitPerMinute) });
 const server = await listen(app, config.port, config.host, { requestTimeoutMs: config.requestTimeoutMs });
