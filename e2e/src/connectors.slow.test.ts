@@ -1,4 +1,4 @@
-import { FAKE_SLACK_CUSTOMER_TEAM, FakeSlack, FakeZendesk } from '@loupe/connectors/testing';
+import { FAKE_SLACK_CUSTOMER_TEAM, FakeGong, FakeSlack, FakeZendesk } from '@loupe/connectors/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { controlledPostgres, demoFrom, serviceOn, type ControlledPostgres, type Demo } from './cluster';
 import { until, type Started } from './process';
@@ -118,6 +118,30 @@ const slack: ConnectorCase<FakeSlack> = {
   secrets: [SLACK_TOKEN, SLACK_NEW_TOKEN],
 };
 
+const GONG_KEY = 'gong-e2e-key-3d9f1a7b';
+const GONG_SECRET = 'gong-e2e-secret-6c2e8b4d0f';
+const GONG_NEW_TOKEN = 'gong-e2e-oauth-1b5d9e3a';
+let gongTranscripts = 0;
+let gongNew: string[] = [];
+const gong: ConnectorCase<FakeGong> = {
+  kind: 'gong',
+  async fake() {
+    const fake = new FakeGong({ accessKey: GONG_KEY, accessKeySecret: GONG_SECRET, now: () => Date.now() });
+    fake.seed(OBJECTS);
+    await fake.start();
+    return fake;
+  },
+  // delay_minutes 0: a call is read as soon as it started (on the real clock the default three hours would hide the new calls).
+  connection: (fake) => ({
+    kind: 'gong', base_url: fake.url, credentials: { access_key: GONG_KEY, access_key_secret: GONG_SECRET }, settings: { start_date: '2025-12-01', delay_minutes: 0 },
+  }),
+  // While it reads the transcripts of a page of calls, a third of the way in (two transcript pages per page of 100 calls).
+  killNow: (path) => path === '/v2/calls/transcript' && ++gongTranscripts === 70,
+  change(fake) {
+    // Two calls made since the backfill: Gong's calls do not change once recorded, so only new ones come.
+    gongNew = [fake.addCall(Date.now() - 50).id, fake.addCall(Date.now() - 40).id];
+    return { records: 2, duplicates: 0 };
+ 
 function connectorAgainstService<F extends VendorFake>(c: ConnectorCase<F>) {
   describe(`a ${c.kind} connection against npm start, killed mid-backfill`, () => {
     let pg: ControlledPostgres;
@@ -222,3 +246,4 @@ function connectorAgainstService<F extends VendorFake>(c: ConnectorCase<F>) {
 
 connectorAgainstService(zendesk);
 connectorAgainstService(slack);
+connectorAgainstService(gong);
