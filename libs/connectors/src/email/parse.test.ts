@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { forwardedInText, parseForward, parseHeaderDate, peopleOfHeader, withoutForwardPrefix } from './parse';
+import { forwardedInText, htmlText, parseForward, parseHeaderDate, peopleOfHeader, withoutForwardPrefix } from './parse';
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}.eml`, import.meta.url));
 
@@ -74,11 +74,19 @@ describe('parseForward', () => {
     expect(p.messages).toEqual([{ from: { email: 'dee@acme.test', name: 'Dee' }, to: [{ email: 'fwd+x@in.test' }], cc: [], date: new Date('2026-11-16T10:00:00Z'), subject: 'Call notes: Hooli', body: 'They want SSO.', messageId: '<n1@acme.test>' }]);
   });
 
-  it('never throws on garbage: bytes, no headers, a header block with no address, endless quoting', async () => {
+  it('never throws on garbage: bytes, no headers, a header block with no address, endless quoting, pathological text', async () => {
     for (const raw of [Buffer.from([0, 255, 1, 2, 3, 13, 10, 13, 10]), '', 'not a mail at all', 'From: nobody\r\n\r\n---------- Forwarded message ---------\r\nFrom: ???\r\nDate: never\r\nSubject:\r\n\r\nx', `From: a@b.test\r\n\r\n${'>'.repeat(5000)} On x <e@f.test> wrote:\r\n`]) {
       const p = await parseForward(raw);
       expect(p.messages.length).toBeGreaterThan(0);
     }
+    // Inputs that would make a careless pattern backtrack for hours: each is read in well under the test's time.
+    const spaces = ' '.repeat(1_000_000);
+    const hostile = [
+      `From: a@x.test\r\nSubject: s\r\n\r\n${spaces}x\r\n${spaces}From: y\r\n> ${spaces}>${spaces}:\r\nOn ${'On '.repeat(300_000)}\r\n`,
+      `From: a@x.test\r\nSubject: ${'fw: '.repeat(100_000)}x\r\nContent-Type: text/html\r\n\r\n${'<'.repeat(1_000_000)}${'&#'.repeat(100_000)}`,
+      `From: "${' '.repeat(100_000)}x" <a@x.test>\r\nTo: ${'a'.repeat(500_000)}\r\n\r\n---------- Forwarded message ---------\r\nFrom: ${'<'.repeat(100_000)}\r\nDate: x\r\n\r\nbody`,
+    ];
+    for (const raw of hostile) expect((await parseForward(raw)).messages.length).toBeGreaterThan(0);
     const deep = Array.from({ length: 200 }, (_, i) => `${'>'.repeat(i)} On Mon, Nov 16, 2026 at 10:0${i % 10} AM P${i} <p${i}@x.test> wrote:\n${'>'.repeat(i + 1)} hi ${i}`).join('\n');
     expect(forwardedInText(`From: A <a@x.test>\nDate: Mon, 16 Nov 2026 at 10:02\nSubject: s\n\n${deep}`).messages.length).toBeGreaterThan(1);
   });
@@ -98,6 +106,10 @@ describe('the pieces', () => {
     expect(peopleOfHeader('"Moss, Erin" <Erin@Hooli.EXAMPLE>; Sam <sam@globex.example>, cto@hooli.example, not-an-address')).toEqual([
       { email: 'Erin@hooli.example', name: 'Moss, Erin' }, { email: 'sam@globex.example', name: 'Sam' }, { email: 'cto@hooli.example' },
     ]);
+  });
+
+  it('reads an HTML body as text: lines, tags gone, entities decoded', () => {
+    expect(htmlText('<div>From: <b>Erin</b> &lt;erin@x.test&gt;<br>Date: now</div><p>Hi&nbsp;there &#x1F600; &#0; &bogus;</p>')).toBe('From: Erin <erin@x.test>\nDate: now\nHi there \u{1F600} &#0; &bogus;');
   });
 
   it('takes forwarding prefixes off a subject, keeping "Re:"', () => {

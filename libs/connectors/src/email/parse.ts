@@ -54,9 +54,10 @@ const isEmail = (value: string) => value.length <= 320 && emailSchema.safeParse(
 function person(email: string | undefined, name: string | undefined): MailPerson | undefined {
   const address = email?.trim().replace(/^mailto:/i, '');
   if (!address || !isEmail(address)) return undefined;
+  if (address.length > 320) return undefined;
   const at = address.lastIndexOf('@');
   const normalised = `${address.slice(0, at)}@${address.slice(at + 1).toLowerCase()}`;
-  const shown = name?.replace(/^["'\s]+|["'\s]+$/g, '').replace(/\s+/g, ' ').slice(0, 256);
+  const shown = name?.slice(0, 1000).replace(/^["'\s]+|["'\s]+$/g, '').replace(/\s+/g, ' ').slice(0, 256);
   return shown && shown.toLowerCase() !== normalised.toLowerCase() ? { email: normalised, name: shown } : { email: normalised };
 }
 
@@ -70,7 +71,7 @@ const ADDRESS = /"([^"]*)"\s*<([^>\s]+)>|([^<>,;"]*?)\s*<([^>\s]+)>|([^\s<>,;"()
 
 /** The people of a header value as written in a forwarded block: `Name <a@b>`, `"Last, First" <a@b>`, `a@b`, Outlook's `Name [mailto:a@b]`. */
 export function peopleOfHeader(value: string): MailPerson[] {
-  const text = value.replace(/\s*\[mailto:([^\]\s]+)\]/gi, ' <$1>');
+  const text = value.slice(0, 2000).replace(/\s*\[mailto:([^\]\s]+)\]/gi, ' <$1>');
   const found: MailPerson[] = [];
   for (const m of text.matchAll(ADDRESS)) {
     const p = m[2] ? person(m[2], m[1]) : m[4] ? person(m[4], m[3]) : person(m[5], undefined);
@@ -103,7 +104,7 @@ export function parseHeaderDate(value: string): Date | undefined {
 
 /** "Fwd: Fw: Re: SSO" → "Re: SSO": only the forwarding prefixes go. */
 export function withoutForwardPrefix(subject: string): string {
-  return subject.replace(/^(?:\s*(?:fwd?|fw|tr|wg|rv|enc|doorst)\s*(?:\[\d+\])?\s*:\s*)+/i, '').trim();
+  return subject.slice(0, 998).replace(/^(?:\s*(?:fwd?|fw|tr|wg|rv|enc|doorst)\s*(?:\[\d+\])?\s*:\s*)+/i, '').trim();
 }
 
 const SEPARATOR = /^\s*>?\s*(?:-{2,}\s*(?:Forwarded message|Original Message|Message transféré|Weitergeleitete Nachricht|Mensaje reenviado|Messaggio inoltrato)\s*-{0,}|Begin forwarded message:|Anfang der weitergeleiteten Nachricht:|_{20,}|-{20,})\s*$/i;
@@ -115,6 +116,10 @@ const HEADER_NAMES: Record<string, string> = {
 const WROTE = /^On\s+(.+?)\s*<?([^\s<>]+@[^\s<>]+?)>?\s+wrote:\s*$/i;
 const WROTE_DATE = /^(.*\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AaPp]\.?[Mm]\.?)?(?:\s?[A-Z]{2,5}|\s?[+-]\d{4})?)\s*,?\s+(.+)$/;
 
+/** Longer lines are never headers, separators or attributions (and the patterns stay linear on hostile text). */
+const MAX_PATTERN_LINE = 1000;
+const short = (line: string) => line.length <= MAX_PATTERN_LINE;
+
 interface Block {
   start: number;
   end: number;
@@ -123,6 +128,7 @@ interface Block {
 
 /** A header block starting at line `i` (From plus at least a date or subject within it), or undefined. */
 function headerBlockAt(lines: string[], i: number): Block | undefined {
+  if (!short(lines[i]!)) return undefined;
   const first = HEADER.exec(lines[i]!);
   if (!first || HEADER_NAMES[first[1]!.toLowerCase()] !== 'from') return undefined;
   const headers: Record<string, string> = {};
@@ -130,6 +136,7 @@ function headerBlockAt(lines: string[], i: number): Block | undefined {
   let last = '';
   for (; j < lines.length && j < i + 20; j++) {
     const line = lines[j]!;
+    if (!short(line)) break;
     const m = HEADER.exec(line);
     if (m) {
       const name = HEADER_NAMES[m[1]!.toLowerCase()]!;
@@ -170,10 +177,10 @@ function splitQuoted(body: string[], subject: string, depth: number): { own: str
   if (depth > 50) return { own: trimBlankLines(body), earlier: [] };
   for (let i = 0; i < body.length; i++) {
     const line = body[i]!.trim();
-    if (!/^On\s/i.test(line)) continue;
+    if (!/^On\s/i.test(line) || !short(line)) continue;
     let attribution = line;
     let next = i + 1;
-    if (!/wrote:\s*$/i.test(line) && i + 1 < body.length && /wrote:\s*$/i.test(body[i + 1]!.trim())) {
+    if (!/wrote:\s*$/i.test(line) && i + 1 < body.length && short(body[i + 1]!) && /wrote:\s*$/i.test(body[i + 1]!.trim())) {
       attribution = `${line} ${body[i + 1]!.trim()}`;
       next = i + 2;
     }
@@ -217,7 +224,7 @@ export function forwardedInText(text: string): { note: string; messages: Forward
   const startOf = (b: Block) => {
     let s = b.start;
     while (s > 0 && isBlank(lines[s - 1]!)) s--;
-    return s > 0 && SEPARATOR.test(lines[s - 1]!) ? s - 1 : b.start;
+    return s > 0 && short(lines[s - 1]!) && SEPARATOR.test(lines[s - 1]!) ? s - 1 : b.start;
   };
   // Apple Mail and some clients quote the forwarded part with `>`: each block's text loses that level.
   const messages: ForwardedMessage[] = [];
@@ -244,7 +251,30 @@ export function forwardedInText(text: string): { note: string; messages: Forward
   return { note, messages };
 }
 
-const textOf = (mail: ParsedMail) => (mail.text ?? '').slice(0, 5_000_000);
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+
+/**
+ * The text of an HTML body, for a mail that has no text part (mailparser makes none for an HTML part inside
+ * multipart/mixed): blocks and line breaks become lines, tags go, entities are decoded. Bounded: 2 MB read.
+ */
+export function htmlText(html: string): string {
+  return html.slice(0, 2_000_000)
+    .replace(/<br\s*\/?>/gi, '\n')
+    .replace(/<\/(p|div|li|tr|h[1-6]|blockquote|table)\s*>/gi, '\n')
+    .replace(/<[^<>]*>/g, '')
+    .replace(/&(#x[0-9a-f]{1,6}|#\d{1,7}|[a-z]{2,6});/gi, (whole, name: string) => {
+      if (name[0] === '#') {
+        const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
+        return code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff) ? String.fromCodePoint(code) : whole;
+      }
+      return ENTITIES[name.toLowerCase()] ?? whole;
+    })
+    .split('\n').map((l) => l.trimEnd()).join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+const textOf = (mail: ParsedMail) => (mail.text ?? (typeof mail.html === 'string' ? htmlText(mail.html) : '')).slice(0, 5_000_000);
 
 /** The files worth keeping: not the inline images the HTML shows (signatures, logos), nor an attached message. */
 function filesOf(attachments: Attachment[]): MailFile[] {
