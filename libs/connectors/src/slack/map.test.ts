@@ -9,6 +9,7 @@ const users = new Map([
   ['U2', userSchema.parse({ id: 'U2', team_id: 'T9', real_name: 'Cleo Customer', is_stranger: true, profile: { email: 'cleo@globex.example' } })],
   ['U3', userSchema.parse({ id: 'U3', team_id: 'T1', real_name: 'Gus Guest', is_restricted: true, profile: { email: 'odd@@address' } })],
   ['U4', userSchema.parse({ id: 'U4', team_id: 'T1', name: 'deploybot', is_bot: true })],
+  ['U5', userSchema.parse({ id: 'U5', team_id: 'T9', real_name: 'Long Address', profile: { email: `${'a'.repeat(250)}@globex.example` } })],
 ]);
 const ctx: SlackContext = { team: 'T1', channel: 'C1', channelName: 'feedback', users };
 const msg = (m: Record<string, unknown>) => messageSchema.parse({ type: 'message', ...m });
@@ -56,6 +57,12 @@ describe('Slack messages as records and people', () => {
     expect((record.data.messages as Array<{ body: string; bot?: boolean }>).map((m) => [m.body, m.bot ?? false])).toEqual([
       ['Exports fail\nsince Monday', false], ['Looking', false], ['Incident opened', true], ['Same for us', false],
     ]);
+  });
+
+  it('leaves out an address too long to be the participant\'s id, not the message', () => {
+    const record = messageRecord({ ...ctx, channelName: 'x'.repeat(500) }, routing, msg({ ts: '1767225660.000100', user: 'U5', text: 'hi' }));
+    expect(validateItems([{ ...itemOfRecord(record), index: 0 }]).errors).toEqual([]);
+    expect(record._participants).toEqual([{ id: 'slack:T1:user:U5', role: 'external', name: 'Long Address', type: 'contact' }]);
   });
 
   it('tells bots by bot_id, by subtype and by a user Slack marks is_bot', () => {

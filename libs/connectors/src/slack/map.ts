@@ -23,7 +23,8 @@ export interface SlackContext {
 /** The email the record schema takes, or none: an address it would refuse must not cost the whole message. */
 function recordEmail(value: string | null | undefined): string | undefined {
   const email = value?.trim().toLowerCase();
-  return email && participantSchema.shape.email.safeParse(email).success ? email : undefined;
+  // It is also the participant's id (at most 256 characters): a longer address is left out rather than the record.
+  return email && email.length <= 256 && participantSchema.shape.email.safeParse(email).success ? email : undefined;
 }
 
 /** A message posted by a bot or an app (`bot_id`, `subtype: bot_message`, or a user Slack marks `is_bot`). */
@@ -150,7 +151,7 @@ function common(ctx: SlackContext, routing: Routing, rootTs: string, eventTs: st
   };
 }
 
-const channelLabel = (ctx: SlackContext) => (ctx.channelName ? `#${ctx.channelName}` : ctx.channel);
+const channelLabel = (ctx: SlackContext) => (ctx.channelName ? `#${ctx.channelName.slice(0, 80)}` : ctx.channel);
 
 /** A message without replies: one `message` record, its id and thread the channel and its ts. */
 export function messageRecord(ctx: SlackContext, routing: Routing, message: SlackMessage): IngestRecordInput {
