@@ -62,7 +62,7 @@ describe('connection.sync in the worker: an Intercom backfill killed and resumed
     let stopped: Promise<void> | undefined;
     // Stopped while it reads the conversations of the ninth search page: eight pages are stored, the ninth is not.
     let read = 0;
-    fake.onRequest = (method, p) => {
+    fake.onRequest = (p, _query, method) => {
       if (method === 'GET' && p.startsWith('/conversations/') && ++read === Math.min(1280, Math.floor(CONVERSATIONS / 2))) stopped = first.stop();
     };
     await enqueue(boss, QUEUES.syncConnection, { workspaceId: ws, connectionId: conn.id, reason: 'now' });

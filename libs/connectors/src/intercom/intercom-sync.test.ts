@@ -26,7 +26,7 @@ describe('Intercom sync: backfill, restart mid-page, changes only', () => {
     // The sync is killed while it reads the conversations of the third search page: that page's cursor is never saved.
     const kill = new AbortController();
     let searches = 0;
-    f.fake.onRequest = (method, path) => {
+    f.fake.onRequest = (path, _query, method) => {
       if (path === '/conversations/search') searches++;
       if (searches === 3 && method === 'GET' && path.startsWith('/conversations/') && !kill.signal.aborted) kill.abort(new Error('killed'));
     };

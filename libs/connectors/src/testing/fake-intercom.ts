@@ -68,7 +68,7 @@ export class FakeIntercom {
   virtualNowMs = 0;
   earlyRetries = 0;
   /** Called on each request before it is answered (a test aborts a sync mid-page from here). */
-  onRequest: ((method: string, path: string) => void) | undefined;
+  onRequest: ((path: string, query: URLSearchParams, method?: string) => void) | undefined;
   private server: http.Server | undefined;
   private limited = 0;
   private limitSeconds = 10;
@@ -203,7 +203,7 @@ export class FakeIntercom {
     const errors = (status: number, code: string, message: string, headers: Record<string, string> = {}) =>
       send(status, { type: 'error.list', request_id: `req-${this.requests.length}`, errors: [{ code, message }] }, headers);
     try {
-      this.onRequest?.(method, url.pathname);
+      this.onRequest?.(url.pathname, url.searchParams, method);
     } catch {
       res.destroy();
       return;
