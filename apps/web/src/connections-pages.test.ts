@@ -96,6 +96,20 @@ describe('the Connections page', () => {
     expect((await owner.post(`/account/w/${ws}/connections/${other.synced.id}/pause`, { _csrf: csrfOf(page) })).status).toBe(404);
   });
 
+  it('names a Gong connection by its vendor and host, never showing its access key or secret', async () => {
+    const { ws } = await workspace();
+    const keyring = await loadKeyring(h.pool, undefined);
+    const { rows } = await h.pool.query<{ product_id: string; id: string }>('SELECT product_id, id FROM projects WHERE workspace_id = $1', [ws]);
+    await insertConnection(h.pool, keyring, ws, {
+      kind: 'gong', productId: rows[0]!.product_id, projectId: rows[0]!.id, baseUrl: 'https://api.gong.io', settings: { start_date: '2026-01-01' },
+      credentials: { access_key: 'gong-page-key-4c1d', access_key_secret: SECRET }, syncIntervalSeconds: 900,
+    }, new Date('2026-11-20T08:00:00Z'));
+    const page = await (await owner.get(`/account/w/${ws}/connections`)).text();
+    expect(page).toMatch(/Gong <span class="muted">· api\.gong\.io<\/span>/);
+    expect(page).not.toContain(SECRET);
+    expect(page).not.toContain('gong-page-key-4c1d');
+  });
+
   it('in Chromium: the page, "Sync now" and its notice, with no accessibility violations (screenshots)', async () => {
     const { ws, synced } = await workspace();
     const context = await browser.newContext({ viewport: { width: 1200, height: 1100 } });

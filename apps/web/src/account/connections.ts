@@ -5,7 +5,7 @@ import type { ConnectionView } from '@loupe/records';
 import { Router, type Response } from 'express';
 import { form, pages, renderAccount, str, type AccountDeps, type InWorkspace, type Runtime } from './context';
 
-const VENDORS: Record<string, string> = { zendesk: 'Zendesk Support', intercom: 'Intercom', slack: 'Slack' };
+const VENDORS: Record<string, string> = { zendesk: 'Zendesk Support', intercom: 'Intercom', slack: 'Slack', gong: 'Gong' };
 
 /** What the page shows of a connection: its view (never its credentials), with the vendor's name. */
 function shown(c: ConnectionView) {
