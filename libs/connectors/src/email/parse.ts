@@ -37,6 +37,8 @@ export interface ParsedForward {
   messageId: string | undefined;
   /** The received mail's From: the person who forwarded. */
   forwarder: MailPerson | undefined;
+  /** An automatic reply (RFC 3834 `Auto-Submitted` other than `no`, or `X-Autoreply`): an out-of-office, not evidence. */
+  automatic: boolean;
   /** The received mail's subject with "Fwd:" / "Fw:" taken off. */
   subject: string;
   date: Date | undefined;
@@ -294,7 +296,9 @@ export async function parseForward(raw: Buffer | string): Promise<ParsedForward>
   const mail = await simpleParser(raw, PARSE_OPTIONS);
   const forwarder = peopleOf(mail.from)[0];
   const subject = withoutForwardPrefix(mail.subject ?? '');
-  const base = { messageId: mail.messageId?.slice(0, 998), forwarder, subject, date: mail.date && !Number.isNaN(mail.date.getTime()) ? mail.date : undefined };
+  const autoSubmitted = String(mail.headers.get('auto-submitted') ?? 'no').trim().toLowerCase();
+  const automatic = (autoSubmitted !== '' && !autoSubmitted.startsWith('no')) || mail.headers.has('x-autoreply');
+  const base = { messageId: mail.messageId?.slice(0, 998), forwarder, subject, automatic, date: mail.date && !Number.isNaN(mail.date.getTime()) ? mail.date : undefined };
   const attached = mail.attachments.filter((a) => a.contentType === 'message/rfc822');
   if (attached.length) {
     const messages: ForwardedMessage[] = [];

@@ -221,7 +221,8 @@ export function createForwardingReceiver(deps: ForwardingDeps) {
 
   /**
    * A mail to one or more forwarding addresses: each address's workspace must accept the forwarder's domain (the
-   * From header's; the envelope's when it has none). Refused for every address → InboundRefusal naming why.
+   * From header's; the envelope's when it has none). Refused for every address → InboundRefusal naming why. An
+   * automatic reply (out-of-office) is taken and dropped: nothing stored, nothing bounced.
    */
   async function receive(mail: InboundMail, raw: Buffer): Promise<ForwardOutcome[]> {
     const tokens = [...new Set(mail.to.map((a) => forwardingToken(a, inboundDomain)).filter((t): t is string => !!t))];
@@ -232,6 +233,11 @@ export function createForwardingReceiver(deps: ForwardingDeps) {
     }
     if (!targets.length) throw new InboundRefusal('5.1.1 No such mailbox here: this forwarding address does not exist (any more)');
     const parsed = await parseForward(raw);
+    // An out-of-office answering a mail the address was copied on: taken (so nothing bounces) and dropped.
+    if (parsed.automatic) {
+      deps.log.info({ workspaces: targets.map((t) => t.workspaceId) }, 'automatic reply to a forwarding address dropped');
+      return [];
+    }
     const sender = parsed.forwarder?.email ?? mail.from;
     if (!sender || !sender.includes('@')) {
       throw new InboundRefusal('5.7.1 Loupe refused this forwarded mail: it names no sender (From), and only senders from domains the workspace allows may forward to this address');

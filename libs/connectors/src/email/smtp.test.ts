@@ -89,6 +89,13 @@ describe('the SMTP receiver with forwarding addresses', () => {
     expect(files()).toHaveLength(10);
   });
 
+  it('an out-of-office reply to the address is taken and dropped', async () => {
+    const before = (await records()).length;
+    const raw = mailWith({ subject: 'Automatic reply: SSO', text: 'I am out of the office until Monday.' }).replace('MIME-Version: 1.0', 'Auto-Submitted: auto-replied\r\nMIME-Version: 1.0');
+    expect(await send(raw)).toMatchObject({ code: 250 });
+    expect((await records()).length).toBe(before);
+  });
+
   it('the same mail delivered twice at once is stored once, its files once', async () => {
     const raw = mailWith({ subject: 'Export to CSV', text: 'From: Sam <sam@globex.example>\nDate: Mon, 16 Nov 2026 at 11:00\nSubject: Export to CSV\n\nCSV please.', files: 2 });
     const before = files().length;
