@@ -93,7 +93,7 @@ describe('published documents', () => {
   it('serves the OpenAPI document and the record JSON Schema generated from the validators', async () => {
     const doc = await (await fetch(`${h.base}/api/v1/openapi.json`)).json() as Record<string, any>;
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.paths)).toEqual(['/api/v1/ingest', '/api/v1/ingest/batches', '/api/v1/ingest/batches/{batchId}', '/api/v1/export', '/api/v1/sources/{sourceId}', '/api/v1/records/{recordId}',
+    expect(Object.keys(doc.paths)).toEqual(['/api/v1/ingest', '/api/v1/ingest/batches', '/api/v1/ingest/batches/{batchId}', '/api/v1/export', '/api/v1/sources/{sourceId}', '/api/v1/records/{recordId}', '/api/v1/records/{recordId}/attachments/{position}',
       '/api/v1/erasures', '/api/v1/erasures/{erasureId}', '/api/v1/erasures/{erasureId}/confirm', '/api/v1/suppressions', '/api/v1/suppressions/{suppressionId}',
       '/api/v1/companies', '/api/v1/companies:batch', '/api/v1/companies/{external_id}', '/api/v1/people', '/api/v1/people:batch', '/api/v1/people/{external_id}',
       '/api/v1/connections', '/api/v1/connections/{connectionId}', '/api/v1/connections/{connectionId}/pause', '/api/v1/connections/{connectionId}/resume',
