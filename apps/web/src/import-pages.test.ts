@@ -201,6 +201,25 @@ describe('the File import pages', () => {
     expect((await h.pool.query('SELECT 1 FROM import_mappings WHERE workspace_id = $1', [ws.ws])).rowCount).toBe(0);
   });
 
+  it('maps a file with many columns (each column two fields of the form)', async () => {
+    const ws = await workspace();
+    const columns = Array.from({ length: 60 }, (_, i) => `Question ${i + 1}`);
+    const content = `Response ID,Submitted,${columns.join(',')}\nr-1,2026-11-18,${columns.map((_, i) => `answer ${i + 1}`).join(',')}\n`;
+    const at = (await upload(owner, ws.ws, 'survey.csv', content)).headers.get('location')!;
+    const page = await (await owner.get(at)).text();
+    expect(page).toContain('62 columns found');
+    const form: Record<string, string> = {
+      _csrf: csrfOf(page), productId: ws.prod, projectId: ws.proj, type: 'message', eventAtColumn: 'Submitted', eventAtFormat: 'iso', idColumn: 'Response ID',
+      idSystem: 'survey', personRole: 'external', tagsSeparator: ',',
+    };
+    for (let i = 0; i < 62; i++) Object.assign(form, { [`key${i}`]: i < 2 ? '' : `q${i - 1}`, [`as${i}`]: 'text' });
+    const mapped = await owner.post(`${at}/mapping`, form);
+    expect(mapped.status).toBe(303);
+    const preview = await (await owner.get(at)).text();
+    expect(preview).toContain('1 of 1 would be stored');
+    expect(preview).toContain('+ 60 more details');
+  });
+
   it('in Chromium: the mapping and preview, the progress and the done pages, with no accessibility violations (screenshots)', async () => {
     const ws = await workspace();
     const file = path.join(dir, 'tickets.csv');

@@ -1,4 +1,4 @@
-export { mappingSchema, mappingProblems, recordOfRow, cellOf, type Mapping, type Row, type RecordDefaults, type Mapped } from './mapping';
+export { mappingSchema, mappingProblems, recordOfRow, cellOf, storable, type Mapping, type Row, type RecordDefaults, type Mapped } from './mapping';
 export { eventAtOf, isEventAtFormat } from './event-at';
 export {
   readRows, formatOf, formatOfHead, columnsOf, whereText, FileReadError, MAX_CSV_ROW_BYTES,

@@ -33,6 +33,13 @@ describe('the mapping schema', () => {
     expect(mappingProblems(reviews)).toEqual({ mapping: reviews, problems: [] });
   });
 
+  it('refuses a mapping PostgreSQL could not store (a NUL, an unpaired surrogate)', () => {
+    const why = ['mapping: holds a NUL character or an unpaired surrogate, which cannot be stored'];
+    expect(mappingProblems({ ...reviews, data: { text: { column: 'a\u0000b' } } }).problems).toEqual(why);
+    expect(mappingProblems({ ...reviews, vendor_ids: { 'x\ud800': { column: 'id' } } }).problems).toEqual(why);
+    expect(mappingProblems({ ...reviews, data: { text: { column: 'emoji 😀' } } }).problems).toEqual([]);
+  });
+
   it('maps a row to a record, naming each field a row leaves wrong', () => {
     const row = { id: 'rv-1', at: '1763600000', author: 'Kim', email: 'kim@initech.example', tags: 'crash; ios', rating: '2', review: { title: 'Crashes', body: 'On launch' } };
     expect(recordOfRow(reviews, row, { productId: 'prod_1', projectIds: ['proj_1'] })).toEqual({

@@ -43,12 +43,22 @@ export const mappingSchema = z.strictObject({
 });
 
 export type Mapping = z.infer<typeof mappingSchema>;
+
+/** NUL and unpaired surrogates as JSON.stringify writes them (a paired surrogate is written as is): text PostgreSQL refuses. */
+const UNSTORABLE = /\\u0000|\\ud[89a-f][0-9a-f]{2}/i;
+
+/** `text` with what PostgreSQL cannot store (NUL, unpaired surrogates) replaced by U+FFFD. */
+export const storable = (text: string) => text.replace(/\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 export type Row = Record<string, unknown>;
 
 /** Every problem of a mapping, each as `path: what is wrong`; empty when it is valid. */
 export function mappingProblems(input: unknown): { mapping?: Mapping; problems: string[] } {
   const parsed = mappingSchema.safeParse(input);
-  if (parsed.success) return { mapping: parsed.data, problems: [] };
+  if (parsed.success) {
+    // PostgreSQL cannot store them (a saved mapping, an import's mapping): refused here rather than failing there.
+    if (UNSTORABLE.test(JSON.stringify(parsed.data))) return { problems: ['mapping: holds a NUL character or an unpaired surrogate, which cannot be stored'] };
+    return { mapping: parsed.data, problems: [] };
+  }
   return { problems: parsed.error.issues.map((i) => `${i.path.map(String).join('.') || 'mapping'}: ${i.message}`) };
 }
 

@@ -133,6 +133,16 @@ describe('an import', () => {
     expect(await storedRecords('helpdesk')).toBe(22);
   });
 
+  it('refuses rows holding what PostgreSQL cannot store outside data, and names them without failing', async () => {
+    const file = await csv('nul.csv', ['N-\u00001,2026-11-20,a@x.example,Subject,Body', 'N-2,2026-11-20\u0000,b@x.example,Subject,Body', 'N-3,2026-11-20,c@x.example,Sub\u0000ject,Body']);
+    const id = await queueImport(file, { ...tickets, vendor_ids: { nul: { column: 'Ticket ID' } } });
+    expect(await runFileImport(deps(), workspaceId, id)).toEqual({ status: 'done', rowsRead: 3, stored: 1, duplicates: 0, refused: 2 });
+    expect((await getFileImport(t.pool, workspaceId, id))!.refusals).toEqual([
+      { where: { line: 2 }, problems: [expect.stringMatching(/^_vendor_ids\.nul: contains a NUL character/)] },
+      { where: { line: 3 }, problems: ['_event_at: "2026-11-20\ufffd" in column "Created at" does not fit the format iso'] },
+    ]);
+  });
+
   it('ends as failed, naming where, when the file breaks halfway; the rows before it stay stored', async () => {
     const file = path.join(dir, 'broken.json');
     await writeFile(file, '[{"id":"a1","at":"2026-11-20","text":"one"},{"id":"a2","at":"2026-11-21","text":"two"},{"id":"a3","at":');

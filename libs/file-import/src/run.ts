@@ -6,6 +6,7 @@ import { itemOfRecord } from '@loupe/records';
 import type { Storage } from '@loupe/storage';
 import type pg from 'pg';
 import { mapFileRow, RECORDS_PER_REQUEST } from './map-rows';
+import { storable } from './mapping';
 import { FileReadError, readRows, type FileRow } from './read-rows';
 import { getFileImport, MAX_NAMED_REFUSALS, type FileImport, type Refusal } from './store';
 
@@ -80,7 +81,7 @@ async function runLocked(deps: ImportRunDeps, workspaceId: string, importId: str
 
   /** Saves the slice's progress: the cursor, counts and named refusals, only if no other run moved the cursor. */
   const save = async (db: Pick<pg.Pool, 'query'>, counts: { stored: number; duplicates: number; refused: number }, refused: Refusal[]) => {
-    const keep = refused.slice(0, Math.max(0, MAX_NAMED_REFUSALS - named));
+    const keep = refused.slice(0, Math.max(0, MAX_NAMED_REFUSALS - named)).map((r) => ({ where: r.where, problems: r.problems.map(storable) }));
     const { rowCount } = await db.query(
       `UPDATE file_imports SET rows_read = $4, bytes_read = GREATEST(bytes_read, $5), stored_count = stored_count + $6, duplicates_count = duplicates_count + $7,
               refused_count = refused_count + $8, refusals = refusals || $9::jsonb, updated_at = $10
@@ -141,7 +142,7 @@ async function runLocked(deps: ImportRunDeps, workspaceId: string, importId: str
       return finish(deps, { ...job, rowsRead }, 'failed', `${error.message}. The ${rowsRead.toLocaleString('en-US')} rows before it were imported.`);
     }
     const message = (error as Error).message;
-    await deps.pool.query('UPDATE file_imports SET last_error = $3, updated_at = $4 WHERE workspace_id = $1 AND id = $2', [workspaceId, importId, message.slice(0, 1000), now()]);
+    await deps.pool.query('UPDATE file_imports SET last_error = $3, updated_at = $4 WHERE workspace_id = $1 AND id = $2', [workspaceId, importId, storable(message.slice(0, 1000)), now()]);
     if (options.finalAttempt) return finish(deps, { ...job, rowsRead }, 'failed', `The import stopped after ${rowsRead.toLocaleString('en-US')} rows and was not retried again: ${message}`);
     throw error;
   }

@@ -1,7 +1,7 @@
 import { newId } from '@loupe/db';
 import { enqueue, QUEUES, type Boss } from '@loupe/jobs';
 import type pg from 'pg';
-import { mappingProblems, type Mapping } from './mapping';
+import { mappingProblems, storable, type Mapping } from './mapping';
 import type { FileFormat, FileRow } from './read-rows';
 
 /** Saved mappings per workspace: at most this many, each name at most this long. */
@@ -160,7 +160,7 @@ export async function createFileImport(
   const { rows } = await pool.query<ImportRow>(
     `INSERT INTO file_imports (id, workspace_id, file_name, storage_key, size_bytes, format, created_by, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING *`,
-    [input.id, input.workspaceId, input.fileName.slice(0, 255), input.storageKey, input.sizeBytes, input.format, input.createdBy, now],
+    [input.id, input.workspaceId, storable(input.fileName.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 255)) || 'upload', input.storageKey, input.sizeBytes, input.format, input.createdBy, now],
   );
   return importOf(rows[0]!);
 }

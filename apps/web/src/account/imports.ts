@@ -10,8 +10,13 @@ import {
 import { RECORD_TYPES } from '@loupe/records';
 import { StorageTooLargeError } from '@loupe/storage';
 import { listProducts } from '@loupe/workspaces';
-import { Router, type NextFunction, type Request, type Response } from 'express';
+import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import { form, pages, renderAccount, str, type AccountDeps, type InWorkspace, type Runtime } from './context';
+
+/** Columns the mapping form shows (a file with more maps the rest with the CLI). */
+export const MAX_FORM_COLUMNS = 300;
+/** The mapping form: two fields per column beside the record fields. */
+const mappingBody = express.urlencoded({ extended: false, limit: '256kb', parameterLimit: 2 * MAX_FORM_COLUMNS + 40 });
 
 /** The largest file the console takes (the CLI has no limit: it streams from the disk). */
 export const MAX_UPLOAD_BYTES = 256 * 1024 * 1024;
@@ -190,7 +195,7 @@ export function importPages(runtime: Runtime, deps: AccountDeps): Router {
     let sample: Record<string, string> = {};
     let readError: string | undefined;
     try {
-      columns = await columnsOf(open, { format: job.format });
+      columns = (await columnsOf(open, { format: job.format })).slice(0, MAX_FORM_COLUMNS);
       sample = await sampleOf(open, job, columns);
     } catch (error) {
       if (!(error instanceof FileReadError)) throw error;
@@ -247,10 +252,10 @@ export function importPages(runtime: Runtime, deps: AccountDeps): Router {
   router.get('/account/w/:ws/import/:id', withImport((ctx, req, res, job) => showImport(ctx, req, res, job)));
 
   // The mapping form: checked, stored on the import (and saved under a name when asked), then the preview.
-  router.post('/account/w/:ws/import/:id/mapping', form, withImport(async (ctx, req, res, job) => {
+  router.post('/account/w/:ws/import/:id/mapping', mappingBody, withImport(async (ctx, req, res, job) => {
     if (job.status !== 'draft') return showImport(ctx, req, res, job, { error: 'This import has started: its mapping cannot change. Upload the file again to import it with another mapping.' }, 409);
     const body = req.body as Record<string, unknown>;
-    const columns = await columnsOf(() => deps.storage.get(job.storageKey), { format: job.format }).catch(() => [] as string[]);
+    const columns = (await columnsOf(() => deps.storage.get(job.storageKey), { format: job.format }).catch(() => [] as string[])).slice(0, MAX_FORM_COLUMNS);
     const posted = formOfBody(body, columns);
     const productId = str(body.productId);
     const projectId = str(body.projectId);
