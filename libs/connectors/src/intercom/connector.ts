@@ -111,7 +111,7 @@ async function companiesOf(
       try {
         body = await ctx.get(url(ctx, path));
       } catch (error) {
-        if (error instanceof VendorRequestError && / 404\b/.test(error.message)) {
+        if (error instanceof VendorRequestError && /: 404\b/.test(error.message)) {
           cache.set(companyId, null);
           continue;
         }
@@ -129,7 +129,15 @@ async function companiesOf(
 /** GET /conversations/{id}: the conversation with its parts. One that is malformed, or not the one asked for, is refused alone. */
 async function fullConversation(ctx: ReadContext<IntercomSettings>, listed: Conversation, refused: VendorPage['refused']) {
   const path = `/conversations/${encodeURIComponent(listed.id)}`;
-  const [conversation] = parseEach(conversationSchema, [await ctx.get(url(ctx, path))], 'conversation', refused);
+  let body: unknown;
+  try {
+    body = await ctx.get(url(ctx, path));
+  } catch (error) {
+    // Deleted between the search and now: nothing to bring.
+    if (error instanceof VendorRequestError && /: 404\b/.test(error.message)) return undefined;
+    throw error;
+  }
+  const [conversation] = parseEach(conversationSchema, [body], 'conversation', refused);
   if (!conversation) return undefined;
   if (conversation.id !== listed.id) {
     refused.push({ object: `conversation ${listed.id}`, reason: `${path} answered with conversation ${conversation.id.slice(0, 64)}` });

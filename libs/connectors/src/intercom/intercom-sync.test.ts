@@ -170,6 +170,21 @@ describe('Intercom sync: backfill, restart mid-page, changes only', () => {
     expect(view.rejected).toBe(1);
   });
 
+  it('skips a conversation deleted between the search and its retrieval, and a company Intercom no longer has, bringing the rest', async () => {
+    const conn = await f.connect({ start_date: '2026-01-01', page_size: 150 });
+    const gone = f.fake.conversations.get('40')!;
+    gone.deletedBeforeRead = true;
+    f.fake.contacts.get('ct41')!.company_ids = ['c-deleted', 'c2'];
+    const outcome = await syncConnection(f.deps, conn.id);
+    delete gone.deletedBeforeRead;
+    expect(outcome).toMatchObject({ status: 'synced', rejected: 0 });
+    expect(outcome.status === 'synced' && outcome.records + outcome.duplicates).toBe(249);
+    expect(f.fake.requests.filter((r) => r.path === '/companies/c-deleted').map((r) => r.status)).toEqual([404]);
+    const { rows } = await f.t.pool.query(
+      "SELECT c.name FROM people p JOIN companies c ON c.id = p.company_id WHERE p.workspace_id = $1 AND p.email = 'person41@customer2.example'", [f.ws]);
+    expect(rows).toEqual([{ name: 'Customer 2' }]);
+  });
+
   it('keeps a broken or hostile search page as last_error, stores nothing of it, keeps the cursor, and goes on with its schedule', async () => {
     const conn = await f.connect({ start_date: '2026-01-01', page_size: 150 });
     expect(await syncConnection(f.deps, conn.id)).toMatchObject({ status: 'synced' });

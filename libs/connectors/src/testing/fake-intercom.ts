@@ -31,6 +31,8 @@ export interface FakeIntercomConversation {
   tags: string[];
   /** Served as is instead of the conversation (in the search and when retrieved): a malformed object the connector must refuse alone. */
   malformed?: Record<string, unknown>;
+  /** Listed by the search but deleted before it is retrieved (404 then). */
+  deletedBeforeRead?: boolean;
 }
 
 export interface FakeIntercomContact { id: string; role: 'user' | 'lead'; name: string; email: string | null; company_ids: string[] }
@@ -239,7 +241,7 @@ export class FakeIntercom {
     const conversation = /^\/conversations\/([^/]+)$/.exec(url.pathname);
     if (method === 'GET' && conversation) {
       const c = this.conversations.get(decodeURIComponent(conversation[1]!));
-      return c ? send(200, c.malformed ?? this.conversationJson(c, true), limits) : errors(404, 'conversation_not_found', 'Conversation Not Found');
+      return c && !c.deletedBeforeRead ? send(200, c.malformed ?? this.conversationJson(c, true), limits) : errors(404, 'conversation_not_found', 'Conversation Not Found');
     }
     if (method === 'POST' && url.pathname === '/contacts/search') {
       const page = this.searchContacts(body);
