@@ -38,9 +38,11 @@ describe('@loupe/ingest-client', () => {
   });
 
   it("waits out 429s with the server's Retry-After, and follows a batch until it is complete", async () => {
-    const limited = await h.startApp({ rateLimiter: createRateLimiter(h.t.pool, { limit: 1, windowMs: 1000, clock: { now: () => Date.now() } }) });
+    // The limiter's clock moves only when the client sleeps: the second request always falls in the first one's window.
+    let now = 8_000_000_000_000;
+    const limited = await h.startApp({ rateLimiter: createRateLimiter(h.t.pool, { limit: 1, windowMs: 1000, clock: { now: () => now } }) });
     const waits: number[] = [];
-    const client = createIngestClient({ baseUrl: limited, apiKey: h.b.writeKey, sleep: async (ms) => { waits.push(ms); await new Promise((r) => setTimeout(r, ms)); } });
+    const client = createIngestClient({ baseUrl: limited, apiKey: h.b.writeKey, sleep: async (ms) => { waits.push(ms); now += ms; } });
     const [first] = await client.submit([rec(h.b)]);
     const [second] = await client.submit([rec(h.b)]);
     expect(second!.acceptedCount).toBe(1);

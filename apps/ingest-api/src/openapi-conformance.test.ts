@@ -28,6 +28,7 @@ function conforms(path: string, method: string, status: number, body: unknown) {
 }
 
 describe('the published OpenAPI document', () => {
+  // Limiters on fixed clocks: two requests never fall in two windows, however slow the machine.
   it('describes every answer of POST /api/v1/ingest', async () => {
     const path = '/api/v1/ingest';
     const check = async (r: { status: number; body: unknown }, status: number) => {
@@ -52,11 +53,11 @@ describe('the published OpenAPI document', () => {
     const busy = await post(h.base, h.a.writeKey, [rec(h.a)], { headers: { 'idempotency-key': 'k-busy-doc' } });
     expect([409, 422]).toContain(busy.status);
     conforms(path, 'post', busy.status, busy.body);
-    const limited = await h.startApp({ rateLimiter: createRateLimiter(h.t.pool, { limit: 1, windowMs: 60_000, clock: { now: () => Date.now() } }) });
+    const limited = await h.startApp({ rateLimiter: createRateLimiter(h.t.pool, { limit: 1, windowMs: 60_000, clock: { now: () => 9_000_003_600_000 } }) });
     await post(limited, h.b.writeKey, [rec(h.b)]);
     await check(await post(limited, h.b.writeKey, [rec(h.b)]), 429);
     // The per-IP limit, counted before the key is read, answers its own body.
-    const perIp = await h.startApp({ perIp: createRateLimiter(h.t.pool, { limit: 1, windowMs: 60_000, clock: { now: () => Date.now() } }) });
+    const perIp = await h.startApp({ perIp: createRateLimiter(h.t.pool, { limit: 1, windowMs: 60_000, clock: { now: () => 9_000_007_200_000 } }) });
     await post(perIp, h.b.writeKey, [rec(h.b)]);
     const ipLimited = await post(perIp, h.b.writeKey, [rec(h.b)]);
     expect(ipLimited.body).toMatchObject({ error: 'rate_limit_exceeded', retryAfterSeconds: expect.any(Number) });
@@ -212,7 +213,7 @@ describe('the published OpenAPI document', () => {
       await check(one, 'delete', 200, send('DELETE', `/api/v1/${noun}/doc-1`, h.a.writeKey, undefined));
       await check(one, 'delete', 404, send('DELETE', `/api/v1/${noun}/doc-1`, h.a.writeKey, undefined));
     }
-    const limited = await h.startApp({ rateLimiter: createRateLimiter(h.t.pool, { limit: 1, windowMs: 60_000, clock: { now: () => Date.now() } }) });
+    const limited = await h.startApp({ rateLimiter: createRateLimiter(h.t.pool, { limit: 1, windowMs: 60_000, clock: { now: () => 9_000_010_800_000 } }) });
     await fetch(`${limited}/api/v1/companies`, { headers: { 'x-api-key': h.b.readKey } });
     const tooMany = await fetch(`${limited}/api/v1/companies`, { headers: { 'x-api-key': h.b.readKey } });
     expect(tooMany.status).toBe(429);
@@ -282,7 +283,7 @@ describe('the published OpenAPI document', () => {
     carries(await post(h.base, undefined, [rec(h.a)]), ingest, 'post', ['X-RateLimit-Limit', 'X-RateLimit-Remaining']);
     carries(await get(h.base, h.a.readKey, '/api/v1/ingest/batches'), '/api/v1/ingest/batches', 'get', ['Retry-After']);
     carries(await get(h.base, h.a.readKey, '/api/v1/ingest/batches/bat_missing'), '/api/v1/ingest/batches/{batchId}', 'get');
-    const limited = await h.startApp({ rateLimiter: createRateLimiter(h.t.pool, { limit: 1, windowMs: 60_000, clock: { now: () => Date.now() } }) });
+    const limited = await h.startApp({ rateLimiter: createRateLimiter(h.t.pool, { limit: 1, windowMs: 60_000, clock: { now: () => 9_000_014_400_000 } }) });
     await get(limited, h.b.readKey, '/api/v1/ingest/batches');
     const tooMany = await get(limited, h.b.readKey, '/api/v1/ingest/batches');
     expect(tooMany.status).toBe(429);
