@@ -121,8 +121,8 @@ export async function startService({ config, log = createLogger(config.logLevel)
       inboundSmtp = await startInboundSmtp({
         host: smtp.host, port: smtp.port, maxBytes: smtp.maxBytes, log,
         accepts: (address) => isReplyAddress(address, domain) || forwarding.accepts(address),
-        onMessage: async (mail, raw) => {
-          if (mail.to.some((a) => forwarding.isForwardingAddress(a))) await forwarding.receive(mail, raw);
+        onMessage: async (mail, raw, envelope) => {
+          if (envelope.to.some((a) => forwarding.isForwardingAddress(a))) await forwarding.receive(mail, raw, envelope.to);
           else await handle(mail);
         },
       });

@@ -51,8 +51,8 @@ if (config.replies?.smtp) {
   const receiver = await startInboundSmtp({
     host: smtp.host, port: smtp.port, maxBytes: smtp.maxBytes, log,
     accepts: (a) => isReplyAddress(a, domain) || forwarding.accepts(a),
-    onMessage: async (m, raw) => {
-      if (m.to.some((a) => forwarding.isForwardingAddress(a))) await forwarding.receive(m, raw);
+    onMessage: async (m, raw, envelope) => {
+      if (envelope.to.some((a) => forwarding.isForwardingAddress(a))) await forwarding.receive(m, raw, envelope.to);
       else await handle(m);
     },
   });

@@ -54,13 +54,13 @@ export interface InboundSmtp {
  * A small SMTP receiver (smtp-server) for replies and forwarded mail: no authentication, no TLS (run it behind
  * the mail exchanger, or on loopback), messages up to `maxBytes` (1 MB unless told), and only recipients
  * `accepts` allows, so it relays nothing: any other RCPT TO is refused with 550. `onMessage` gets the parsed
- * mail and its raw bytes; an InboundRefusal it throws is the SMTP answer, any other error a 451 (try later).
+ * mail, its raw bytes and the envelope's recipients (those this server accepted); an InboundRefusal it throws is the SMTP answer, any other error a 451 (try later).
  */
 export async function startInboundSmtp(options: {
   host: string;
   port: number;
   accepts: (address: string) => boolean | Promise<boolean>;
-  onMessage: (mail: InboundMail, raw: Buffer) => Promise<void>;
+  onMessage: (mail: InboundMail, raw: Buffer, envelope: { to: string[] }) => Promise<void>;
   maxBytes?: number;
   log?: { warn(obj: Record<string, unknown>, msg: string): void };
 }): Promise<InboundSmtp> {
@@ -95,7 +95,7 @@ export async function startInboundSmtp(options: {
         const to = session.envelope.rcptTo.map((r) => r.address);
         const raw = Buffer.concat(chunks);
         parseInboundMail(raw, to)
-          .then((mail) => options.onMessage(mail, raw))
+          .then((mail) => options.onMessage(mail, raw, { to }))
           .then(() => callback(), (error: unknown) => {
             if (error instanceof InboundRefusal) return callback(Object.assign(new Error(error.message), { responseCode: error.responseCode }));
             options.log?.warn({ err: error }, 'inbound mail could not be handled');

@@ -138,6 +138,13 @@ describe('a forwarded mail', () => {
     expect((await t.pool.query('SELECT count(*)::int AS n FROM records')).rows[0].n).toBe(before);
   });
 
+  it('goes where the envelope delivered it, not where its To header says', async () => {
+    const token = (await projectAddressToken(t.pool, ws, project, new Date()))!;
+    const raw = fixture('apple-forward', token);
+    const error = await receiver.receive(await parseInboundMail(raw), raw, [forwardingAddress('b'.repeat(26), DOMAIN)]).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/^5\.1\.1 No such mailbox/);
+  });
+
   it('to an address that does not exist: refused as no such mailbox', async () => {
     const error = await deliver(fixture('apple-forward', 'a'.repeat(26))).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InboundRefusal);

@@ -220,12 +220,14 @@ export function createForwardingReceiver(deps: ForwardingDeps) {
   }
 
   /**
-   * A mail to one or more forwarding addresses: each address's workspace must accept the forwarder's domain (the
+   * A mail to one or more forwarding addresses (the SMTP envelope's recipients when given, else the headers'): each address's workspace must accept the forwarder's domain (the
    * From header's; the envelope's when it has none). Refused for every address → InboundRefusal naming why. An
    * automatic reply (out-of-office) is taken and dropped: nothing stored, nothing bounced.
    */
-  async function receive(mail: InboundMail, raw: Buffer): Promise<ForwardOutcome[]> {
-    const tokens = [...new Set(mail.to.map((a) => forwardingToken(a, inboundDomain)).filter((t): t is string => !!t))];
+  async function receive(mail: InboundMail, raw: Buffer, envelopeTo?: readonly string[]): Promise<ForwardOutcome[]> {
+    // The envelope says where the mail was delivered; the headers only where its sender said it went.
+    const recipients = envelopeTo?.length ? envelopeTo : mail.to;
+    const tokens = [...new Set(recipients.map((a) => forwardingToken(a, inboundDomain)).filter((t): t is string => !!t))];
     const targets: AddressTarget[] = [];
     for (const token of tokens) {
       const target = await addressTarget(deps.pool, token);

@@ -55,7 +55,7 @@ beforeAll(async () => {
   const forwarding = createForwardingReceiver({ pool: t.pool, boss, storage, clock: { now: () => Date.now() }, log: pino({ level: 'silent' }), domain: DOMAIN });
   smtp = await startInboundSmtp({
     host: '127.0.0.1', port: await freePort(), maxBytes: 64 * 1024, accepts: forwarding.accepts,
-    onMessage: async (mail, raw) => void (await forwarding.receive(mail, raw)),
+    onMessage: async (mail, raw, envelope) => void (await forwarding.receive(mail, raw, envelope.to)),
   });
 });
 
