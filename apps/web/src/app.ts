@@ -31,6 +31,8 @@ export interface WebAppDeps {
   semanticSearch?: SemanticSearch;
   /** Where attachment files are stored: deleting a source on its page deletes its files. */
   storage: Storage;
+  /** The largest file the File import page takes (256 MB by default). */
+  importMaxBytes?: number;
   /** The inbound mail domain when this service receives mail (MAIL_REPLY_DOMAIN with INBOUND_SMTP_PORT): the Email forwarding page shows projects' addresses there. */
   inboundMailDomain?: string | undefined;
 }
@@ -55,7 +57,7 @@ export function createWebApp(deps: WebAppDeps): Router {
   router.use(frontDoor(deps.baseUrl, pageHeaders));
   router.use(ASSETS_PATH, pageAssets());
   router.use('/account', pageHeaders, cookieParser());
-  router.use(accountPages(runtime, { db: deps.db, mailer: deps.mailer, log: deps.log, scheduleRecompute: deps.scheduleRecompute, boss: deps.boss, semanticSearch: deps.semanticSearch, storage: deps.storage, inboundMailDomain: deps.inboundMailDomain }));
+  router.use(accountPages(runtime, { db: deps.db, mailer: deps.mailer, log: deps.log, scheduleRecompute: deps.scheduleRecompute, boss: deps.boss, semanticSearch: deps.semanticSearch, storage: deps.storage, inboundMailDomain: deps.inboundMailDomain, importMaxBytes: deps.importMaxBytes }));
   return router;
 }
 

@@ -71,7 +71,7 @@ async function upload(person: Person, ws: string, name: string, content: string)
   const body = new FormData();
   body.append('_csrf', csrfOf(page));
   body.append('file', new Blob([content], { type: 'text/csv' }), name);
-  const res = await fetch(new URL(`/account/w/${ws}/import`, h.url), { method: 'POST', redirect: 'manual', headers: { cookie: person.jar.header() }, body });
+  const res = await fetch(new URL(`/account/w/${ws}/import`, person.h.url), { method: 'POST', redirect: 'manual', headers: { cookie: person.jar.header() }, body });
   person.jar.store(res);
   return res;
 }
@@ -199,6 +199,36 @@ describe('the File import pages', () => {
     const deleted = await owner.post(`/account/w/${ws.ws}/import/mappings/${mappingId}/delete`, { _csrf: csrfOf(listed) });
     expect([deleted.status, deleted.headers.get('location')]).toEqual([303, `/account/w/${ws.ws}/import?done=deleted`]);
     expect((await h.pool.query('SELECT 1 FROM import_mappings WHERE workspace_id = $1', [ws.ws])).rowCount).toBe(0);
+  });
+
+  it('refuses a file over the size cap, an empty file and a cut-short upload, each saying why; a broken file shows where it breaks', async () => {
+    const ws = await workspace();
+    const small = await startWebServer({ boss, database, storage, importMaxBytes: 1024 });
+    try {
+      const p = new Person(small, owner.email);
+      await signInToAccount(small, p);
+      const big = await upload(p, ws.ws, 'big.csv', `id,text\n${'1,xxxxxxxxxx\n'.repeat(200)}`);
+      expect(big.status).toBe(413);
+      expect(await big.text()).toContain('&quot;big.csv&quot; is larger than 1.0 KB, the most the console takes');
+      const empty = await upload(p, ws.ws, 'empty.csv', '');
+      expect(empty.status).toBe(400);
+      expect(await empty.text()).toContain('&quot;empty.csv&quot; is empty.');
+      // a multipart body that stops in the middle of the file
+      const page = await (await p.get(`/account/w/${ws.ws}/import`)).text();
+      const cut = await fetch(new URL(`/account/w/${ws.ws}/import`, small.url), {
+        method: 'POST', redirect: 'manual', headers: { cookie: p.jar.header(), 'content-type': 'multipart/form-data; boundary=XyZ' },
+        body: `--XyZ\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${csrfOf(page)}\r\n--XyZ\r\nContent-Disposition: form-data; name="file"; filename="cut.csv"\r\nContent-Type: text/csv\r\n\r\nid,text\n1,abc`,
+      });
+      expect(cut.status).toBe(400);
+      expect(await cut.text()).toContain('&quot;cut.csv&quot; did not arrive whole');
+      expect((await h.pool.query('SELECT count(*)::int AS n FROM file_imports WHERE workspace_id = $1', [ws.ws])).rows[0].n).toBe(0);
+      const broken = await upload(p, ws.ws, 'broken.json', '[{"id": "a", "text": "one"}, {"id": ');
+      const mapPage = await p.get(broken.headers.get('location')!);
+      expect(mapPage.status).toBe(200);
+      expect(await mapPage.text()).toContain('The file cannot be read after item 1');
+    } finally {
+      await small.close();
+    }
   });
 
   it('maps a file with many columns (each column two fields of the form)', async () => {

@@ -32,6 +32,8 @@ export interface AccountDeps {
   semanticSearch?: SemanticSearch | undefined;
   /** Where attachment files are stored: deleting a source deletes its files. */
   storage: Storage;
+  /** The largest file the File import page takes (MAX_UPLOAD_BYTES, 256 MB, by default). */
+  importMaxBytes?: number | undefined;
   /** The domain of the inbound mail server (MAIL_REPLY_DOMAIN) when it receives mail: projects' forwarding addresses are there. */
   inboundMailDomain?: string | undefined;
 }

@@ -20,11 +20,14 @@ const mappingBody = express.urlencoded({ extended: false, limit: '256kb', parame
 
 /** The largest file the console takes (the CLI has no limit: it streams from the disk). */
 export const MAX_UPLOAD_BYTES = 256 * 1024 * 1024;
-const SIZE_TEXT = '256 MB';
 
 interface Upload {
   name: string;
   stream: Readable;
+  /** Past the size cap: busboy stopped reading it. */
+  truncated: boolean;
+  /** The upload was cut short or malformed. */
+  error?: Error;
 }
 
 declare module 'express-serve-static-core' {
@@ -38,14 +41,14 @@ declare module 'express-serve-static-core' {
  * CSRF check, and the file, not read yet, to `req.upload` for the handler to stream into storage. The file is
  * never held in memory; a second file or field past the first few is not read.
  */
-function multipartUpload(req: Request, res: Response, next: NextFunction) {
+const multipartUpload = (maxBytes: number) => function multipartUpload(req: Request, res: Response, next: NextFunction) {
   if (!req.is('multipart/form-data')) {
     req.body = {};
     return next();
   }
   let bb: busboy.Busboy;
   try {
-    bb = busboy({ headers: req.headers, limits: { files: 1, fields: 4, fieldSize: 1024, fileSize: MAX_UPLOAD_BYTES + 1, parts: 6 } });
+    bb = busboy({ headers: req.headers, limits: { files: 1, fields: 4, fieldSize: 1024, fileSize: maxBytes + 1, parts: 6 } });
   } catch {
     req.body = {};
     return next();
@@ -63,7 +66,11 @@ function multipartUpload(req: Request, res: Response, next: NextFunction) {
   });
   bb.on('file', (_name, stream, info) => {
     if (handed) return void stream.resume();
-    req.upload = { name: info.filename ?? '', stream };
+    const upload: Upload = { name: info.filename ?? '', stream, truncated: false };
+    // Listened to at once: the stream may fail before the handler has the workspace.
+    stream.on('limit', () => (upload.truncated = true));
+    stream.on('error', (error: Error) => (upload.error = error));
+    req.upload = upload;
     hand();
   });
   bb.on('close', hand);
@@ -73,7 +80,7 @@ function multipartUpload(req: Request, res: Response, next: NextFunction) {
     req.upload?.stream.resume();
   });
   req.pipe(bb);
-}
+};
 
 /** 470 bytes, 12.3 KB, 4.5 MB. */
 function sizeText(bytes: number): string {
@@ -134,17 +141,19 @@ export function importPages(runtime: Runtime, deps: AccountDeps): Router {
   const router = Router();
   const { inWorkspace } = pages(runtime);
   const base = (ctx: InWorkspace) => `/account/w/${ctx.workspace.id}/import`;
+  const maxBytes = deps.importMaxBytes ?? MAX_UPLOAD_BYTES;
+  const maxText = sizeText(maxBytes);
 
   const showList = async (ctx: InWorkspace, res: Response, extra: Record<string, unknown> = {}, status = 200) => {
     const [imports, mappings] = await Promise.all([listFileImports(ctx.rt.pool, ctx.workspace.id), listMappings(ctx.rt.pool, ctx.workspace.id).catch(() => [])]);
     renderAccount(res, 'account-import', ctx, {
-      title: 'File import', section: 'import', imports, mappings, maxSize: SIZE_TEXT, manager: canManage(ctx.workspace.role), userId: ctx.user.id, ...extra,
+      title: 'File import', section: 'import', imports, mappings, maxSize: maxText, manager: canManage(ctx.workspace.role), userId: ctx.user.id, ...extra,
     }, status);
   };
 
   router.get('/account/w/:ws/import', inWorkspace((ctx, req, res) => showList(ctx, res, { done: str(req.query.done) })));
 
-  router.post('/account/w/:ws/import', multipartUpload, inWorkspace(async (ctx, req, res) => {
+  router.post('/account/w/:ws/import', multipartUpload(maxBytes), inWorkspace(async (ctx, req, res) => {
     const upload = req.upload;
     if (!upload || !upload.name) {
       upload?.stream.resume();
@@ -156,19 +165,22 @@ export function importPages(runtime: Runtime, deps: AccountDeps): Router {
     }
     const id = newId('imp');
     const key = importStorageKey(ctx.workspace.id, id);
+    const cutShort = () => showList(ctx, res, { error: `"${upload.name}" did not arrive whole (${upload.error?.message}): upload it again.` }, 400);
+    if (upload.error) return cutShort();
     let size: number;
     try {
-      let truncated = false;
-      upload.stream.on('limit', () => (truncated = true));
       size = (await deps.storage.put(key, upload.stream, {
-        maxBytes: MAX_UPLOAD_BYTES,
+        maxBytes,
         verify: () => {
-          if (truncated) throw new StorageTooLargeError(key, MAX_UPLOAD_BYTES);
+          if (upload.truncated) throw new StorageTooLargeError(key, maxBytes);
+          if (upload.error) throw upload.error;
         },
       })).size;
     } catch (error) {
       upload.stream.resume();
-      if (error instanceof StorageTooLargeError) return showList(ctx, res, { error: `"${upload.name}" is larger than ${SIZE_TEXT}, the most the console takes: split it, or import it with the CLI (npm run loupe -- import), which has no limit.` }, 413);
+      if (error instanceof StorageTooLargeError) return showList(ctx, res, { error: `"${upload.name}" is larger than ${maxText}, the most the console takes: split it, or import it with the CLI (npm run loupe -- import), which has no limit.` }, 413);
+      // The browser's upload was cut short or malformed: nothing was kept.
+      if (upload.error) return cutShort();
       throw error;
     }
     if (!size) {

@@ -43,6 +43,8 @@ export async function startWebServer(
     semanticSearch?: SemanticSearch;
     /** Where attachment files are (a shared temporary directory by default). */
     storage?: Storage;
+    /** The largest file the File import page takes. */
+    importMaxBytes?: number;
     /** The inbound mail domain: the Email forwarding page shows addresses there (off without it). */
     inboundMailDomain?: string;
   } = {},
@@ -68,6 +70,7 @@ export async function startWebServer(
       boss: options.boss,
       ...(options.semanticSearch ? { semanticSearch: options.semanticSearch } : {}),
       storage: options.storage ?? createLocalStorage(path.join(os.tmpdir(), 'loupe-web-harness-storage')),
+      ...(options.importMaxBytes ? { importMaxBytes: options.importMaxBytes } : {}),
       ...(options.inboundMailDomain ? { inboundMailDomain: options.inboundMailDomain } : {}),
     }));
   }, { perIp: createPerIpLimiter(t.pool, systemClock) });
