@@ -61,6 +61,21 @@ describe('Intercom objects as records, companies and people', () => {
     expect(answered._thread_id).toBe(first._thread_id);
   });
 
+  it('keeps a name or tag PostgreSQL cannot store (NUL, half a surrogate pair) out of the way instead of losing the conversation, and refuses an id that is not Intercom\'s', () => {
+    const odd = conversationSchema.parse({ ...conversation, tags: { tags: [{ name: 'ex\u0000port' }, { name: '\uD83D' }] } });
+    const part = conversationPartSchema.parse({ id: '9', part_type: 'comment', body: 'hi\u0000', created_at: 1767226000, author: { type: 'admin', id: '1', name: 'Al\u0000ex \uDE00', email: '' } });
+    const record = conversationRecord('abc123de', routing, odd, [part], contacts);
+    const { accepted, errors } = validateItems([{ ...itemOfRecord(record), index: 0 }]);
+    expect(errors).toEqual([]);
+    expect(accepted).toHaveLength(1);
+    expect(record._tags).toEqual(['export', '\uFFFD']);
+    expect(record._participants).toContainEqual({ id: 'intercom:abc123de:admin:1', role: 'internal', name: 'Alex \uFFFD', type: 'workspace_member' });
+    expect(intercomCompany('abc123de', companySchema.parse({ type: 'company', id: 'c7', name: '\u0000' })).name).toBe('Intercom company c7');
+    const refused = conversationSchema.safeParse({ ...conversation, id: '12\u0000; DROP' });
+    expect(refused.success).toBe(false);
+    expect(refused.error!.issues[0]).toMatchObject({ path: ['id'], message: 'is not an Intercom id' });
+  });
+
   it('turns HTML into text, leaving unknown or invalid entities as they are', () => {
     expect(htmlText('<p>a &lt;b&gt; &#233; &#x1F600; &#xD800; &bogus;</p><p>next</p>')).toBe('a <b> é 😀 &#xD800; &bogus;\nnext');
     expect(htmlText(null)).toBe('');

@@ -10,6 +10,13 @@ export const companyExternalId = (app: string, companyId: string) => `intercom:$
 
 const iso = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString();
 
+/** Text PostgreSQL can store: without NUL characters, an unpaired UTF-16 surrogate made U+FFFD (a name must not cost the record). */
+export function storable(value: string): string {
+  return value.replace(/\0/g, '').replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+}
+/** Trimmed, cut to `max` without leaving half a surrogate pair, storable; undefined when nothing is left. */
+const clean = (value: string | null | undefined, max: number) => (value ? storable(value.trim().slice(0, max)).trim() || undefined : undefined);
+
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
 
 /** Intercom's bodies are HTML: the text of it, paragraphs and line breaks kept as new lines. */
@@ -57,11 +64,11 @@ interface Speaker { type: string; id: string; name?: string | undefined; email?:
 function participantOf(app: string, who: Speaker): Participant {
   const email = recordEmail(who.email);
   const kind = kindOf(who.type);
-  const name = who.name?.trim();
+  const name = clean(who.name, 256);
   return {
     id: email ?? `intercom:${app}:${who.type}:${who.id}`.slice(0, 256),
     role: kind.role,
-    ...(name ? { name: name.slice(0, 256) } : {}),
+    ...(name ? { name } : {}),
     ...(email ? { email } : {}),
     type: kind.type,
   };
@@ -84,8 +91,8 @@ function attachmentOf(a: PartAttachment): AttachmentInput | undefined {
   return {
     type: attachmentType(a.content_type),
     vendor_url: a.url,
-    ...(a.name ? { filename: a.name.slice(0, 512) } : {}),
-    ...(a.content_type ? { mime_type: a.content_type.slice(0, 256) } : {}),
+    ...(clean(a.name, 512) ? { filename: clean(a.name, 512) } : {}),
+    ...(clean(a.content_type, 256) ? { mime_type: clean(a.content_type, 256) } : {}),
     ...(typeof a.filesize === 'number' && a.filesize >= 0 ? { size: a.filesize } : {}),
   };
 }
@@ -129,7 +136,7 @@ export function conversationRecord(
   const messages = opening ? [opening, ...said] : said;
   for (const m of messages) add(m.author);
   const attachments = messages.flatMap((m) => m.attachments.map(attachmentOf)).filter((a) => a !== undefined).slice(0, LIMITS.attachmentsPerRecord);
-  const tags = (conversation.tags?.tags ?? []).map((t) => t.name.trim()).filter((t) => t.length > 0 && t.length <= 64).slice(0, LIMITS.tagsPerRecord);
+  const tags = (conversation.tags?.tags ?? []).map((t) => storable(t.name.trim())).filter((t) => t.length > 0 && t.length <= 64).slice(0, LIMITS.tagsPerRecord);
   const last = messages.length ? Math.max(...messages.map((m) => m.at)) : conversation.created_at;
   const vendorId = conversationVendorId(app, conversation.id);
   const subject = htmlText(conversation.title) || htmlText(source?.subject);
@@ -179,9 +186,9 @@ export function intercomCompany(app: string, company: IntercomCompany): CompanyI
   const domain = domainOf(company.website);
   return {
     external_id: companyExternalId(app, company.id),
-    name: company.name?.trim().slice(0, 256) || `Intercom company ${company.id}`,
+    name: clean(company.name, 256) ?? `Intercom company ${company.id}`,
     domains: domain ? [domain] : [],
-    attributes: { intercom_id: company.id, ...(company.company_id ? { intercom_company_id: company.company_id.slice(0, 1000) } : {}) },
+    attributes: { intercom_id: company.id, ...(clean(company.company_id, 1000) ? { intercom_company_id: clean(company.company_id, 1000) } : {}) },
   };
 }
 
@@ -192,8 +199,8 @@ export function contactPerson(app: string, contact: IntercomContact, knownCompan
   return {
     external_id: contactExternalId(app, contact.id),
     email: email.success ? email.data : null,
-    name: contact.name?.trim().slice(0, 256) || null,
+    name: clean(contact.name, 256) ?? null,
     company_external_id: company ? companyExternalId(app, company.id) : null,
-    attributes: { intercom_id: contact.id, ...(contact.role ? { intercom_role: contact.role.slice(0, 32) } : {}) },
+    attributes: { intercom_id: contact.id, ...(clean(contact.role, 32) ? { intercom_role: clean(contact.role, 32) } : {}) },
   };
 }

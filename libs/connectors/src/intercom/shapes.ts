@@ -27,7 +27,8 @@ import { z } from 'zod';
 //   with X-RateLimit-Limit / -Remaining / -Reset, the reset a Unix timestamp: "Rate Limiting" in the reference).
 // Objects are parsed one by one: one malformed conversation is refused, not its page.
 
-const id = z.union([z.string().min(1).max(128), z.number().int()]).transform(String);
+/** Intercom's ids are short strings of letters, digits and a few marks (or numbers); anything else is refused, naming the field. */
+const id = z.union([z.string().min(1).max(128).regex(/^[\w.:@+-]+$/, 'is not an Intercom id'), z.number().int()]).transform(String);
 /** Unix seconds, as every Intercom timestamp. */
 const unix = z.number().int().min(0).max(253402300799);
 
