@@ -61,6 +61,16 @@ describe('Gong calls as records and people', () => {
     expect(externalPeople([...parties, parties[1]!])).toEqual([{ external_id: 'gong:person:ana@globex.example', email: 'ana@globex.example', name: 'Ana' }]);
   });
 
+  it('keeps words PostgreSQL cannot store out of the record (NUL, half a surrogate pair) instead of losing the call', () => {
+    const record = callRecord(routing, callSchema.parse({ metaData: { id: '8', title: 'Nul\u0000 call \uD83D', started: '2026-01-01T00:00:00Z' } }),
+      [partySchema.parse({ id: '1', speakerId: '1', name: `${'x'.repeat(255)}\uD83D\uDE00`, affiliation: 'External' })],
+      [monologueSchema.parse({ speakerId: '1', topic: '\u0000', sentences: [{ start: 0, end: 1, text: 'It \uDE00 fails\u0000' }] })]);
+    expect(validateItems([{ ...itemOfRecord(record), index: 0 }]).errors).toEqual([]);
+    expect(record.data.title).toBe('Nul call \uFFFD');
+    expect(record._participants![0]!.name).toBe(`${'x'.repeat(255)}\uFFFD`);
+    expect(record.data.transcript).toEqual([{ speaker: `${'x'.repeat(255)}\uD83D\uDE00`, speaker_id: '1', start_ms: 0, end_ms: 1, text: 'It \uFFFD fails' }]);
+  });
+
   it('refuses a call without a start or with an id that is no Gong id, naming the field', () => {
     const noStart = callSchema.safeParse({ metaData: { id: '1', started: 'yesterday' } });
     expect(noStart.success).toBe(false);

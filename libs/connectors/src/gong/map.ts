@@ -15,19 +15,29 @@ function recordEmail(value: string | null | undefined): string | undefined {
   return email && participantSchema.shape.email.safeParse(email).success ? email : undefined;
 }
 
-const idText = (value: string | number | null | undefined) => (value == null ? undefined : String(value));
+/**
+ * Text PostgreSQL can store: Gong's words as they are, less NUL characters, and with an unpaired UTF-16 surrogate
+ * (half an emoji cut off) as U+FFFD; the record schema refuses a record with either, which would cost the whole call.
+ */
+export function storable(value: string): string {
+  return value.replace(/\u0000/g, '').replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+}
+const cleanText = (value: string | null | undefined) => (value == null ? undefined : storable(value).trim() || undefined);
+/** At most `max` UTF-16 units, without leaving half a surrogate pair at the cut. */
+const cut = (value: string, max: number) => storable(value.slice(0, max));
+const idText = (value: string | number | null | undefined) => (value == null ? undefined : storable(String(value)) || undefined);
 const affiliationOf = (party: GongParty) => party.affiliation?.trim().toLowerCase() ?? 'unknown';
 
 /** A party as a participant: Gong's affiliation (Internal, External, Unknown) is its role. */
 export function participantOf(party: GongParty, index: number): Participant {
   const email = recordEmail(party.emailAddress);
   const affiliation = affiliationOf(party);
-  const name = party.name?.trim();
+  const name = cleanText(party.name);
   const fallbackId = idText(party.id) ?? idText(party.speakerId) ?? String(index + 1);
   return {
-    id: (email ?? `gong:party:${fallbackId}`).slice(0, 256),
+    id: cut(email ?? `gong:party:${fallbackId}`, 256),
     role: AFFILIATION_ROLE[affiliation] ?? 'unknown',
-    ...(name ? { name: name.slice(0, 256) } : {}),
+    ...(name ? { name: cut(name, 256) } : {}),
     ...(email ? { email } : {}),
     type: AFFILIATION_TYPE[affiliation] ?? 'unknown',
   };
@@ -35,7 +45,7 @@ export function participantOf(party: GongParty, index: number): Participant {
 
 /** Who said it, as the transcript shows it: the party's name, else its email, else Gong's speaker id. */
 function speakerName(party: GongParty | undefined, speakerId: string | undefined): string {
-  return party?.name?.trim() || recordEmail(party?.emailAddress) || (speakerId ? `Speaker ${speakerId}` : 'Unknown speaker');
+  return cleanText(party?.name) || recordEmail(party?.emailAddress) || (speakerId ? `Speaker ${speakerId}` : 'Unknown speaker');
 }
 
 /** The recording, when Gong gave its URL (it does only when media was asked for and the token may read it): audio, else video. */
@@ -73,7 +83,7 @@ export function callRecord(routing: Routing, call: GongCall, parties: GongParty[
     if (!participants.has(participant.id)) participants.set(participant.id, participant);
   });
   const turns = (transcript ?? []).flatMap((m) => {
-    const sentences = m.sentences.filter((s) => s.text.trim());
+    const sentences = m.sentences.map((s) => ({ ...s, text: cleanText(s.text) ?? '' })).filter((s) => s.text);
     if (!sentences.length) return [];
     const speakerId = idText(m.speakerId);
     const first = sentences[0]!;
@@ -81,14 +91,14 @@ export function callRecord(routing: Routing, call: GongCall, parties: GongParty[
     return [{
       speaker: speakerName(speakerId ? bySpeaker.get(speakerId) : undefined, speakerId),
       ...(speakerId ? { speaker_id: speakerId } : {}),
-      ...(m.topic ? { topic: m.topic } : {}),
+      ...(cleanText(m.topic) ? { topic: cleanText(m.topic) } : {}),
       ...(first.start != null ? { start_ms: Math.round(first.start) } : {}),
       ...(last.end != null ? { end_ms: Math.round(last.end) } : {}),
-      text: sentences.map((s) => s.text.trim()).join(' '),
+      text: sentences.map((s) => s.text).join(' '),
     }];
   });
   const recording = recordingOf(call);
-  const title = meta.title?.trim();
+  const title = cleanText(meta.title);
   return {
     _type: 'call_transcription',
     _schema_version: '1.0.0',
@@ -105,12 +115,12 @@ export function callRecord(routing: Routing, call: GongCall, parties: GongParty[
       started: iso(meta.started),
       ...(meta.scheduled ? { scheduled: iso(meta.scheduled) } : {}),
       ...(meta.duration != null ? { duration_seconds: Math.round(meta.duration) } : {}),
-      ...(meta.direction ? { direction: meta.direction } : {}),
-      ...(meta.scope ? { scope: meta.scope } : {}),
-      ...(meta.system ? { system: meta.system } : {}),
-      ...(meta.language ? { language: meta.language } : {}),
-      ...(meta.purpose ? { purpose: meta.purpose } : {}),
-      ...(meta.url ? { gong_url: meta.url } : {}),
+      ...(cleanText(meta.direction) ? { direction: cleanText(meta.direction) } : {}),
+      ...(cleanText(meta.scope) ? { scope: cleanText(meta.scope) } : {}),
+      ...(cleanText(meta.system) ? { system: cleanText(meta.system) } : {}),
+      ...(cleanText(meta.language) ? { language: cleanText(meta.language) } : {}),
+      ...(cleanText(meta.purpose) ? { purpose: cleanText(meta.purpose) } : {}),
+      ...(cleanText(meta.url) ? { gong_url: cleanText(meta.url) } : {}),
       transcript_available: transcript !== undefined,
       transcript: turns,
     },
@@ -124,8 +134,8 @@ export function externalPeople(parties: GongParty[]): PersonInput[] {
     if (affiliationOf(party) !== 'external') continue;
     const email = emailSchema.safeParse(party.emailAddress?.trim().toLowerCase() ?? '');
     if (!email.success || out.has(email.data) || personExternalId(email.data).length > 256) continue;
-    const name = party.name?.trim();
-    out.set(email.data, { external_id: personExternalId(email.data), email: email.data, name: name ? name.slice(0, 256) : null });
+    const name = cleanText(party.name);
+    out.set(email.data, { external_id: personExternalId(email.data), email: email.data, name: name ? cut(name, 256) : null });
   }
   return [...out.values()];
 }

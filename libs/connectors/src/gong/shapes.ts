@@ -23,7 +23,12 @@ import { z } from 'zod';
 // the company as for any participant.
 // Objects are parsed one by one: one malformed call is refused, not the page.
 
-const stamp = z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'is not a date and time');
+const FIRST = Date.parse('0001-01-01T00:00:00Z');
+const LAST = Date.parse('9999-12-31T23:59:59Z');
+/** An ISO 8601 date and time the record schema can hold as `_event_at` (years 0001 to 9999, as PostgreSQL). */
+const stamp = z.string()
+  .refine((s) => !Number.isNaN(Date.parse(s)), 'is not a date and time')
+  .refine((s) => Number.isNaN(Date.parse(s)) || (Date.parse(s) >= FIRST && Date.parse(s) <= LAST), 'is outside the years 0001 to 9999');
 /** Gong's ids are numeric strings of up to 20 digits; a number is taken too (JSON cannot carry 20 digits as one exactly, so Gong sends strings). */
 const gongId = z.union([z.string().regex(/^[0-9A-Za-z_-]{1,64}$/, 'is not a Gong id'), z.number().int().nonnegative().transform(String)]);
 
