@@ -69,7 +69,11 @@ async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, tries 
 
 beforeAll(async () => {
   pg = await controlledPostgres();
-  service = await startProcess({ DATABASE_URL: pg.url, LOUPE_DEMO: '1', PORT: String(await freePort()), LOG_LEVEL: 'error' });
+  service = await startProcess({
+    DATABASE_URL: pg.url, LOUPE_DEMO: '1', PORT: String(await freePort()), LOG_LEVEL: 'error',
+    // The SMTP receiver on: the Email forwarding page then shows and replaces projects' addresses (issue 45).
+    MAIL_REPLY_DOMAIN: 'in.isolation.test', INBOUND_SMTP_PORT: String(await freePort()),
+  });
   demo = demoFrom(service.output());
   const db = createPrismaClient(pg.pool);
   a.ws = demo.workspaceId;
@@ -397,7 +401,12 @@ describe('tenant isolation', () => {
        VALUES ($1, $2, $3, 'member', $4, $5, now(), now() + interval '1 day') RETURNING id`,
       [`inv_${MARK}`, a.ws, 'eve@alpha.test', sha256(MARK), a.annId],
     );
-    const gets = ['keys', 'members', 'apps', 'products', 'usage', 'connections'].map((s) => [`GET /account/w/:ws/${s}`, `/account/w/{ws}/${s}`, undefined] as const);
+    // A's forwarding address and sender domains (issue 45), which nobody outside A may see or change.
+    const forwardingToken = Array.from(randomBytes(26), (byte) => 'abcdefghijklmnopqrstuvwxyz234567'[byte & 31]).join('');
+    secrets.add(forwardingToken);
+    await pg.pool.query('INSERT INTO inbound_addresses (token, workspace_id, project_id, created_at) VALUES ($1, $2, $3, now())', [forwardingToken, a.ws, a.project]);
+    await pg.pool.query('INSERT INTO inbound_sender_domains (workspace_id, domain, created_at) VALUES ($1, $2, now())', [a.ws, 'alpha.test']);
+    const gets = ['keys', 'members', 'apps', 'products', 'usage', 'connections', 'email-forwarding'].map((s) => [`GET /account/w/:ws/${s}`, `/account/w/{ws}/${s}`, undefined] as const);
     const posts = [
       ['POST /account/w/:ws/keys', '/account/w/{ws}/keys', { name: 'from B', permissions: 'mcp:read', product: a.product }],
       ['POST /account/w/:ws/keys/:id/revoke', `/account/w/{ws}/keys/${a.keyId}/revoke`, {}],
@@ -413,6 +422,8 @@ describe('tenant isolation', () => {
       ['POST /account/w/:ws/connections/:id/sync', `/account/w/{ws}/connections/${a.connection}/sync`, {}],
       ['POST /account/w/:ws/connections/:id/pause', `/account/w/{ws}/connections/${a.connection}/pause`, {}],
       ['POST /account/w/:ws/connections/:id/resume', `/account/w/{ws}/connections/${a.connection}/resume`, {}],
+      ['POST /account/w/:ws/email-forwarding/domains', '/account/w/{ws}/email-forwarding/domains', { domains: 'beta.test' }],
+      ['POST /account/w/:ws/email-forwarding/projects/:id/rotate', `/account/w/{ws}/email-forwarding/projects/${a.project}/rotate`, {}],
     ] as const;
     const state = async () => (await pg.pool.query(
       `SELECT (SELECT json_agg(json_build_object('id', id, 'revoked', revoked_at IS NOT NULL) ORDER BY id) FROM api_keys WHERE workspace_id = $1) AS keys,
@@ -421,7 +432,9 @@ describe('tenant isolation', () => {
               (SELECT json_agg(name ORDER BY id) FROM products WHERE workspace_id = $1) AS products,
               (SELECT json_agg(name ORDER BY id) FROM projects WHERE workspace_id = $1) AS projects,
               (SELECT count(*) FROM invitations WHERE workspace_id = $1) AS invitations,
-              (SELECT json_agg(json_build_object('id', id, 's', status) ORDER BY id) FROM connections WHERE workspace_id = $1) AS connections`, [a.ws])).rows[0];
+              (SELECT json_agg(json_build_object('id', id, 's', status) ORDER BY id) FROM connections WHERE workspace_id = $1) AS connections,
+              (SELECT json_agg(json_build_object('t', token, 'p', project_id) ORDER BY token) FROM inbound_addresses WHERE workspace_id = $1) AS forwarding,
+              (SELECT json_agg(domain ORDER BY domain) FROM inbound_sender_domains WHERE workspace_id = $1) AS senders`, [a.ws])).rows[0];
     const before = await state();
     const anonymous = async (path: string, h: Record<string, string>, body?: Record<string, string>) =>
       fetch(new URL(path, service.url), { method: body ? 'POST' : 'GET', redirect: 'manual', headers: { ...h, ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) }, body: body && new URLSearchParams(body) });
