@@ -80,7 +80,8 @@ function vendorMessage(status: number, body: Buffer): string {
   } catch {
     said = body.toString('utf8').replace(/\s+/g, ' ').trim();
   }
-  return `${status}${said ? ` ${said}` : ''}`.slice(0, 500);
+  // Kept as last_error: without what PostgreSQL cannot store (NUL, halves of surrogate pairs), whatever the vendor sent.
+  return `${status}${said ? ` ${said}` : ''}`.replace(/\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '').slice(0, 500);
 }
 
 /**

@@ -2,7 +2,7 @@ import { slackCredentialsSchema, slackSettingsSchema, type IngestRecordInput, ty
 import { z } from 'zod';
 import type { Connector, ReadContext, VendorPage } from '../connector';
 import { VendorAuthError, VendorRequestError } from '../vendor-http';
-import { externalPerson, isBotMessage, messageRecord, threadRecord, type SlackContext } from './map';
+import { clean, externalPerson, isBotMessage, messageRecord, threadRecord, type SlackContext } from './map';
 import {
   authTestSchema, conversationsInfoSchema, envelopeSchema, messageSchema, messagesPageSchema, tsSchema, usersInfoSchema, userSchema,
   type SlackMessage, type SlackUser,
@@ -74,7 +74,7 @@ function parseEach(items: unknown[], what: string, refused: VendorPage['refused'
     else {
       const ts = item && typeof item === 'object' && 'ts' in item ? String((item as { ts: unknown }).ts) : `#${i}`;
       const issue = parsed.error.issues[0]!;
-      refused.push({ object: `message ${ts} ${what}`.slice(0, 120), reason: `${issue.path.join('.') || 'message'}: ${issue.message}`.slice(0, 300) });
+      refused.push({ object: clean(`message ${ts.slice(0, 40)} ${what}`).slice(0, 120), reason: clean(`${issue.path.join('.') || 'message'}: ${issue.message}`).slice(0, 300) });
     }
   });
   return out;
@@ -90,11 +90,12 @@ async function call(ctx: ReadContext<SlackSettings>, method: string, params: Rec
   const envelope = envelopeSchema.safeParse(body);
   if (!envelope.success) throw new VendorRequestError(`${method}: the answer is not one Slack documents (${envelope.error.issues[0]!.path.join('.') || 'body'}: ${envelope.error.issues[0]!.message})`);
   if (envelope.data.ok) return body;
-  const code = (envelope.data.error ?? 'unknown_error').slice(0, 100);
+  const said = envelope.data.error ?? 'unknown_error';
+  const code = clean(said).slice(0, 100);
   const scopes = code === 'missing_scope' && (envelope.data.needed || envelope.data.provided)
-    ? ` (needed: ${(envelope.data.needed ?? '?').slice(0, 200)}; provided: ${(envelope.data.provided ?? '?').slice(0, 300)})` : '';
-  if (code in AUTH_ERRORS) throw new VendorAuthError(200, `${code}: ${AUTH_ERRORS[code]}${scopes}`);
-  if (code in CHANNEL_ERRORS) throw new ChannelError(`${params.channel ?? ''}: ${code}: ${CHANNEL_ERRORS[code]}`);
+    ? clean(` (needed: ${(envelope.data.needed ?? '?').slice(0, 200)}; provided: ${(envelope.data.provided ?? '?').slice(0, 300)})`) : '';
+  if (Object.hasOwn(AUTH_ERRORS, said)) throw new VendorAuthError(200, `${code}: ${AUTH_ERRORS[code]}${scopes}`);
+  if (Object.hasOwn(CHANNEL_ERRORS, said)) throw new ChannelError(`${params.channel ?? ''}: ${code}: ${CHANNEL_ERRORS[code]}`);
   throw new VendorRequestError(`${method}: Slack answered ${code}`);
 }
 
@@ -112,6 +113,7 @@ function nextCursor(page: z.infer<typeof messagesPageSchema>, method: string, us
   if (page.has_more && !next) throw new VendorRequestError(`${method}: has_more without a response_metadata.next_cursor`);
   if (next && next === used) throw new VendorRequestError(`${method}: the same next_cursor again (the page would repeat for ever)`);
   if (next && next.length > 2048) throw new VendorRequestError(`${method}: a next_cursor over 2048 characters`);
+  if (next && !/^[\x21-\x7e]+$/.test(next)) throw new VendorRequestError(`${method}: a next_cursor that is not printable ASCII`);
   return next;
 }
 
@@ -153,7 +155,7 @@ async function loadUsers(ctx: ReadContext<SlackSettings>, ids: Iterable<string>,
     const user = userSchema.safeParse(parsed(usersInfoSchema, body, 'users.info').user);
     if (!user.success) {
       missing.add(id);
-      refused.push({ object: `user ${id}`.slice(0, 120), reason: `${user.error.issues[0]!.path.join('.') || 'user'}: ${user.error.issues[0]!.message}`.slice(0, 300) });
+      refused.push({ object: clean(`user ${id}`).slice(0, 120), reason: clean(`${user.error.issues[0]!.path.join('.') || 'user'}: ${user.error.issues[0]!.message}`).slice(0, 300) });
       continue;
     }
     users.set(id, user.data);

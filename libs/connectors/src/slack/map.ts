@@ -8,6 +8,19 @@ export const threadId = (team: string, channel: string, threadTs: string) => `sl
 export const userExternalId = (team: string, userId: string) => `slack:${team}:user:${userId}`;
 const botParticipantId = (team: string, botId: string) => `slack:${team}:bot:${botId}`;
 
+// What PostgreSQL cannot store: NUL, and halves of surrogate pairs. A vendor's string holding one is cleaned
+// (NUL dropped, a lone half replaced) instead of costing its record or the page.
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+export const clean = (s: string) => s.replace(UNSTORABLE, (c) => (c === '\u0000' ? '' : '\ufffd'));
+
+/** Every string of a mapped object, cleaned. */
+export function cleaned<T>(value: T): T {
+  if (typeof value === 'string') return clean(value) as T;
+  if (Array.isArray(value)) return value.map((v) => cleaned(v)) as T;
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cleaned(v)])) as T;
+  return value;
+}
+
 /** "1712345678.123456" → ISO 8601 (to the millisecond; the full ts stays in the vendor id). */
 export const tsToIso = (ts: string) => new Date(Math.floor(Number(ts) * 1000)).toISOString();
 
@@ -156,7 +169,7 @@ const channelLabel = (ctx: SlackContext) => (ctx.channelName ? `#${ctx.channelNa
 /** A message without replies: one `message` record, its id and thread the channel and its ts. */
 export function messageRecord(ctx: SlackContext, routing: Routing, message: SlackMessage): IngestRecordInput {
   const files = filesOf(message.files);
-  return {
+  return cleaned({
     _type: 'message',
     ...common(ctx, routing, message.ts, message.ts, [message]),
     data: {
@@ -168,7 +181,7 @@ export function messageRecord(ctx: SlackContext, routing: Routing, message: Slac
       ...(message.edited?.ts ? { edited: true } : {}),
       ...(files.length ? { files } : {}),
     },
-  };
+  });
 }
 
 /**
@@ -180,7 +193,7 @@ export function threadRecord(ctx: SlackContext, routing: Routing, parent: SlackM
   const all = [parent, ...replies.filter((r) => r.ts !== parent.ts)].sort((a, b) => Number(a.ts) - Number(b.ts) || a.ts.localeCompare(b.ts));
   const last = all[all.length - 1]!;
   const subject = plainText(parent.text ?? '', ctx.users).split(/\r?\n/).find((l) => l.trim())?.trim().slice(0, 200);
-  return {
+  return cleaned({
     _type: 'conversation',
     ...common(ctx, routing, parent.ts, last.ts, all),
     data: {
@@ -199,7 +212,7 @@ export function threadRecord(ctx: SlackContext, routing: Routing, parent: SlackM
         };
       }),
     },
-  };
+  });
 }
 
 /**
@@ -209,11 +222,11 @@ export function threadRecord(ctx: SlackContext, routing: Routing, parent: SlackM
 export function externalPerson(ctx: Pick<SlackContext, 'team'>, user: SlackUser): PersonInput | undefined {
   if (user.is_bot || user.deleted || !isExternalUser(ctx, user)) return undefined;
   const email = emailSchema.safeParse(user.profile?.email ?? '');
-  return {
+  return cleaned({
     external_id: userExternalId(ctx.team, user.id),
     email: email.success ? email.data : null,
     name: displayName(user) ?? null,
     company_external_id: null,
     attributes: { slack_id: user.id, ...(user.team_id ? { slack_team_id: user.team_id } : {}) },
-  };
+  });
 }

@@ -91,6 +91,7 @@ export class FakeSlack {
   private retryNotBefore = 0;
   private revoked: string | undefined;
   private raw: { status: number; body: string }[] = [];
+  private rawTo = new Map<string, { status: number; body: string }[]>();
   private seq = 0;
   url = '';
 
@@ -185,6 +186,17 @@ export class FakeSlack {
     this.raw.push(...answers);
   }
 
+  /** The next calls of `method` (auth.test, users.info, conversations.replies…) are answered with these bodies as they are, one each. */
+  serveRawTo(method: string, ...answers: { status: number; body: string }[]): void {
+    this.rawTo.set(method, [...(this.rawTo.get(method) ?? []), ...answers]);
+  }
+
+  /** Forgets the raw answers no request asked for. */
+  drainRaw(): void {
+    this.raw.length = 0;
+    this.rawTo.clear();
+  }
+
   /** Every call is refused from now on with this `error` (HTTP 200, `ok: false`), as Slack refuses a revoked token, until `restore`. */
   revoke(error: 'token_revoked' | 'invalid_auth' | 'account_inactive' = 'token_revoked'): void {
     this.revoked = error;
@@ -229,6 +241,13 @@ export class FakeSlack {
     if (this.revoked) return fail(this.revoked);
     if (auth !== `Bearer ${this.options.token}`) return fail('invalid_auth');
     const q = url.searchParams;
+    const rawTo = this.rawTo.get(method)?.shift();
+    if (rawTo) {
+      log.status = rawTo.status;
+      res.writeHead(rawTo.status, { 'content-type': 'application/json' });
+      res.end(rawTo.body);
+      return;
+    }
     switch (method) {
       case 'auth.test':
         return send(200, { ok: true, url: 'https://acme.slack.com/', team: 'Acme', user: 'loupe', team_id: this.team, user_id: 'U0LOUPEAPP', bot_id: 'B0LOUPEAPP', is_enterprise_install: false });
