@@ -1,4 +1,4 @@
-import { FAKE_SLACK_CUSTOMER_TEAM, FakeGong, FakeSlack, FakeZendesk } from '@loupe/connectors/testing';
+import { FAKE_SLACK_CUSTOMER_TEAM, FakeGong, FakeIntercom, FakeSlack, FakeZendesk } from '@loupe/connectors/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { controlledPostgres, demoFrom, serviceOn, type ControlledPostgres, type Demo } from './cluster';
 import { until, type Started } from './process';
@@ -141,7 +141,65 @@ const gong: ConnectorCase<FakeGong> = {
     // Two calls made since the backfill: Gong's calls do not change once recorded, so only new ones come.
     gongNew = [fake.addCall(Date.now() - 50).id, fake.addCall(Date.now() - 40).id];
     return { records: 2, duplicates: 0 };
- 
+  },
+  checkChangeRequests(fake, since) {
+    const asked = fake.requests.slice(since).filter((r) => r.status === 200);
+    expect(asked.filter((r) => r.path === '/v2/calls/extensive').every((r) => Date.parse(r.body!.filter.fromDateTime) > Date.parse('2026-06-01T00:00:00Z'))).toBe(true);
+    expect(asked.filter((r) => r.path === '/v2/calls/transcript').flatMap((r) => r.body!.filter.callIds)).toEqual(gongNew);
+  },
+  revoke(fake) {
+    fake.revoke(401);
+    return '401 Invalid access key or secret';
+  },
+  renew(fake) {
+    fake.restore({ accessToken: GONG_NEW_TOKEN });
+    // A call to bring, so the sync with the new token is answered 200 (an empty window is Gong's 404).
+    fake.addCall(Date.now() - 50);
+    return { credentials: { access_token: GONG_NEW_TOKEN }, authorization: `Bearer ${GONG_NEW_TOKEN}` };
+  },
+  secrets: [GONG_KEY, GONG_SECRET, GONG_NEW_TOKEN, Buffer.from(`${GONG_KEY}:${GONG_SECRET}`).toString('base64')],
+};
+
+const IC_TOKEN = 'ic-e2e-token-3a9f7d21';
+const IC_NEW_TOKEN = 'ic-e2e-token-6e0b8c44';
+let intercomReads = 0;
+const intercom: ConnectorCase<FakeIntercom> = {
+  kind: 'intercom',
+  async fake() {
+    // On the real clock, as the service: X-RateLimit-Reset is a Unix time the service waits for.
+    const fake = new FakeIntercom({ accessToken: IC_TOKEN });
+    fake.seed(OBJECTS, 1);
+    await fake.start();
+    return fake;
+  },
+  connection: (fake) => ({ kind: 'intercom', base_url: fake.url, credentials: { access_token: IC_TOKEN }, settings: { start_date: '2025-12-01', page_size: 150 } }),
+  // While it reads the conversations (GET /conversations/{id}) of a search page, a quarter of the way in.
+  killNow: (path) => path.startsWith('/conversations/') && path !== '/conversations/search' && ++intercomReads === 2_500,
+  change(fake) {
+    // Read by the sync after the change once Intercom has settled (INTERCOM_SETTLE_SECONDS, two minutes): stamped a
+    // little over two minutes ago, after the backfill's window closed. Two new messages, and one conversation closed
+    // (read again, nothing new to say).
+    const settled = Math.floor(Date.now() / 1000) - 125;
+    fake.reply('11', '<p>Still failing after the update</p>', settled);
+    fake.reply('12', '<p>Any news?</p>', settled);
+    fake.close('13', settled);
+    return { records: 2, duplicates: 1 };
+  },
+  checkChangeRequests(fake, since) {
+    const read = fake.requests.slice(since).filter((r) => r.method === 'GET' && r.path.startsWith('/conversations/') && r.status === 200).map((r) => r.path).sort();
+    expect(read).toEqual(['/conversations/11', '/conversations/12', '/conversations/13']);
+  },
+  revoke(fake) {
+    fake.revoke();
+    return '401 unauthorized: Access Token Invalid';
+  },
+  renew(fake) {
+    fake.restore(IC_NEW_TOKEN);
+    return { credentials: { access_token: IC_NEW_TOKEN }, authorization: `Bearer ${IC_NEW_TOKEN}` };
+  },
+  secrets: [IC_TOKEN, IC_NEW_TOKEN],
+};
+
 function connectorAgainstService<F extends VendorFake>(c: ConnectorCase<F>) {
   describe(`a ${c.kind} connection against npm start, killed mid-backfill`, () => {
     let pg: ControlledPostgres;
@@ -245,5 +303,6 @@ function connectorAgainstService<F extends VendorFake>(c: ConnectorCase<F>) {
 }
 
 connectorAgainstService(zendesk);
+connectorAgainstService(intercom);
 connectorAgainstService(slack);
 connectorAgainstService(gong);
