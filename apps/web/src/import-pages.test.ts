@@ -222,6 +222,16 @@ describe('the File import pages', () => {
       expect(cut.status).toBe(400);
       expect(await cut.text()).toContain('&quot;cut.csv&quot; did not arrive whole');
       expect((await h.pool.query('SELECT count(*)::int AS n FROM file_imports WHERE workspace_id = $1', [ws.ws])).rows[0].n).toBe(0);
+      // Discarding an upload deletes it and its file; a started import cannot be discarded.
+      const unwanted = (await upload(p, ws.ws, 'unwanted.csv', TICKETS)).headers.get('location')!;
+      const unwantedPage = await (await p.get(unwanted)).text();
+      expect(unwantedPage).toContain('Discard this upload');
+      const { rows: [{ storage_key: key }] } = await h.pool.query('SELECT storage_key FROM file_imports WHERE id = $1', [unwanted.split('/').pop()]);
+      expect(await storage.exists(key)).toBe(true);
+      const discarded = await p.post(`${unwanted}/discard`, { _csrf: csrfOf(unwantedPage) });
+      expect([discarded.status, discarded.headers.get('location')]).toEqual([303, `/account/w/${ws.ws}/import?done=discarded`]);
+      expect(await storage.exists(key)).toBe(false);
+      expect((await p.get(unwanted)).status).toBe(404);
       const broken = await upload(p, ws.ws, 'broken.json', '[{"id": "a", "text": "one"}, {"id": ');
       const mapPage = await p.get(broken.headers.get('location')!);
       expect(mapPage.status).toBe(200);

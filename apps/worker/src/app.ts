@@ -1,6 +1,6 @@
 import { loadKeyring, purgeConnectionSlice, realSleep, rewrapConnectionKeys, scheduleActiveConnections, syncConnection } from '@loupe/connectors';
 import { runErasure } from '@loupe/erasure';
-import { runFileImport } from '@loupe/file-import';
+import { purgeStaleDrafts, runFileImport } from '@loupe/file-import';
 import { resolveWorkspaceCompanies, updateOpportunities } from '@loupe/evidence';
 import { applyRetentionSlice, pruneSourceDeletions, sweepStorageDeletions, workspacesWithRetention } from '@loupe/lifecycle';
 import { embedPendingSources, markOutdatedSources } from '@loupe/sources';
@@ -283,6 +283,9 @@ export function createWorker(deps: WorkerDeps): Worker {
     for (const workspaceId of workspaces) await enqueue(deps.boss, QUEUES.retention, { workspaceId });
     const pruned = await pruneSourceDeletions(deps.pool, new Date(ctx.clock.now()));
     const files = await sweepStorageDeletions({ pool: ctx.pool, storage: ctx.storage, clock: ctx.clock, log: deps.log });
+    // Files uploaded for an import and never imported (libs/file-import): kept a week, then deleted.
+    const drafts = await purgeStaleDrafts(ctx.pool, ctx.storage, new Date(ctx.clock.now()));
+    if (drafts) deps.log.info({ drafts }, 'file imports uploaded a week ago and never started were deleted with their files');
     if (files) deps.log.info({ files }, 'files of deleted attachments left behind were deleted');
     await enqueue(deps.boss, QUEUES.retention, {}, { startAfter: options.retentionIntervalSeconds });
     return { workspaces: workspaces.length, pruned, files };

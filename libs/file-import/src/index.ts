@@ -8,7 +8,7 @@ export { mapFileRow, previewFile, recordProblems, PREVIEW_ROWS, RECORDS_PER_REQU
 export { guessForm, mappingOfForm, formOfMapping, keyOfColumn, DATA_AS, PERSON_ROLES, type MappingForm } from './form';
 export {
   listMappings, findMapping, saveMapping, deleteMapping, mappingNameProblems, MappingError, MAX_SAVED_MAPPINGS, MAX_MAPPING_NAME, MAX_NAMED_REFUSALS,
-  createFileImport, getFileImport, listFileImports, setImportMapping, startFileImport, importStorageKey,
+  createFileImport, getFileImport, listFileImports, setImportMapping, startFileImport, importStorageKey, discardDraft, purgeStaleDrafts, DRAFT_TTL_MS,
   type SavedMapping, type FileImport, type ImportStatus, type Refusal,
 } from './store';
 export { runFileImport, type ImportRunDeps, type ImportRunOutcome } from './run';

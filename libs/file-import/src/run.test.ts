@@ -11,7 +11,7 @@ import { createLocalStorage, type Storage } from '@loupe/storage';
 import { createProduct, createProject, createWorkspace } from '@loupe/workspaces';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  createFileImport, deleteMapping, findMapping, formatOf, getFileImport, importStorageKey, listMappings, MappingError, runFileImport, saveMapping, setImportMapping,
+  createFileImport, deleteMapping, discardDraft, DRAFT_TTL_MS, purgeStaleDrafts, findMapping, formatOf, getFileImport, importStorageKey, listMappings, MappingError, runFileImport, saveMapping, setImportMapping,
   startFileImport, type Mapping,
 } from './index';
 
@@ -101,6 +101,33 @@ async function csv(name: string, lines: string[]): Promise<string> {
   await writeFile(file, ['Ticket ID,Created at,Email,Subject,Body', ...lines].join('\n') + '\n');
   return file;
 }
+
+describe('uploads never imported', () => {
+  it('are discarded with their file on request, or after a week by the sweep; started ones stay', async () => {
+    const file = await csv('draft.csv', ['D-1,2026-11-20,a@x.example,S,B']);
+    const draft = async (at: Date) => {
+      const id = newId('imp');
+      const key = importStorageKey(workspaceId, id);
+      await storage.put(key, createReadStream(file), { maxBytes: 1e6 });
+      await createFileImport(t.pool, { id, workspaceId, fileName: 'draft.csv', storageKey: key, sizeBytes: 10, format: 'csv', createdBy: null }, at);
+      return { id, key };
+    };
+    const now = new Date();
+    const old = await draft(new Date(now.getTime() - DRAFT_TTL_MS - 60_000));
+    const recent = await draft(new Date(now.getTime() - 3600_000));
+    const started = await queueImport(file, { ...tickets, vendor_ids: { draft: { column: 'Ticket ID' } } });
+    await t.pool.query('UPDATE file_imports SET created_at = $2 WHERE id = $1', [started, new Date(now.getTime() - 2 * DRAFT_TTL_MS)]);
+    expect(await purgeStaleDrafts(t.pool, storage, now)).toBe(1);
+    expect(await getFileImport(t.pool, workspaceId, old.id)).toBeUndefined();
+    expect(await storage.exists(old.key)).toBe(false);
+    expect(await getFileImport(t.pool, workspaceId, started)).toMatchObject({ status: 'queued' });
+    const other = (await createWorkspace(t.db, { name: 'Elsewhere' })).id;
+    expect(await discardDraft(t.pool, storage, other, recent.id)).toBe(false);
+    expect(await discardDraft(t.pool, storage, workspaceId, started)).toBe(false);
+    expect(await discardDraft(t.pool, storage, workspaceId, recent.id)).toBe(true);
+    expect(await storage.exists(recent.key)).toBe(false);
+  });
+});
 
 describe('an import', () => {
   it('refuses bad rows by line, stores the rest once, resumes after a stop, and stores nothing new the second time', async () => {

@@ -216,3 +216,29 @@ export async function startFileImport(pool: pg.Pool, boss: Boss, workspaceId: st
     client.release();
   }
 }
+
+/** A draft (uploaded, never started) is kept this long, then deleted with its file. */
+export const DRAFT_TTL_MS = 7 * 24 * 3600 * 1000;
+
+/** Deletes a draft of the workspace with its uploaded file; false when there is no such draft (started, or not the workspace's). */
+export async function discardDraft(pool: pg.Pool, storage: { delete(key: string): Promise<boolean> }, workspaceId: string, id: string): Promise<boolean> {
+  const { rows } = await pool.query<{ storage_key: string }>(
+    "DELETE FROM file_imports WHERE workspace_id = $1 AND id = $2 AND status = 'draft' RETURNING storage_key", [workspaceId, id],
+  );
+  if (!rows[0]) return false;
+  await storage.delete(rows[0].storage_key);
+  return true;
+}
+
+/**
+ * Drafts older than DRAFT_TTL_MS (a file uploaded and never imported), deleted with their files, up to `limit`
+ * per call (the worker's hourly sweep). Returns how many.
+ */
+export async function purgeStaleDrafts(pool: pg.Pool, storage: { delete(key: string): Promise<boolean> }, now: Date, limit = 500): Promise<number> {
+  const { rows } = await pool.query<{ storage_key: string }>(
+    `DELETE FROM file_imports WHERE id IN (SELECT id FROM file_imports WHERE status = 'draft' AND created_at < $1 ORDER BY created_at LIMIT $2) RETURNING storage_key`,
+    [new Date(now.getTime() - DRAFT_TTL_MS), limit],
+  );
+  for (const r of rows) await storage.delete(r.storage_key).catch(() => false);
+  return rows.length;
+}

@@ -3,7 +3,7 @@ import busboy from 'busboy';
 import { canManage } from '@loupe/accounts';
 import { newId } from '@loupe/db';
 import {
-  cellOf, columnsOf, createFileImport, DATA_AS, deleteMapping, FileReadError, findMapping, formatOf, formOfMapping, getFileImport, guessForm, importStorageKey, listFileImports,
+  cellOf, columnsOf, createFileImport, discardDraft, DATA_AS, deleteMapping, FileReadError, findMapping, formatOf, formOfMapping, getFileImport, guessForm, importStorageKey, listFileImports,
   listMappings, MappingError, mappingOfForm, MAX_MAPPING_NAME, PERSON_ROLES, previewFile, readRows, saveMapping, setImportMapping, startFileImport, whereText,
   type FileImport, type MappingForm, type MappedRow,
 } from '@loupe/file-import';
@@ -300,6 +300,13 @@ export function importPages(runtime: Runtime, deps: AccountDeps): Router {
     if (!deps.boss) return showImport(ctx, req, res, job, { error: 'Importing is not available here: this server has no job queue.' }, 503);
     await startFileImport(ctx.rt.pool, deps.boss, ctx.workspace.id, job.id, new Date(ctx.rt.clock.now()));
     res.redirect(303, `${base(ctx)}/${job.id}`);
+  }));
+
+  // A draft's "Discard": the uploaded file deleted with it (drafts left alone go after a week, libs/file-import).
+  router.post('/account/w/:ws/import/:id/discard', form, withImport(async (ctx, req, res, job) => {
+    if (job.status !== 'draft') return showImport(ctx, req, res, job, { error: 'This import has started: it cannot be discarded.' }, 409);
+    await discardDraft(ctx.rt.pool, deps.storage, ctx.workspace.id, job.id);
+    res.redirect(303, `${base(ctx)}?done=discarded`);
   }));
 
   router.post('/account/w/:ws/import/mappings/:mid/delete', form, inWorkspace(async (ctx, req, res) => {
