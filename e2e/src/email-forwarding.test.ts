@@ -19,7 +19,7 @@ import { root, startProcess, until, type Started } from './process';
 const DOMAIN = 'in.loupe.test';
 const fixture = (name: string) => readFile(path.join(root, 'libs/connectors/src/email/fixtures', `${name}.eml`), 'utf8');
 
-interface ExportedSource { id: string; type: string; title: string; status: string; participants: Array<{ id: string; role: string; name?: string }>; attachments: Array<{ filename: string; size: number; status: string }> }
+interface ExportedSource { id: string; record_id: string; type: string; title: string; status: string; participants: Array<{ id: string; role: string; name?: string }>; attachments: Array<{ filename: string; size: number; status: string }> }
 
 describe('email forwarding against npm start (issue 45)', () => {
   let dataDir: string;
@@ -92,6 +92,11 @@ describe('email forwarding against npm start (issue 45)', () => {
     const contents = await Promise.all(files.map((f) => readFile(path.join(dataDir, 'attachments', demo.workspaceId, 'mail', f), 'utf8')));
     expect(contents).toContain('seat,team\n1,Sales\n2,Support\n');
     expect(contents.some((c) => c.startsWith('%PDF-1.4'))).toBe(true);
+    // And through the API, as any attachment's file.
+    const csv = await fetch(`${service.url}/api/v1/records/${source.record_id}/attachments/1`, { headers: { 'x-api-key': demo.key } });
+    expect([csv.status, await csv.text()]).toEqual([200, 'seat,team\n1,Sales\n2,Support\n']);
+    const pdf = await fetch(`${service.url}/api/v1/records/${source.record_id}/attachments/0`, { headers: { 'x-api-key': demo.key } });
+    expect([pdf.status, (await pdf.text()).slice(0, 8)]).toEqual([200, '%PDF-1.4']);
 
     const again = await send('dee@acme.test', address, raw);
     expect(again.accepted).toEqual([address]);
