@@ -101,6 +101,7 @@ describe('the File import pages', () => {
     const ws = await workspace();
     const list = await (await owner.get(`/account/w/${ws.ws}/import`)).text();
     expect(list).toContain('Upload a file');
+    expect(list).toContain('Up to 256 MB.');
     expect(list).toMatch(/href="\/account\/w\/[^"]+\/import" aria-current="page">File import/);
 
     // No file, then the file.
@@ -209,7 +210,7 @@ describe('the File import pages', () => {
       await signInToAccount(small, p);
       const big = await upload(p, ws.ws, 'big.csv', `id,text\n${'1,xxxxxxxxxx\n'.repeat(200)}`);
       expect(big.status).toBe(413);
-      expect(await big.text()).toContain('&quot;big.csv&quot; is larger than 1.0 KB, the most the console takes');
+      expect(await big.text()).toContain('&quot;big.csv&quot; is larger than 1 KB, the most the console takes');
       const empty = await upload(p, ws.ws, 'empty.csv', '');
       expect(empty.status).toBe(400);
       expect(await empty.text()).toContain('&quot;empty.csv&quot; is empty.');
@@ -300,6 +301,10 @@ describe('the File import pages', () => {
       expect(await page.locator('#live[data-refresh]').count()).toBe(0);
       expect(await accessibilityViolations(page)).toEqual([]);
       await saveScreenshot(page, 'import-done');
+      await page.getByRole('link', { name: 'Import another file' }).click();
+      await page.waitForURL(`${h.url}/account/w/${ws.ws}/import`);
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await saveScreenshot(page, 'import-list');
     } finally {
       await context.close();
     }

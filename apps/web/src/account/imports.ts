@@ -82,11 +82,12 @@ const multipartUpload = (maxBytes: number) => function multipartUpload(req: Requ
   req.pipe(bb);
 };
 
-/** 470 bytes, 12.3 KB, 4.5 MB. */
+/** 470 bytes, 12.3 KB, 256 MB. */
 function sizeText(bytes: number): string {
   if (bytes < 1024) return `${bytes} bytes`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+  const one = (n: number) => n.toFixed(1).replace(/\.0$/, '');
+  if (bytes < 1024 * 1024) return `${one(bytes / 1024)} KB`;
+  return `${one(bytes / 1024 / 1024)} MB`;
 }
 
 /** For the one select the mapping page builds as a string (one per record field, from the file's columns). */
