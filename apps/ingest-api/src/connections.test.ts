@@ -197,6 +197,16 @@ describe('/api/v1/connections: Slack', () => {
     expect((await call('DELETE', `/api/v1/connections/${created.body.id}`, h.a.writeKey)).status).toBe(200);
   });
 
+  it('is made through the typed client too, whose types know kind slack', async () => {
+    const client = createIngestClient({ baseUrl: h.base, apiKey: h.a.writeKey, sleep: async () => {} });
+    const made = await client.createConnection({
+      kind: 'slack', product_id: h.a.productId, project_id: h.a.projectId, credentials: { token: SLACK_TOKEN }, settings: { channel_ids: ['C0CLIENT1'], include_bots: true },
+    });
+    expect(made).toMatchObject({ kind: 'slack', base_url: 'https://slack.com', settings: { channel_ids: ['C0CLIENT1'], include_bots: true } });
+    expect(JSON.stringify(await client.getConnection(made.id))).not.toContain(SLACK_TOKEN);
+    await client.deleteConnection(made.id);
+  });
+
   it('refuses a Slack connection without channels, or with a token that is not one, naming the field and never echoing the token', async () => {
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       [{ settings: { start_date: '2026-01-01' } }, /^settings\.channel_ids: is required: the ids of the channels to bring$/],
