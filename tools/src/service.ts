@@ -77,7 +77,8 @@ export async function startService({ config, log = createLogger(config.logLevel)
       a.use(metrics.router);
           a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir)), drain));
       a.use(createIngestApp({ pool: database.pool, boss, clock, servicePrefix: config.servicePrefix, baseUrl: () => publicUrl, storage, log,
-        connections: { key: config.connectionsKey, allowLoopback: config.fetchAllowLoopback } }));
+        connections: { key: config.connectionsKey, allowLoopback: config.fetchAllowLoopback },
+        inboundMailDomain: config.replies?.smtp ? config.replies.domain : undefined }));
       a.use(createMcpApp({
         baseUrl: () => publicUrl, pool: database.pool, db: database.db, clock, log, servicePrefix: config.servicePrefix,
         services: { boss, semanticSearch },

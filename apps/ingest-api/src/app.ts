@@ -16,6 +16,7 @@ import {
 } from './companies/route';
 import { connectionHandlers } from './connections/route';
 import { deleteHandler } from './deletion/route';
+import { emailForwardingHandler } from './email-forwarding/route';
 import {
   confirmErasureHandler, createErasureHandler, getErasureHandler, liftSuppressionHandler, listErasuresHandler, listSuppressionsHandler,
 } from './erasure/route';
@@ -36,6 +37,8 @@ export interface IngestAppDeps {
   log?: Logger;
   /** Connections to vendors: CONNECTIONS_KEY and FETCH_ALLOW_LOOPBACK; the development key and no loopback when absent. */
   connections?: { key: string | undefined; allowLoopback: boolean };
+  /** The inbound mail domain when this service receives mail (issue 45's forwarding addresses); off when absent. */
+  inboundMailDomain?: string | undefined;
 }
 
 const docsDir = path.resolve(import.meta.dirname, '../docs');
@@ -102,5 +105,7 @@ export function createIngestApp(deps: IngestAppDeps): Router {
   router.post('/api/v1/connections/:connectionId/pause', ...write, connections.pause);
   router.post('/api/v1/connections/:connectionId/resume', ...write, connections.resume);
   router.post('/api/v1/connections/:connectionId/sync', ...write, connections.sync);
+  // Email forwarding (libs/connectors/src/email): each project's address; an address lets records in, so api:write.
+  router.get('/api/v1/email-forwarding', ...write, emailForwardingHandler(deps));
   return router;
 }

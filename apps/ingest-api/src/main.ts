@@ -25,7 +25,9 @@ const app = appShell(log, (a) => {
   a.use(metrics.router);
   a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir)), drain));
   a.use(createIngestApp({ pool: database.pool, boss, clock: systemClock, servicePrefix: config.servicePrefix, baseUrl: () => url, storage: createStorage(config),
-    connections: { key: config.connectionsKey, allowLoopback: config.fetchAllowLoopback } }));
+    connections: { key: config.connectionsKey, allowLoopback: config.fetchAllowLoopback },
+    // The authorization server's SMTP receiver takes the forwarding addresses (issue 45).
+    inboundMailDomain: config.replies?.smtp ? config.replies.domain : undefined }));
 }, { trustedProxies: config.trustedProxies, perIp: createPerIpLimiter(database.pool, systemClock, config.perIpLimitPerMinute) });
 const server = await listen(app, config.port, config.host, { requestTimeoutMs: config.requestTimeoutMs });
 url = baseUrl(config, server.port);

@@ -244,7 +244,7 @@ describe('the published OpenAPI document', () => {
     expect(doc.info.title).toBe('Loupe API');
     for (const words of ['x-api-key', 'Rate limits', 'Retry-After', 'X-Request-Id', 'Idempotency-Key', `${h.base}/docs`]) expect(doc.info.description).toContain(words);
     const declared = (doc.tags as Array<{ name: string; description: string }>).map((t) => t.name);
-    expect(declared).toEqual(['Ingestion', 'Batches', 'Export', 'Deletion', 'Privacy', 'Companies', 'Connections']);
+    expect(declared).toEqual(['Ingestion', 'Batches', 'Export', 'Deletion', 'Privacy', 'Companies', 'Connections', 'Email forwarding']);
     const used = new Set<string>();
     for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
       for (const [method, op] of Object.entries(methods)) {

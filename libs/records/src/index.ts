@@ -5,3 +5,4 @@ export { validateItems, checkRequestRules, dedupKeyOf, canonicalVendorIds, type 
 export { recordJsonSchema, openApiDocument } from './openapi';
 export * from './company-schemas';
 export * from './connection-schemas';
+export { emailForwardingSchema, type EmailForwardingView } from './openapi-email-forwarding';

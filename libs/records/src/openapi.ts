@@ -5,6 +5,7 @@ import {
 } from './schemas';
 import { companyPaths } from './openapi-companies';
 import { connectionPaths } from './openapi-connections';
+import { emailForwardingPaths } from './openapi-email-forwarding';
 import { erasurePaths } from './openapi-erasure';
 
 // Refinements do not carry over to JSON Schema; say the same rules in its words.
@@ -172,6 +173,7 @@ const TAGS = [
   { name: 'Privacy', description: 'Erasing a person (with a dry run to confirm first) and the suppressions that refuse their records afterwards.' },
   { name: 'Companies', description: 'Companies and people from your CRM (ARR, plan, segment, stage), upserted by your own ids: the evidence resolves to them, and opportunities are weighed by them.' },
   { name: 'Connections', description: 'Connections to your help desk and other vendors (Zendesk): the worker brings their conversations in on a schedule. Credentials go in and never come out.' },
+  { name: 'Email forwarding', description: 'Each project\'s address to forward customer mail to: a forwarded mail or thread becomes a record of the project.' },
 ];
 
 /** Response headers, described once and referred to from every answer that carries them. */
@@ -359,6 +361,7 @@ export function openApiDocument(baseUrl: string): Record<string, unknown> {
       ...erasurePaths({ error, one, common, forbiddenWithRole }),
       ...companyPaths({ error, one, common }),
       ...connectionPaths({ error, one, common }),
+      ...emailForwardingPaths({ common }),
     } as Parameters<typeof withResponseHeaders>[0]),
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'An API key of the workspace, created on the account pages (API keys).' } },

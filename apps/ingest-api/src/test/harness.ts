@@ -40,7 +40,7 @@ export interface Harness {
   /** Where the apps store attachment files (a temporary directory). */
   storage: Storage;
   /** Starts another instance of the API on the same database. */
-  startApp(options?: { rateLimiter?: RateLimiter; boss?: Boss; clock?: Clock; idempotency?: IdempotencyStore; perIp?: RateLimiter }): Promise<string>;
+  startApp(options?: { rateLimiter?: RateLimiter; boss?: Boss; clock?: Clock; idempotency?: IdempotencyStore; perIp?: RateLimiter; inboundMailDomain?: string }): Promise<string>;
   base: string;
   close(): Promise<void>;
 }
@@ -61,7 +61,7 @@ export async function startHarness(options: { rateLimiter?: RateLimiter } = { ra
   const storageDir = await mkdtemp(path.join(os.tmpdir(), 'loupe-ingest-'));
   const storage = createLocalStorage(storageDir);
   const closers: (() => Promise<void>)[] = [() => rm(storageDir, { recursive: true, force: true })];
-  const startApp = async (o: { rateLimiter?: RateLimiter; boss?: Boss; clock?: Clock; idempotency?: IdempotencyStore; perIp?: RateLimiter } = {}) => {
+  const startApp = async (o: { rateLimiter?: RateLimiter; boss?: Boss; clock?: Clock; idempotency?: IdempotencyStore; perIp?: RateLimiter; inboundMailDomain?: string } = {}) => {
     let url = '';
     const limiter = 'rateLimiter' in o ? o.rateLimiter : options.rateLimiter;
     const app = appShell(createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), (a) => a.use(createIngestApp({
@@ -70,6 +70,7 @@ export async function startHarness(options: { rateLimiter?: RateLimiter } = { ra
       connections: { key: undefined, allowLoopback: true },
       ...(limiter ? { rateLimiter: limiter } : {}),
       ...(o.idempotency ? { idempotency: o.idempotency } : {}),
+      ...(o.inboundMailDomain ? { inboundMailDomain: o.inboundMailDomain } : {}),
     })), o.perIp ? { perIp: o.perIp } : {});
     const l = await listen(app, 0, '127.0.0.1');
     url = `http://127.0.0.1:${l.port}`;

@@ -453,6 +453,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/email-forwarding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Each project's forwarding address (needs api:write)
+         * @description A mail forwarded to a project's address becomes an `email` or `email_thread` record of that project (its senders as participants, its files stored), if its sender's domain is one of `sender_domains`; any other sender is refused with a 550 that says why. Reading makes the addresses of projects that have none yet. It needs `api:write`: an address lets records in. The console's Email forwarding page shows the same, and replaces an address or sets the sender domains.
+         */
+        get: operations["getEmailForwarding"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -6070,6 +6090,123 @@ export interface operations {
             };
             /** @description Paused, or failing until its credentials change */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded: 10 requests per second per API key (an ErrorResponse, RATE_LIMITED), or the limit of one IP address across the service (an IpRateLimited body); see the Retry-After header */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["IpRateLimited"];
+                };
+            };
+            /** @description Unexpected server error; retry */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Database unavailable, or the request collided with a concurrent one; nothing was stored; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getEmailForwarding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The addresses and the sender rule */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "enabled": true,
+                     *       "addresses": [
+                     *         {
+                     *           "product_id": "prod_01h…",
+                     *           "product_name": "Acme app",
+                     *           "project_id": "proj_01h…",
+                     *           "project_name": "Support",
+                     *           "address": "fwd+k3q7x2m9tz4hbn6wdr5yc8vjpa@replies.example.com"
+                     *         }
+                     *       ],
+                     *       "sender_domains": [
+                     *         "acme.com"
+                     *       ],
+                     *       "sender_domains_from_members": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Whether this server receives mail (MAIL_REPLY_DOMAIN with an SMTP receiver); without it there are no addresses. */
+                        enabled: boolean;
+                        /** @description One per project of the workspace (none when `enabled` is false). */
+                        addresses: {
+                            /** @description The project's product. */
+                            product_id: string;
+                            /** @description The product's name. */
+                            product_name: string;
+                            /** @description The project whose sources forwarded mail becomes. */
+                            project_id: string;
+                            /** @description The project's name. */
+                            project_name: string;
+                            /** @description Where to forward: `fwd+<26 random characters>@<inbound domain>`. Made on first read, kept until replaced on the console. */
+                            address: string;
+                        }[];
+                        /** @description The domains whose senders may forward (and whose people are internal participants); subdomains too. */
+                        sender_domains: string[];
+                        /** @description True when no list is set: the domains of the workspace members' emails apply. */
+                        sender_domains_from_members: boolean;
+                    };
+                };
+            };
+            /** @description API key missing, unknown or revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint needs */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
