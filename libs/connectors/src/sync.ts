@@ -75,7 +75,9 @@ export async function scheduleActiveConnections(pool: pg.Pool, boss: Boss, now: 
 function refusalSummary(refused: VendorPage['refused'], errors: RecordError[]): string | undefined {
   const first = refused[0] ? `${refused[0].object}: ${refused[0].reason}` : errors[0] ? `record ${errors[0].index}: ${errors[0].message}` : undefined;
   const count = refused.length + errors.length;
-  return first && `${count} object(s) of the last page refused; first: ${first}`.slice(0, 1000);
+  // A vendor's id or words may hold what PostgreSQL cannot store (NUL, half a surrogate pair): left out, not the sync.
+  return first && `${count} object(s) of the last page refused; first: ${first}`
+    .replace(/\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '').slice(0, 1000);
 }
 
 /**

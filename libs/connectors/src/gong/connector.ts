@@ -2,7 +2,7 @@ import { gongCredentialsSchema, gongSettingsSchema, type GongCredentials, type G
 import { z } from 'zod';
 import type { Connector, ReadContext, VendorPage } from '../connector';
 import { VendorRequestError } from '../vendor-http';
-import { callRecord, externalPeople } from './map';
+import { callRecord, externalPeople, storable } from './map';
 import { callSchema, callsPageSchema, callTranscriptSchema, partySchema, transcriptsPageSchema, type GongMonologue, type GongParty } from './shapes';
 
 export { gongCredentialsSchema, gongSettingsSchema, type GongCredentials, type GongSettings };
@@ -35,13 +35,11 @@ function parsePage<T>(schema: z.ZodType<T>, body: unknown, path: string): T {
   return parsed.data;
 }
 
+/** How a refused object is named: Gong's id for it (as text PostgreSQL can store), else its position in the page. */
 function idOf(item: unknown, i: number, key: 'metaData' | 'callId'): string {
-  if (item && typeof item === 'object') {
-    const holder = key === 'metaData' ? (item as { metaData?: { id?: unknown } }).metaData : item;
-    const id = key === 'metaData' ? (holder as { id?: unknown } | undefined)?.id : (item as { callId?: unknown }).callId;
-    if (typeof id === 'string' || typeof id === 'number') return String(id);
-  }
-  return `#${i}`;
+  const record = (value: unknown) => (value && typeof value === 'object' ? (value as Record<string, unknown>) : undefined);
+  const id = key === 'metaData' ? record(record(item)?.metaData)?.id : record(item)?.callId;
+  return typeof id === 'string' || typeof id === 'number' ? storable(String(id)).slice(0, 64) : `#${i}`;
 }
 
 function parseEach<T>(schema: z.ZodType<T>, items: unknown[], name: (item: unknown, i: number) => string, refused: VendorPage['refused']): T[] {

@@ -235,6 +235,7 @@ describe('Gong sync: backfill, restart mid-page, new calls only', () => {
       { status: 200, body: JSON.stringify({ records: { cursor: 42 }, calls: [] }), error: /records\.cursor/ },
       { status: 503, body: JSON.stringify({ requestId: 'x', errors: ['Service unavailable', 'try later'] }), error: /503 Service unavailable; try later/ },
       { status: 404, body: JSON.stringify({ requestId: 'x', errors: ['No such endpoint'] }), error: /404 No such endpoint/ },
+      { status: 503, body: JSON.stringify({ requestId: 'x', errors: ['Down\u0000 for now'] }), error: /503 Down for now/ },
       { status: 200, body: `{"calls":[${'['.repeat(100_000)}`, error: /the answer is not JSON/ },
     ];
     for (const page of pages) {
@@ -249,6 +250,13 @@ describe('Gong sync: backfill, restart mid-page, new calls only', () => {
     }
     expect(await syncConnection(f.deps, conn.id)).toMatchObject({ status: 'synced', records: 1 });
     expect((await findConnection(f.t.pool, f.ws, conn.id))!.last_error).toBeNull();
+  });
+
+  it('names a refused call in last_error even when Gong\'s id for it holds characters PostgreSQL cannot store', async () => {
+    const conn = await f.connect({ start_date: '2026-01-01' });
+    f.fake.serveRaw({ status: 200, body: JSON.stringify({ records: {}, calls: [{ metaData: { id: 'x\u0000y', started: '2026-01-02T00:00:00Z' } }] }) });
+    expect(await syncConnection(f.deps, conn.id)).toMatchObject({ status: 'synced', records: 0, rejected: 1 });
+    expect((await findConnection(f.t.pool, f.ws, conn.id))!.last_error).toMatch(/call xy: metaData\.id: is not a Gong id/);
   });
 
   it('reads a window again from its start when Gong refuses the saved page cursor, storing nothing twice', async () => {
