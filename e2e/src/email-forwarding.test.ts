@@ -71,9 +71,12 @@ describe('email forwarding against npm start (issue 45)', () => {
       await page.waitForURL(/done=domains/);
       expect(await accessibilityViolations(page)).toEqual([]);
       await saveScreenshot(page, 'e2e-email-forwarding');
-      // The address is the project's for good: shown the same again.
+      // The address is the project's for good: shown the same again, and the same over the API.
       await page.reload();
       expect(await page.locator(`#addr-${demo.projectId}`).inputValue()).toBe(address);
+      const api = await (await fetch(`${service.url}/api/v1/email-forwarding`, { headers: { 'x-api-key': demo.key } })).json() as { addresses: Array<{ project_id: string; address: string }>; sender_domains: string[] };
+      expect(api.addresses.find((a) => a.project_id === demo.projectId)?.address).toBe(address);
+      expect(api.sender_domains).toEqual(['acme.test']);
     } finally {
       await context.close();
     }
