@@ -211,6 +211,9 @@ describe('the File import pages', () => {
       const big = await upload(p, ws.ws, 'big.csv', `id,text\n${'1,xxxxxxxxxx\n'.repeat(200)}`);
       expect(big.status).toBe(413);
       expect(await big.text()).toContain('&quot;big.csv&quot; is larger than 1 KB, the most the console takes');
+      const sheet = await upload(p, ws.ws, 'Tickets.XLSX', 'PK\u0003\u0004');
+      expect(sheet.status).toBe(415);
+      expect(await sheet.text()).toContain('&quot;Tickets.XLSX&quot; is a .xlsx file: the console reads CSV, JSON and NDJSON. Export it as CSV');
       const empty = await upload(p, ws.ws, 'empty.csv', '');
       expect(empty.status).toBe(400);
       expect(await empty.text()).toContain('&quot;empty.csv&quot; is empty.');

@@ -1,7 +1,7 @@
 export { mappingSchema, mappingProblems, recordOfRow, cellOf, storable, type Mapping, type Row, type RecordDefaults, type Mapped } from './mapping';
 export { eventAtOf, isEventAtFormat } from './event-at';
 export {
-  readRows, formatOf, formatOfHead, columnsOf, whereText, FileReadError, MAX_CSV_ROW_BYTES,
+  readRows, formatOf, formatOfHead, csvDelimiterOf, columnsOf, whereText, FileReadError, MAX_CSV_ROW_BYTES,
   type FileRow, type FileFormat, type FileSource, type ReadOptions,
 } from './read-rows';
 export { mapFileRow, previewFile, recordProblems, PREVIEW_ROWS, RECORDS_PER_REQUEST, type MappedRow } from './map-rows';

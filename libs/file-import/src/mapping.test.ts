@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import {
-  columnsOf, eventAtOf, FileReadError, formOfMapping, guessForm, mappingOfForm, mappingProblems, previewFile, readRows, recordOfRow, type FileRow, type Mapping,
+  columnsOf, csvDelimiterOf, eventAtOf, FileReadError, formOfMapping, guessForm, mappingOfForm, mappingProblems, previewFile, readRows, recordOfRow, type FileRow, type Mapping,
 } from './index';
 
 const source = (text: string, chunk = 7) => () => Readable.from(Array.from({ length: Math.ceil(text.length / chunk) }, (_, i) => Buffer.from(text.slice(i * chunk, (i + 1) * chunk))));
@@ -69,6 +69,15 @@ describe('reading a file as a stream', () => {
   it('reads CSV with quoted cells over several lines, naming each row by its line', async () => {
     const rows = await all(readRows(source('\uFEFFid,text\n1,"two\nlines"\n\n2,plain\n'), { format: 'csv' }));
     expect(rows).toEqual([{ where: { line: 3 }, row: { id: '1', text: 'two\nlines' } }, { where: { line: 5 }, row: { id: '2', text: 'plain' } }]);
+  });
+
+  it('finds a CSV\'s separator from its first line: comma, semicolon, tab or bar', async () => {
+    expect(csvDelimiterOf('id,text\n1,a;b')).toBe(',');
+    expect(csvDelimiterOf('\uFEFFID;"Date, created";Text\r\n1;x;y')).toBe(';');
+    expect(csvDelimiterOf('id\ttext\n')).toBe('\t');
+    expect(csvDelimiterOf('single\n')).toBe(',');
+    const rows = await all(readRows(source('ID;Created;Text\n1;20/11/2026;"Hello; world"\n'), { format: 'csv' }));
+    expect(rows).toEqual([{ where: { line: 2 }, row: { ID: '1', Created: '20/11/2026', Text: 'Hello; world' } }]);
   });
 
   it('reads NDJSON line by line, a bad line refused on its own', async () => {

@@ -36,9 +36,23 @@ export function formatOfHead(head: string, name = ''): FileFormat {
   return 'csv';
 }
 
-/** CSV by its extension, else a JSON array when it starts with `[`, else NDJSON when it starts with `{`, else CSV. */
-export async function formatOf(source: FileSource, name = typeof source === 'string' ? source : ''): Promise<FileFormat> {
-  if (/\.csv$/i.test(name)) return 'csv';
+/**
+ * The separator of a CSV from its first line: whichever of `,` `;` tab `|` it holds most of outside quotes
+ * (spreadsheets in many locales write `;`), `,` when none.
+ */
+export function csvDelimiterOf(head: string): string {
+  const line = head.replace(/^\uFEFF/, '').split(/\r?\n/, 1)[0] ?? '';
+  const outside = line.replace(/"[^"]*"/g, '');
+  let best = ',';
+  let most = 0;
+  for (const d of [',', ';', '\t', '|']) {
+    const n = outside.split(d).length - 1;
+    if (n > most) [best, most] = [d, n];
+  }
+  return best;
+}
+
+async function headOf(source: FileSource): Promise<string> {
   let head = '';
   const input = await open(source, { start: 0, end: 4095 });
   try {
@@ -49,7 +63,13 @@ export async function formatOf(source: FileSource, name = typeof source === 'str
   } finally {
     input.destroy();
   }
-  return formatOfHead(head);
+  return head;
+}
+
+/** CSV by its extension, else a JSON array when it starts with `[`, else NDJSON when it starts with `{`, else CSV. */
+export async function formatOf(source: FileSource, name = typeof source === 'string' ? source : ''): Promise<FileFormat> {
+  if (/\.csv$/i.test(name)) return 'csv';
+  return formatOfHead(await headOf(source));
 }
 
 const isObject = (v: unknown): v is Row => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -61,6 +81,8 @@ export interface ReadOptions {
   format?: FileFormat;
   /** The file's name, for its extension. */
   name?: string;
+  /** A CSV's separator; found from its first line when not given. */
+  delimiter?: string;
 }
 
 /**
@@ -72,6 +94,7 @@ export async function* readRows(source: FileSource, options: ReadOptions | { byt
   const opts: ReadOptions = 'bytes' in options ? { counter: options } : options;
   const counter = opts.counter ?? { bytes: 0 };
   const format = opts.format ?? await formatOf(source, opts.name ?? (typeof source === 'string' ? source : ''));
+  const delimiter = format === 'csv' ? opts.delimiter ?? csvDelimiterOf(await headOf(source)) : ',';
   const input = await open(source);
   input.on('data', (chunk: Buffer | string) => (counter.bytes += chunk.length));
   let at = 0;
@@ -79,7 +102,7 @@ export async function* readRows(source: FileSource, options: ReadOptions | { byt
     if (format === 'csv') {
       // pipeline, not pipe: an error of either stream ends the iteration with it.
       const parser = pipeline(input, parseCsv({
-        bom: true, skip_empty_lines: true, relax_column_count: true, info: true, max_record_size: MAX_CSV_ROW_BYTES,
+        bom: true, delimiter, skip_empty_lines: true, relax_column_count: true, info: true, max_record_size: MAX_CSV_ROW_BYTES,
         columns: (header: string[]) => header.map((h) => h.trim()),
       }), () => {});
       for await (const { record, info } of parser as AsyncIterable<{ record: Row; info: { lines: number } }>) {

@@ -160,6 +160,11 @@ export function importPages(runtime: Runtime, deps: AccountDeps): Router {
       upload?.stream.resume();
       return showList(ctx, res, { error: 'Choose a file to import: a CSV, JSON or NDJSON export.' }, 400);
     }
+    const other = /\.(xlsx|xlsm|xls|ods|numbers|pdf|zip|docx?)$/i.exec(upload.name)?.[1];
+    if (other) {
+      upload.stream.resume();
+      return showList(ctx, res, { error: `"${upload.name}" is a .${other.toLowerCase()} file: the console reads CSV, JSON and NDJSON. Export it as CSV (in a spreadsheet: File › Save as or Download › CSV) and upload that.` }, 415);
+    }
     if (!deps.boss) {
       upload.stream.resume();
       return showList(ctx, res, { error: 'Importing is not available here: this server has no job queue.' }, 503);
