@@ -149,7 +149,8 @@ export const gongConnector: Connector<GongCredentials, GongSettings> = {
       } catch (error) {
         // Gong refused the saved page cursor (expired, or never a good one): the window is read again from its
         // start, once; what was stored of it comes back as duplicates.
-        if (!(error instanceof VendorRequestError && error.status === 400 && window.page && !restarted)) throw error;
+        const refusedCursor = error instanceof VendorRequestError && error.status === 400 && error.message.startsWith(`${EXTENSIVE_PATH}:`);
+        if (!refusedCursor || !window.page || restarted) throw error;
         restarted = true;
         window = { from: window.from, to: window.to };
         continue;
