@@ -8,13 +8,15 @@ import { APPS, startApp, startPathProxy, type HttpApp, type RunningApp } from '@
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { controlledPostgres, FAST_JOBS, type ControlledPostgres } from './cluster';
-import { mcpTool } from './mcp-client';
+import { mcpRpc, mcpTool, outcome, tokenRequest } from './mcp-client';
 import { admin } from './process';
+import { registerClient, WebPerson } from './web-person';
 
 // Issue 47: two instances of every role (four HTTP apps and the worker) as separate processes on one
-// PostgreSQL and one bucket, behind one address that takes the instances in turn: limits hold across
-// them, what one instance's worker stored is searched through either MCP instance, and killing an API
-// instance and a worker during a load loses no accepted record.
+// PostgreSQL and one bucket, behind one address that takes the instances in turn: limits (per IP and per
+// key) and credits hold across them, workspaces stay apart on each, a refresh token rotated on one
+// authorization server is a replay on the other, what one instance's worker stored is searched through
+// either MCP instance, and killing an API instance and a worker during a load loses no accepted record.
 describe('two instances of every role', () => {
   let pg: ControlledPostgres;
   let s3: S3rver;
@@ -79,7 +81,16 @@ describe('two instances of every role', () => {
     method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key, 'x-forwarded-for': from, ...headers }, body: JSON.stringify(body),
   });
 
-  it('stores through one instance\'s worker into the bucket what both MCP instances then find', async () => {
+  /** Straight to one instance of an app, as the proxy would send it (the public host, a forwarded client address). */
+  const at = (app: HttpApp, i: number) => `http://127.0.0.1:${ports[app][i]}`;
+  const publicHost = () => new URL(proxy.url).host;
+  const newWorkspace = async (name: string) => {
+    const ws = /Created workspace (\S+)/.exec(await admin(pg.url, 'workspace', 'create', '--name', name, '--owner', `owner@${name.toLowerCase()}.test`))![1]!;
+    const product = /Created product (\S+)/.exec(await admin(pg.url, 'product', 'create', '--workspace', ws, '--name', `${name} App`))![1]!;
+    return { ws, product };
+  };
+
+  it('stores through one instance\'s worker into the bucket what both MCP instances then find and either API instance serves', async () => {
     const sent = await post([record('bucket-1', 'The nightly zorbl export fails', { _attachments: [{ type: 'audio', vendor_url: `http://127.0.0.1:${(files.address() as { port: number }).port}/call.mp3` }] })]);
     expect(sent.status).toBe(202);
     for (const port of ports['mcp-server']) {
@@ -98,6 +109,13 @@ describe('two instances of every role', () => {
     }
     client.destroy();
     expect(objects).toHaveLength(1);
+    // Either API instance serves the file from the bucket.
+    const { rows: [stored] } = await pg.pool.query<{ id: string }>("SELECT id FROM records WHERE vendor_ids->>'run' = 'bucket-1'");
+    for (const i of [0, 1]) {
+      const served = await fetch(`${at('ingest-api', i)}/api/v1/records/${stored!.id}/attachments/0`, { headers: { 'x-api-key': key, host: publicHost(), 'x-forwarded-for': '203.0.113.70' } });
+      expect(served.status).toBe(200);
+      expect(await served.text()).toBe('a recording');
+    }
   });
 
   it('holds the per-IP limit across both instances of the API (one count, in PostgreSQL)', async () => {
@@ -119,6 +137,84 @@ describe('two instances of every role', () => {
     // Both instances answered: the count is the service's, not one process's.
     expect(proxy.routed.get('ingest-api')).toBeGreaterThanOrEqual(PER_IP + 10);
   });
+
+  it('keeps workspaces apart on every instance: another workspace\'s key finds nothing of this one through either', async () => {
+    const sent = await post([record('isolation-1', 'The quarterly zorbl report is late')]);
+    expect(sent.status).toBe(202);
+    const batchId = ((await sent.json()) as { batchId: string }).batchId;
+    const { ws, product } = await newWorkspace('Umbrella');
+    const theirKey = (await admin(pg.url, 'key', 'create', '--workspace', ws, '--name', 'api', '--permissions', 'api:read')).trim().split('\n').at(-1)!;
+    const theirMcp = (await admin(pg.url, 'key', 'create', '--workspace', ws, '--name', 'mcp', '--permissions', 'mcp:read', '--product', product)).trim().split('\n').at(-1)!;
+    await admin(pg.url, 'credits', 'grant', '--workspace', ws, '--amount', '100');
+    for (const i of [0, 1]) {
+      const headers = (k: string) => ({ 'x-api-key': k, host: publicHost(), 'x-forwarded-for': `203.0.113.${60 + i}` });
+      const mine = await fetch(`${at('ingest-api', i)}/api/v1/ingest/batches/${batchId}`, { headers: headers(key) });
+      const theirs = await fetch(`${at('ingest-api', i)}/api/v1/ingest/batches/${batchId}`, { headers: headers(theirKey) });
+      expect([mine.status, theirs.status]).toEqual([200, 404]);
+      const exported = await (await fetch(`${at('ingest-api', i)}/api/v1/export`, { headers: headers(theirKey) })).text();
+      expect(exported).not.toContain('zorbl');
+      const found = await mcpTool(at('mcp-server', i), { ...headers(theirMcp) }, 'find_sources', { query: 'zorbl report' });
+      expect(found.ok).toBe(true);
+      expect(found.result?.structuredContent?.items ?? []).toEqual([]);
+    }
+  });
+
+  it('holds a key\'s rate limit across both instances of the API: 10 a second in all, not 10 each', async () => {
+    let allowed: number[] = [];
+    // A burst that straddles two windows may be allowed 10 in each: try again in a fresh second, with a fresh key.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const ws = /\S+/.exec((await admin(pg.url, 'workspace', 'list')).trim())![0]!;
+      const burstKey = (await admin(pg.url, 'key', 'create', '--workspace', ws, '--name', `burst ${attempt}`, '--permissions', 'api:read')).trim().split('\n').at(-1)!;
+      while (new Date().getMilliseconds() > 300) await new Promise((r) => setTimeout(r, 20));
+      const answers = await Promise.all(Array.from({ length: 24 }, (_, i) => fetch(`${at('ingest-api', i % 2)}/api/v1/ingest/batches?limit=1`, {
+        headers: { 'x-api-key': burstKey, 'x-forwarded-for': `198.51.100.${100 + i}`, host: publicHost() },
+      }).then(async (r) => ({ status: r.status, instance: i % 2, body: await r.text() }))));
+      allowed = [0, 1].map((instance) => answers.filter((a) => a.instance === instance && a.status === 200).length);
+      const refused = answers.filter((a) => a.status === 429);
+      expect(answers.length).toBe(allowed[0]! + allowed[1]! + refused.length);
+      if (allowed[0]! + allowed[1]! === 10) {
+        expect(new Set(refused.map((a) => a.instance))).toEqual(new Set([0, 1]));
+        expect(JSON.parse(refused[0]!.body)).toMatchObject({ error: 'RATE_LIMITED' });
+        break;
+      }
+    }
+    expect(allowed[0]! + allowed[1]!).toBe(10);
+  });
+
+  it('spends a workspace\'s credits once across both MCP instances: calls past the balance are refused on either', async () => {
+    const { ws, product } = await newWorkspace('Initech');
+    const key3 = (await admin(pg.url, 'key', 'create', '--workspace', ws, '--name', 'mcp', '--permissions', 'mcp:read', '--product', product)).trim().split('\n').at(-1)!;
+    await admin(pg.url, 'credits', 'grant', '--workspace', ws, '--amount', '3');
+    const outcomes: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const answer = await mcpTool(at('mcp-server', i % 2), { 'x-api-key': key3, host: publicHost(), 'x-forwarded-for': '203.0.113.50' }, 'find_sources', { query: `credits ${i}` });
+      outcomes.push(answer.ok ? 'ok' : /no credits left/.test(answer.message) ? 'paused' : `other: ${outcome(answer)} ${answer.message}`);
+    }
+    expect(outcomes).toEqual(['ok', 'ok', 'ok', 'paused', 'paused', 'paused']);
+  });
+
+  it('rotates a refresh token on one authorization server and refuses its replay on the other, as one would', async () => {
+    const { ws } = await newWorkspace('Hooli');
+    const person = new WebPerson(proxy.url, pg.pool, 'owner@hooli.test', '10.9.7.1');
+    const client = await registerClient(proxy.url, 'Two-instance notebook', '10.9.7.2');
+    const tokens = await person.connect(client, ws, 'mcp:read');
+    const refresh = (i: number, token: string) => tokenRequest(at('auth-server', i), { grant_type: 'refresh_token', refresh_token: token, client_id: client.client_id }, '10.9.7.3');
+    const first = await refresh(0, tokens.refresh_token);
+    const retired = await refresh(1, tokens.refresh_token);
+    const second = await refresh(1, first.body?.refresh_token as string);
+    expect([outcome(first), retired.body?.error, outcome(second)]).toEqual(['200', 'invalid_grant', '200']);
+    const bearer = (token: string) => ({ authorization: `Bearer ${token}`, host: publicHost(), 'x-forwarded-for': '10.9.7.4' });
+    const calls = await Promise.all([0, 1].map((i) => mcpRpc(at('mcp-server', i), bearer(second.body?.access_token as string), 'tools/list')));
+    expect(calls.map((c) => c.status)).toEqual([200, 200]);
+
+    // Past the 30-second grace the retired token is a replay: the family ends, on both instances.
+    await new Promise((r) => setTimeout(r, 31_000));
+    const replay = await refresh(0, first.body?.refresh_token as string);
+    const newest = await refresh(1, second.body?.refresh_token as string);
+    const revoked = await Promise.all([0, 1].map((i) => mcpRpc(at('mcp-server', i), bearer(second.body?.access_token as string), 'tools/list')));
+    expect([replay.body?.error, newest.body?.error]).toEqual(['invalid_grant', 'invalid_grant']);
+    expect(revoked.map(outcome)).toEqual(['401 invalid_token', '401 invalid_token']);
+  }, 120_000);
 
   it('loses no accepted record when an API instance and a worker are killed during a load', async () => {
     const accepted = new Map<string, number>(); // batch id → records
