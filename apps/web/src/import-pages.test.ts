@@ -298,7 +298,16 @@ describe('the File import pages', () => {
       expect(await page.getByRole('status').first().textContent()).toContain('Queued');
       expect(await accessibilityViolations(page)).toEqual([]);
       await saveScreenshot(page, 'import-queued');
-      await runQueued(new URL(page.url()).pathname.split('/').pop()!);
+      const importId = new URL(page.url()).pathname.split('/').pop()!;
+      // Halfway: a worker stopped after its first slice of two rows (one stored, line 4 refused); the page shows it by itself.
+      const stop = new AbortController();
+      stop.abort();
+      await expect(runFileImport({ pool: h.pool, boss, storage, clock: systemClock, log: createLogger('silent'), rowsPerSlice: 2 }, ws.ws, importId, { signal: stop.signal })).rejects.toThrow(/stopped after 2 rows/);
+      await page.getByText('Importing…').waitFor({ timeout: 10_000 });
+      expect(await page.locator('#live').textContent()).toMatch(/Rows read\s*2\s*Stored\s*1/);
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await saveScreenshot(page, 'import-running');
+      await runQueued(importId);
       // the page follows the import by itself (account.js fetches its live part again), no reload
       await page.getByText('2 new records stored').waitFor({ timeout: 10_000 });
       expect(await page.locator('#live[data-refresh]').count()).toBe(0);

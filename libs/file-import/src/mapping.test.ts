@@ -68,7 +68,7 @@ describe('the mapping schema', () => {
 describe('reading a file as a stream', () => {
   it('reads CSV with quoted cells over several lines, naming each row by its line', async () => {
     const rows = await all(readRows(source('\uFEFFid,text\n1,"two\nlines"\n\n2,plain\n'), { format: 'csv' }));
-    expect(rows).toEqual([{ where: { line: 3 }, row: { id: '1', text: 'two\nlines' } }, { where: { line: 5 }, row: { id: '2', text: 'plain' } }]);
+    expect(rows).toEqual([{ where: { line: 3 }, row: { id: '1', text: 'two\nlines' }, end: 25 }, { where: { line: 5 }, row: { id: '2', text: 'plain' }, end: 34 }]);
   });
 
   it('finds a CSV\'s separator from its first line: comma, semicolon, tab or bar', async () => {
@@ -77,7 +77,7 @@ describe('reading a file as a stream', () => {
     expect(csvDelimiterOf('id\ttext\n')).toBe('\t');
     expect(csvDelimiterOf('single\n')).toBe(',');
     const rows = await all(readRows(source('ID;Created;Text\n1;20/11/2026;"Hello; world"\n'), { format: 'csv' }));
-    expect(rows).toEqual([{ where: { line: 2 }, row: { ID: '1', Created: '20/11/2026', Text: 'Hello; world' } }]);
+    expect(rows).toEqual([{ where: { line: 2 }, row: { ID: '1', Created: '20/11/2026', Text: 'Hello; world' }, end: 44 }]);
   });
 
   it('reads NDJSON line by line, a bad line refused on its own', async () => {

@@ -12,6 +12,8 @@ export interface FileRow {
   row?: Row;
   /** Why the row could not be read, when `row` is undefined. */
   problem?: string;
+  /** Bytes of the file up to the end of this row (CSV and NDJSON; a JSON array's items are not placed). */
+  end?: number;
 }
 
 export type FileFormat = 'csv' | 'ndjson' | 'json';
@@ -105,22 +107,24 @@ export async function* readRows(source: FileSource, options: ReadOptions | { byt
         bom: true, delimiter, skip_empty_lines: true, relax_column_count: true, info: true, max_record_size: MAX_CSV_ROW_BYTES,
         columns: (header: string[]) => header.map((h) => h.trim()),
       }), () => {});
-      for await (const { record, info } of parser as AsyncIterable<{ record: Row; info: { lines: number } }>) {
+      for await (const { record, info } of parser as AsyncIterable<{ record: Row; info: { lines: number; bytes: number } }>) {
         at = info.lines;
-        yield { where: { line: info.lines }, row: record };
+        yield { where: { line: info.lines }, row: record, end: info.bytes };
       }
       return;
     }
     if (format === 'ndjson') {
       let line = 0;
+      let end = 0;
       for await (const text of createInterface({ input, crlfDelay: Infinity })) {
         line++;
+        end += Buffer.byteLength(text) + 1;
         if (!text.trim()) continue;
         try {
           const value: unknown = JSON.parse(line === 1 ? text.replace(/^\uFEFF/, '') : text);
-          yield isObject(value) ? { where: { line }, row: value } : { where: { line }, problem: 'not a JSON object' };
+          yield isObject(value) ? { where: { line }, row: value, end } : { where: { line }, problem: 'not a JSON object', end };
         } catch (error) {
-          yield { where: { line }, problem: `not valid JSON: ${(error as Error).message}` };
+          yield { where: { line }, problem: `not valid JSON: ${(error as Error).message}`, end };
         }
       }
       return;

@@ -72,6 +72,8 @@ async function runLocked(deps: ImportRunDeps, workspaceId: string, importId: str
   const defaults = { productId: job.productId, projectIds: [job.projectId] };
   const perSlice = deps.rowsPerSlice ?? RECORDS_PER_REQUEST;
   const counter = { bytes: 0 };
+  /** Bytes up to the end of the last row consumed (the stream reads ahead of it). */
+  let position = 0;
   let rowsRead = job.rowsRead;
   let named = job.refusals.length;
 
@@ -86,7 +88,7 @@ async function runLocked(deps: ImportRunDeps, workspaceId: string, importId: str
       `UPDATE file_imports SET rows_read = $4, bytes_read = GREATEST(bytes_read, $5), stored_count = stored_count + $6, duplicates_count = duplicates_count + $7,
               refused_count = refused_count + $8, refusals = refusals || $9::jsonb, updated_at = $10
         WHERE workspace_id = $1 AND id = $2 AND rows_read = $3`,
-      [workspaceId, importId, rowsRead, rowsRead + sliceRows, Math.min(counter.bytes, job.sizeBytes), counts.stored, counts.duplicates, counts.refused, JSON.stringify(keep), now()],
+      [workspaceId, importId, rowsRead, rowsRead + sliceRows, Math.min(position, job.sizeBytes), counts.stored, counts.duplicates, counts.refused, JSON.stringify(keep), now()],
     );
     if (!rowCount) throw new Error(`import ${importId}: its cursor moved under this run (another run of it?); retried from the saved cursor`);
     named += keep.length;
@@ -118,13 +120,14 @@ async function runLocked(deps: ImportRunDeps, workspaceId: string, importId: str
     records = [];
     refusals = [];
     await deps.between?.();
-    if (options.signal?.aborted) throw new Error(`import ${importId} stopped after ${rowsRead} rows (the worker is stopping); it resumes from there`);
+    if (options.signal?.aborted) throw new Error(`the worker stopped after ${rowsRead.toLocaleString('en-US')} rows, for a restart or a deploy`);
   };
 
   try {
     let seen = 0;
     for await (const row of readRows(() => deps.storage.get(job.storageKey), { format: job.format, counter })) {
       if (seen++ < job.rowsRead) continue;
+      position = row.end ?? counter.bytes;
       const mapped = mapFileRow(mapping, row, defaults);
       if (!mapped.record || mapped.problems.length) {
         refusals.push({ where: mapped.where, problems: mapped.problems });
