@@ -236,6 +236,16 @@ describe('the File import pages', () => {
       expect([discarded.status, discarded.headers.get('location')]).toEqual([303, `/account/w/${ws.ws}/import?done=discarded`]);
       expect(await storage.exists(key)).toBe(false);
       expect((await p.get(unwanted)).status).toBe(404);
+      // an upload whose file is gone (deleted by the sweep, a bucket emptied): said, not a 500
+      const gone = (await upload(p, ws.ws, 'gone.csv', TICKETS)).headers.get('location')!;
+      const { rows: [{ storage_key: goneKey }] } = await h.pool.query('SELECT storage_key FROM file_imports WHERE id = $1', [gone.split('/').pop()]);
+      await storage.delete(goneKey);
+      const gonePage = await p.get(gone);
+      expect(gonePage.status).toBe(200);
+      const goneHtml = await gonePage.text();
+      expect(goneHtml).toContain('The uploaded file is no longer kept');
+      expect(goneHtml).toContain('Nothing of this file can be mapped.');
+      expect(goneHtml).not.toContain('Preview the first 20 records');
       const broken = await upload(p, ws.ws, 'broken.json', '[{"id": "a", "text": "one"}, {"id": ');
       const mapPage = await p.get(broken.headers.get('location')!);
       expect(mapPage.status).toBe(200);

@@ -170,6 +170,12 @@ describe('an import', () => {
     ]);
   });
 
+  it('ends as failed, saying so, when its uploaded file is gone from storage', async () => {
+    const id = await queueImport(await csv('gone.csv', ['G-1,2026-11-20,a@x.example,S,B']), { ...tickets, vendor_ids: { gone: { column: 'Ticket ID' } } });
+    await storage.delete((await getFileImport(t.pool, workspaceId, id))!.storageKey);
+    expect(await runFileImport(deps(), workspaceId, id)).toMatchObject({ status: 'failed', rowsRead: 0, error: expect.stringMatching(/^The uploaded file is not in storage any more/) });
+  });
+
   it('ends as failed, naming where, when the file breaks halfway; the rows before it stay stored', async () => {
     const file = path.join(dir, 'broken.json');
     await writeFile(file, '[{"id":"a1","at":"2026-11-20","text":"one"},{"id":"a2","at":"2026-11-21","text":"two"},{"id":"a3","at":');

@@ -3,7 +3,7 @@ import { screenSuppressed } from '@loupe/erasure';
 import type { Clock, Logger } from '@loupe/http';
 import type { Boss } from '@loupe/jobs';
 import { itemOfRecord } from '@loupe/records';
-import type { Storage } from '@loupe/storage';
+import { StorageNotFoundError, type Storage } from '@loupe/storage';
 import type pg from 'pg';
 import { mapFileRow, RECORDS_PER_REQUEST } from './map-rows';
 import { storable } from './mapping';
@@ -140,6 +140,9 @@ async function runLocked(deps: ImportRunDeps, workspaceId: string, importId: str
     }
     await flush();
   } catch (error) {
+    if (error instanceof StorageNotFoundError) {
+      return finish(deps, { ...job, rowsRead }, 'failed', `The uploaded file is not in storage any more, after ${rowsRead.toLocaleString('en-US')} rows were imported: upload it again to import the rest (nothing is stored twice).`);
+    }
     if (error instanceof FileReadError) {
       await flush().catch(() => {});
       return finish(deps, { ...job, rowsRead }, 'failed', `${error.message}. The ${rowsRead.toLocaleString('en-US')} rows before it were imported.`);

@@ -8,7 +8,7 @@ import {
   type FileImport, type MappingForm, type MappedRow,
 } from '@loupe/file-import';
 import { RECORD_TYPES } from '@loupe/records';
-import { StorageTooLargeError } from '@loupe/storage';
+import { StorageNotFoundError, StorageTooLargeError } from '@loupe/storage';
 import { listProducts } from '@loupe/workspaces';
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import { form, pages, renderAccount, str, type AccountDeps, type InWorkspace, type Runtime } from './context';
@@ -216,8 +216,9 @@ export function importPages(runtime: Runtime, deps: AccountDeps): Router {
       columns = (await columnsOf(open, { format: job.format })).slice(0, MAX_FORM_COLUMNS);
       sample = await sampleOf(open, job, columns);
     } catch (error) {
-      if (!(error instanceof FileReadError)) throw error;
-      readError = error.message;
+      if (error instanceof StorageNotFoundError) readError = 'The uploaded file is no longer kept (uploads never imported are deleted after a week): upload it again.';
+      else if (error instanceof FileReadError) readError = error.message;
+      else throw error;
     }
     const products = await listProducts(deps.db, ctx.workspace.id);
     const mappings = await listMappings(ctx.rt.pool, ctx.workspace.id).catch(() => []);
