@@ -9,7 +9,8 @@ import { createProduct, createProject, createWorkspace } from '@loupe/workspaces
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forwardingAddress, listProjectAddresses, parseDomainList, projectAddressToken, senderDomains, setSenderDomains } from './addresses';
-import { createForwardingReceiver, type ForwardingReceiver } from './receive';
+import { parseForward } from './parse';
+import { createForwardingReceiver, recordOfForward, type ForwardingReceiver } from './receive';
 
 const DOMAIN = 'in.loupe.test';
 const fixture = (name: string, token: string) => Buffer.from(readFileSync(new URL(`./fixtures/${name}.eml`, import.meta.url), 'utf8').replaceAll('fwd+TOKEN@DOMAIN', forwardingAddress(token, DOMAIN)));
@@ -125,6 +126,19 @@ describe('a forwarded mail', () => {
     expect(record.participants.map((p: { id: string; role: string }) => `${p.id}:${p.role}`)).toEqual([
       'dee@acme.test:internal', 'chen@initech.example:external', 'support@acme.test:internal', 'ana@initech.example:external',
     ]);
+  });
+
+  it('the same thread forwarded at two stages: two records (each stage is what was said by then) of one _thread_id', async () => {
+    const whole = await parseForward(fixture('outlook-forward', 'x'.repeat(26)));
+    const start = { ...whole, messages: whole.messages.slice(0, 2) };
+    const options = { internalDomains: ['acme.test'], inboundDomain: DOMAIN, files: [], filesLeftOut: 0, receivedAt: new Date() };
+    const target = { workspaceId: ws, productId: 'prod_x', projectId: project };
+    const [a, b] = [recordOfForward(whole, target, options), recordOfForward(start, target, options)];
+    expect(a._thread_id).toMatch(/^email:[0-9a-f]{40}$/);
+    expect(b._thread_id).toBe(a._thread_id);
+    expect(b._vendor_ids).not.toEqual(a._vendor_ids);
+    const other = await parseForward(fixture('gmail-forward', 'x'.repeat(26)));
+    expect(recordOfForward(other, target, options)._thread_id).not.toBe(a._thread_id);
   });
 
   it('from a domain the workspace does not allow: refused with a 550 naming the domain and the fix, nothing stored', async () => {

@@ -69,6 +69,17 @@ export function forwardIdentity(parsed: ParsedForward): string {
   return `sha256:${digest}`;
 }
 
+/**
+ * The conversation a forward belongs to, so the same thread forwarded at two stages shares it: its first message's
+ * subject (without Re:/Fwd: prefixes, case and spacing) and sender.
+ */
+export function forwardThreadId(parsed: ParsedForward): string {
+  const first = parsed.messages[0]!;
+  const subject = (first.subject || parsed.subject).replace(/^(?:\s*(?:re|aw|sv|fwd?|fw|tr|wg)\s*(?:\[\d+\])?\s*:\s*)+/i, '').replace(/\s+/g, ' ').trim().toLowerCase();
+  const digest = createHash('sha256').update(JSON.stringify([subject, first.from?.email.toLowerCase() ?? ''])).digest('hex');
+  return `email:${digest.slice(0, 40)}`;
+}
+
 function participantsOf(parsed: ParsedForward, internalDomains: readonly string[], inboundDomain: string): Participant[] {
   const byEmail = new Map<string, Participant>();
   const add = (p: MailPerson | undefined, forced?: 'internal') => {
@@ -125,6 +136,7 @@ export function recordOfForward(parsed: ParsedForward, target: AddressTarget, op
     _schema_version: '1.0.0',
     _event_at: iso(eventAt),
     _vendor_ids: { email_forwarding: forwardIdentity(parsed) },
+    _thread_id: forwardThreadId(parsed),
     _product_id: target.productId,
     _project_ids: [target.projectId],
     _nature: 'evidence',
