@@ -58,10 +58,17 @@ export function mappingNameProblems(name: string): string[] {
   return [];
 }
 
-/** The workspace's saved mappings, by name. */
+/** The workspace's saved mappings, by name (those this version cannot read left out). */
 export async function listMappings(pool: pg.Pool, workspaceId: string): Promise<SavedMapping[]> {
   const { rows } = await pool.query<MappingRow>(`SELECT ${MAPPING_COLUMNS} FROM import_mappings m WHERE m.workspace_id = $1 ORDER BY lower(m.name), m.id`, [workspaceId]);
-  return rows.map(savedOf);
+  // One saved under an older schema that this version no longer reads is left out of the list, not the page.
+  return rows.flatMap((r) => {
+    try {
+      return [savedOf(r)];
+    } catch {
+      return [];
+    }
+  });
 }
 
 export async function findMapping(pool: pg.Pool, workspaceId: string, idOrName: string): Promise<SavedMapping | undefined> {

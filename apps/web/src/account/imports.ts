@@ -146,7 +146,7 @@ export function importPages(runtime: Runtime, deps: AccountDeps): Router {
   const maxText = sizeText(maxBytes);
 
   const showList = async (ctx: InWorkspace, res: Response, extra: Record<string, unknown> = {}, status = 200) => {
-    const [imports, mappings] = await Promise.all([listFileImports(ctx.rt.pool, ctx.workspace.id), listMappings(ctx.rt.pool, ctx.workspace.id).catch(() => [])]);
+    const [imports, mappings] = await Promise.all([listFileImports(ctx.rt.pool, ctx.workspace.id), listMappings(ctx.rt.pool, ctx.workspace.id)]);
     renderAccount(res, 'account-import', ctx, {
       title: 'File import', section: 'import', imports, mappings, maxSize: maxText, manager: canManage(ctx.workspace.role), userId: ctx.user.id, ...extra,
     }, status);
@@ -221,7 +221,7 @@ export function importPages(runtime: Runtime, deps: AccountDeps): Router {
       else throw error;
     }
     const products = await listProducts(deps.db, ctx.workspace.id);
-    const mappings = await listMappings(ctx.rt.pool, ctx.workspace.id).catch(() => []);
+    const mappings = await listMappings(ctx.rt.pool, ctx.workspace.id);
     const chosen = str(req.query.mapping) ? mappings.find((m) => m.id === str(req.query.mapping)) : undefined;
     let mappingForm: MappingForm;
     let complete = true;
