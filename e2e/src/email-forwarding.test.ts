@@ -28,6 +28,7 @@ describe('email forwarding against npm start (issue 45)', () => {
   let demo: Demo;
   let smtpPort: number;
   let address: string;
+  let signedIn: import('playwright-core').BrowserContext | undefined;
 
   const smtp = () => nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true });
   const send = (from: string, to: string, raw: string) => smtp().sendMail({ envelope: { from, to: [to] }, raw });
@@ -49,6 +50,7 @@ describe('email forwarding against npm start (issue 45)', () => {
     demo = demoFrom(service.output());
   }, 180_000);
   afterAll(async () => {
+    await signedIn?.close();
     await browser?.close();
     await service?.stop();
     await rm(dataDir, { recursive: true, force: true });
@@ -56,7 +58,8 @@ describe('email forwarding against npm start (issue 45)', () => {
 
   it('the console shows the project\'s address; an owner allows the team\'s domain', async () => {
     const context = await browser.newContext({ viewport: { width: 1200, height: 1300 } });
-    try {
+    signedIn = context;
+    {
       const page = await context.newPage();
       await page.goto(`${service.url}/account`);
       await signInWithLoggedCode(page, 'demo@loupe.local', () => service.output());
@@ -77,8 +80,6 @@ describe('email forwarding against npm start (issue 45)', () => {
       const api = await (await fetch(`${service.url}/api/v1/email-forwarding`, { headers: { 'x-api-key': demo.key } })).json() as { addresses: Array<{ project_id: string; address: string }>; sender_domains: string[] };
       expect(api.addresses.find((a) => a.project_id === demo.projectId)?.address).toBe(address);
       expect(api.sender_domains).toEqual(['acme.test']);
-    } finally {
-      await context.close();
     }
   });
 
@@ -108,6 +109,14 @@ describe('email forwarding against npm start (issue 45)', () => {
     expect(JSON.stringify(batches)).toContain('"duplicateCount":1');
     expect((await sources()).filter((s) => s.title === 'SSO before the rollout')).toHaveLength(1);
     expect(await storedFiles()).toHaveLength(2);
+
+    // The source on the console: who wrote it, the forwarder's note, both files.
+    const page = await signedIn!.newPage();
+    await page.goto(`${service.url}/account/w/${demo.workspaceId}/sources/${source.id}`);
+    const shown = await page.locator('main').textContent();
+    for (const words of ['SSO before the rollout', 'Erin Moss', 'security-questionnaire.pdf', 'seats.csv', 'FYI: Hooli wants SSO']) expect(shown).toContain(words);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await saveScreenshot(page, 'e2e-email-forwarding-source');
   });
 
   it('a forwarded thread becomes an email thread', async () => {
