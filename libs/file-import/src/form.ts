@@ -21,6 +21,9 @@ export interface MappingForm {
   personNameColumn: string;
   personEmailColumn: string;
   personRole: (typeof PERSON_ROLES)[number];
+  /** A second person, of your team (an agent, a sales rep): an `internal` participant. */
+  teamNameColumn: string;
+  teamEmailColumn: string;
   tagsColumn: string;
   tagsSeparator: string;
   data: Array<{ column: string; key: string; as: (typeof DATA_AS)[number] }>;
@@ -40,7 +43,8 @@ export function guessForm(columns: string[]): MappingForm {
   const personEmailColumn = first(columns, /e-?mail/i, [idColumn]);
   const personNameColumn = first(columns, /^(name|author|requester|customer|user|reviewer|respondent|contact)$|(^|[\s_.-])(name|author|requester|customer)$/i, [idColumn, personEmailColumn]);
   const tagsColumn = first(columns, /^tags?$|(^|[\s_.-])tags$|labels?$/i, [idColumn]);
-  const used = new Set([idColumn, eventAtColumn, personEmailColumn, personNameColumn, tagsColumn].filter(Boolean));
+  const teamNameColumn = first(columns, /^(agent|assignee|rep|owner|csm|account manager|sales rep)( name)?$/i, [idColumn, personNameColumn]);
+  const used = new Set([idColumn, eventAtColumn, personEmailColumn, personNameColumn, tagsColumn, teamNameColumn].filter(Boolean));
   const keys = new Set<string>();
   let titled = false;
   let texted = false;
@@ -55,7 +59,7 @@ export function guessForm(columns: string[]): MappingForm {
   });
   return {
     type: 'message', eventAtColumn, eventAtFormat: 'iso', idColumn, idSystem: 'import', threadColumn: '', personNameColumn, personEmailColumn,
-    personRole: 'external', tagsColumn, tagsSeparator: ',', data,
+    personRole: 'external', teamNameColumn, teamEmailColumn: '', tagsColumn, tagsSeparator: ',', data,
   };
 }
 
@@ -93,13 +97,22 @@ export function mappingOfForm(form: MappingForm, routing: { productId: string; p
     data,
   };
   if (form.threadColumn) candidate.thread_id = { column: form.threadColumn };
+  const people = [];
   if (form.personNameColumn || form.personEmailColumn) {
-    candidate.participants = [{
+    people.push({
       ...(form.personNameColumn ? { name: { column: form.personNameColumn } } : {}),
       ...(form.personEmailColumn ? { email: { column: form.personEmailColumn } } : {}),
       role: form.personRole,
-    }];
+    });
   }
+  if (form.teamNameColumn || form.teamEmailColumn) {
+    people.push({
+      ...(form.teamNameColumn ? { name: { column: form.teamNameColumn } } : {}),
+      ...(form.teamEmailColumn ? { email: { column: form.teamEmailColumn } } : {}),
+      role: 'internal',
+    });
+  }
+  if (people.length) candidate.participants = people;
   if (form.tagsColumn) candidate.tags = { column: form.tagsColumn, ...(form.tagsSeparator && form.tagsSeparator !== ',' ? { separator: form.tagsSeparator } : {}) };
   return mappingProblems(candidate);
 }
@@ -121,8 +134,10 @@ export function formOfMapping(mapping: Mapping, columns: string[]): { form: Mapp
   const [system, id] = ids.find(([, s]) => 'column' in s) ?? ids[0]!;
   if (typeof mapping.type !== 'string' && mapping.type) complete = false;
   const people = mapping.participants ?? [];
-  if (people.length > 1 || people.some((p) => p.id || typeof p.role === 'object')) complete = false;
+  // The form's two people: the first (any role) and a second of the team (internal).
+  if (people.length > 2 || people.some((p) => p.id || typeof p.role === 'object') || (people.length === 2 && people[1]!.role !== 'internal')) complete = false;
   const person = people[0];
+  const team = people.length === 2 ? people[1] : undefined;
   if (Array.isArray(mapping.tags) || mapping.nature) complete = false;
   const byColumn = new Map<string, { key: string; as: MappingForm['data'][number]['as'] }>();
   for (const [key, spec] of Object.entries(mapping.data)) {
@@ -143,6 +158,8 @@ export function formOfMapping(mapping: Mapping, columns: string[]): { form: Mapp
       personNameColumn: col(person?.name),
       personEmailColumn: col(person?.email),
       personRole: typeof person?.role === 'string' ? person.role : 'external',
+      teamNameColumn: col(team?.name),
+      teamEmailColumn: col(team?.email),
       tagsColumn: mapping.tags && !Array.isArray(mapping.tags) ? mapping.tags.column : '',
       tagsSeparator: mapping.tags && !Array.isArray(mapping.tags) ? mapping.tags.separator ?? ',' : ',',
       data,

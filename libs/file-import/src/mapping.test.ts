@@ -138,6 +138,16 @@ describe('the column-by-column form', () => {
     expect(formOfMapping({ ...mapping!, data: { ...mapping!.data, channel: { value: 'help desk' } } }, columns).complete).toBe(false);
   });
 
+  it('keeps a team member of the row (an agent, a sales rep) as an internal participant', () => {
+    const form = { ...guessForm(['Call ID', 'Date', 'Customer', 'Rep', 'Notes']), type: 'meeting_notes', idSystem: 'crm' };
+    expect(form).toMatchObject({ personNameColumn: 'Customer', teamNameColumn: 'Rep' });
+    const { mapping } = mappingOfForm(form, { productId: 'prod_1', projectId: 'proj_1' });
+    expect(mapping!.participants).toEqual([{ name: { column: 'Customer' }, role: 'external' }, { name: { column: 'Rep' }, role: 'internal' }]);
+    expect(formOfMapping(mapping!, ['Call ID', 'Date', 'Customer', 'Rep', 'Notes'])).toEqual({ form, complete: true });
+    const two = { ...mapping!, participants: [mapping!.participants![0]!, { ...mapping!.participants![1]!, role: 'external' as const }] };
+    expect(formOfMapping(two, ['Call ID']).complete).toBe(false);
+  });
+
   it('names each field of the form that is wrong', () => {
     const form = { ...guessForm(columns), type: 'tweet', idColumn: '', eventAtFormat: 'someday', idSystem: 'help desk' };
     form.data = form.data.map((d) => (d.column === 'Score' ? { ...d, key: 'title' } : d.column === 'Subject' ? { ...d, key: 'bad key!' } : d));

@@ -116,6 +116,7 @@ function formOfBody(body: Record<string, unknown>, columns: string[]): MappingFo
   return {
     type: s('type'), eventAtColumn: s('eventAtColumn'), eventAtFormat: s('eventAtFormat'), idColumn: s('idColumn'), idSystem: s('idSystem'),
     threadColumn: s('threadColumn'), personNameColumn: s('personNameColumn'), personEmailColumn: s('personEmailColumn'),
+    teamNameColumn: s('teamNameColumn'), teamEmailColumn: s('teamEmailColumn'),
     personRole: (PERSON_ROLES as readonly string[]).includes(role) ? (role as MappingForm['personRole']) : 'external',
     tagsColumn: s('tagsColumn'), tagsSeparator: str(body.tagsSeparator) || ',',
     data: columns.map((column, i) => {
@@ -127,7 +128,7 @@ function formOfBody(body: Record<string, unknown>, columns: string[]): MappingFo
 
 /** Columns a posted form may name: the file's, else nothing (a column not in the file would map to nothing). */
 function unknownColumns(f: MappingForm, columns: string[]): string[] {
-  const named = [f.eventAtColumn, f.idColumn, f.threadColumn, f.personNameColumn, f.personEmailColumn, f.tagsColumn].filter(Boolean);
+  const named = [f.eventAtColumn, f.idColumn, f.threadColumn, f.personNameColumn, f.personEmailColumn, f.teamNameColumn, f.teamEmailColumn, f.tagsColumn].filter(Boolean);
   return [...new Set(named.filter((c) => !columns.includes(c)))];
 }
 
