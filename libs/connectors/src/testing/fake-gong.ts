@@ -1,5 +1,5 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
+import { FakeVendorServer } from './fake-vendor-server';
 
 /**
  * A Gong that a test starts on 127.0.0.1, following the documented v2 endpoints the connector reads (see
@@ -56,34 +56,15 @@ const encode = (value: string) => Buffer.from(value).toString('base64url');
 const decode = (value: unknown) => (typeof value === 'string' ? Buffer.from(value, 'base64url').toString('utf8') : undefined);
 const stamp = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-export class FakeGong {
+export class FakeGong extends FakeVendorServer<FakeGongRequest> {
   readonly calls = new Map<string, FakeCall>();
-  readonly requests: FakeGongRequest[] = [];
-  virtualNowMs = 0;
-  earlyRetries = 0;
   /** Called on each request before it is answered (a test aborts a sync mid-page from here by throwing). */
   onRequest: ((path: string, body: Record<string, any> | undefined) => void) | undefined;
-  private server: http.Server | undefined;
-  private limited = 0;
-  private retryAfterSeconds = 1;
-  private retryNotBefore = 0;
   private revoked: { status: 401 | 403; body: Record<string, unknown> } | undefined;
-  private raw: { status: number; body: string }[] = [];
   private nextId = 1;
-  url = '';
 
-  constructor(readonly options: FakeGongOptions = {}) {}
-
-  async start(): Promise<string> {
-    this.server = http.createServer((req, res) => this.receive(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-    return this.url;
-  }
-
-  async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  constructor(readonly options: FakeGongOptions = {}) {
+    super();
   }
 
   /** A call id as Gong makes them: a numeric string (here 19 digits). */
@@ -122,17 +103,6 @@ export class FakeGong {
     return [...this.calls.values()].sort((a, b) => Date.parse(a.started) - Date.parse(b.started) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
-  /** The next `count` requests are answered 429 with `Retry-After: seconds`. */
-  rateLimit(count: number, seconds: number): void {
-    this.limited = count;
-    this.retryAfterSeconds = seconds;
-  }
-
-  /** The next extensive requests are answered with these bodies as they are (hostile or broken pages), one each. */
-  serveRaw(...answers: { status: number; body: string }[]): void {
-    this.raw.push(...answers);
-  }
-
   /** Every request is refused from now on, as Gong refuses a revoked key or token, until `restore`. */
   revoke(status: 401 | 403 = 401): void {
     this.revoked = status === 401
@@ -145,10 +115,6 @@ export class FakeGong {
     Object.assign(this.options, credentials);
   }
 
-  private now(): number {
-    return this.options.now ? this.options.now() : this.virtualNowMs;
-  }
-
   private authorized(header: string | undefined): boolean {
     if (!header) return false;
     const { accessKey, accessKeySecret, accessToken } = this.options;
@@ -156,13 +122,7 @@ export class FakeGong {
     return Boolean(accessKey && accessKeySecret && header === `Basic ${Buffer.from(`${accessKey}:${accessKeySecret}`).toString('base64')}`);
   }
 
-  private receive(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => this.handle(req, Buffer.concat(chunks).toString('utf8'), res));
-  }
-
-  private handle(req: http.IncomingMessage, text: string, res: http.ServerResponse): void {
+  protected answer(req: http.IncomingMessage, text: string, res: http.ServerResponse): void {
     const url = new URL(req.url ?? '/', this.url);
     let body: Record<string, any> | undefined;
     let unreadable = false;
@@ -178,38 +138,17 @@ export class FakeGong {
     const log: FakeGongRequest = { method: req.method ?? 'GET', path: url.pathname, body, authorization: req.headers.authorization, status: 200 };
     this.requests.push(log);
     const requestId = `fake-${this.requests.length}`;
-    const send = (status: number, answer: unknown, headers: Record<string, string> = {}) => {
-      log.status = status;
-      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
-      res.end(JSON.stringify(answer));
-    };
+    const send = (status: number, answer: unknown, headers: Record<string, string> = {}) => this.sendJson(res, log, status, answer, headers);
     const fail = (status: number, ...errors: string[]) => send(status, { requestId, errors });
-    try {
-      this.onRequest?.(url.pathname, body);
-    } catch {
-      res.destroy();
-      return;
-    }
-    if (this.limited > 0) {
-      if (this.now() < this.retryNotBefore) this.earlyRetries++;
-      this.limited--;
-      this.retryNotBefore = this.now() + this.retryAfterSeconds * 1000;
-      return send(429, { requestId, errors: ['Too many requests, please try again later'] }, { 'retry-after': String(this.retryAfterSeconds) });
-    }
-    if (this.now() < this.retryNotBefore) this.earlyRetries++;
+    if (this.cutBy(res, () => this.onRequest?.(url.pathname, body))) return;
+    if (this.rateLimitedNow()) return send(429, { requestId, errors: ['Too many requests, please try again later'] }, { 'retry-after': String(this.retryAfterSeconds) });
     if (this.revoked) return send(this.revoked.status, this.revoked.body);
     if (!this.authorized(req.headers.authorization)) return fail(401, 'Authentication failed');
     const post = url.pathname === '/v2/calls/extensive' || url.pathname === '/v2/calls/transcript';
     if (post && req.method !== 'POST') return fail(405, `${req.method} is not allowed on ${url.pathname}`);
     if (post && (unreadable || !body)) return fail(400, 'Json parse error');
     if (url.pathname === '/v2/calls/extensive') {
-      const raw = this.raw.shift();
-      if (raw) {
-        log.status = raw.status;
-        res.writeHead(raw.status, { 'content-type': 'application/json' });
-        res.end(raw.body);
-        return;
-      }
+      if (this.sendRaw(res, log, this.raw.shift())) return;
       const page = this.extensivePage(body!, requestId);
       return typeof page === 'string' ? fail(page === 'none' ? 404 : 400, page === 'none' ? 'No calls found corresponding to the provided filters' : page) : send(200, page);
     }

@@ -1,5 +1,5 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
+import { FakeVendorServer } from './fake-vendor-server';
 
 /**
  * An Intercom that a test starts on 127.0.0.1, following the documented endpoints the connector reads (API 2.11):
@@ -61,46 +61,28 @@ function decode(cursor: string): [number, string] | undefined {
 
 type Filter = { field?: unknown; operator?: unknown; value?: unknown };
 
-export class FakeIntercom {
+export class FakeIntercom extends FakeVendorServer<FakeIntercomRequest> {
   readonly conversations = new Map<string, FakeIntercomConversation>();
   readonly contacts = new Map<string, FakeIntercomContact>();
   readonly companies = new Map<string, FakeIntercomCompany>();
-  readonly requests: FakeIntercomRequest[] = [];
-  /** Added to the clock by the test's sleep: a request sent before a 429's reset has passed is counted in `earlyRetries`. */
-  virtualNowMs = 0;
-  earlyRetries = 0;
   /** Called on each request before it is answered (a test aborts a sync mid-page from here). */
   onRequest: ((path: string, query: URLSearchParams, method?: string) => void) | undefined;
-  private server: http.Server | undefined;
-  private limited = 0;
-  private limitSeconds = 10;
   private limitWithRetryAfter = false;
-  private notBeforeMs = 0;
   private revoked = false;
-  private raw: { status: number; body: string }[] = [];
   private nextPartId = 1;
-  url = '';
 
-  constructor(readonly options: FakeIntercomOptions) {}
+  constructor(readonly options: FakeIntercomOptions) {
+    super();
+    this.retryAfterSeconds = 10;
+  }
 
   get appId(): string {
     return this.options.appId ?? 'abc123de';
   }
 
-  now(): number {
+  /** The time the fake lives in (ms): the real clock by default, the test's sleeps (`virtualNowMs`) added on top. */
+  override now(): number {
     return (this.options.now ? this.options.now() : Date.now()) + this.virtualNowMs;
-  }
-
-  async start(): Promise<string> {
-    this.server = http.createServer((req, res) => this.handle(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-    return this.url;
-  }
-
-  async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 
   /**
@@ -156,15 +138,9 @@ export class FakeIntercom {
   }
 
   /** The next `count` requests are answered 429, the window resetting `seconds` later (X-RateLimit-Reset), with Retry-After too when `retryAfter`. */
-  rateLimit(count: number, seconds: number, retryAfter = false): void {
-    this.limited = count;
-    this.limitSeconds = seconds;
+  override rateLimit(count: number, seconds: number, retryAfter = false): void {
+    super.rateLimit(count, seconds);
     this.limitWithRetryAfter = retryAfter;
-  }
-
-  /** The next conversation searches are answered with these bodies as they are (hostile or broken pages), one each. */
-  serveRaw(...answers: { status: number; body: string }[]): void {
-    this.raw.push(...answers);
   }
 
   /** Every request is refused from now on, as Intercom refuses a revoked token, until `restore`. */
@@ -177,13 +153,7 @@ export class FakeIntercom {
     this.options.accessToken = accessToken;
   }
 
-  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => this.answer(req, Buffer.concat(chunks).toString('utf8'), res));
-  }
-
-  private answer(req: http.IncomingMessage, text: string, res: http.ServerResponse): void {
+  protected answer(req: http.IncomingMessage, text: string, res: http.ServerResponse): void {
     const url = new URL(req.url ?? '/', this.url);
     const method = req.method ?? 'GET';
     let body: unknown;
@@ -197,30 +167,18 @@ export class FakeIntercom {
     this.requests.push(log);
     const resetAt = Math.ceil(Date.now() / 1000) + 10;
     const limits = { 'x-ratelimit-limit': '167', 'x-ratelimit-remaining': '100', 'x-ratelimit-reset': String(resetAt) };
-    const send = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
-      log.status = status;
-      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
-      res.end(JSON.stringify(payload));
-    };
+    const send = (status: number, payload: unknown, headers: Record<string, string> = {}) => this.sendJson(res, log, status, payload, headers);
     const errors = (status: number, code: string, message: string, headers: Record<string, string> = {}) =>
       send(status, { type: 'error.list', request_id: `req-${this.requests.length}`, errors: [{ code, message }] }, headers);
-    try {
-      this.onRequest?.(url.pathname, url.searchParams, method);
-    } catch {
-      res.destroy();
-      return;
-    }
-    if (this.now() < this.notBeforeMs) this.earlyRetries++;
-    if (this.limited > 0) {
-      this.limited--;
-      // The reset is told on the real clock (what a client compares it with); the fake's own time has the test's clock moves and sleeps on top.
-      const real = Date.now();
-      const reset = Math.ceil((real + this.limitSeconds * 1000) / 1000);
-      // With Retry-After, that is the wait asked for; without, the reset.
-      this.notBeforeMs = this.now() + (this.limitWithRetryAfter ? this.limitSeconds * 1000 : reset * 1000 - real);
+    if (this.cutBy(res, () => this.onRequest?.(url.pathname, url.searchParams, method))) return;
+    // The reset is told on the real clock (what a client compares it with); the fake's own time has the test's clock moves and sleeps on top.
+    const real = Date.now();
+    const reset = Math.ceil((real + this.retryAfterSeconds * 1000) / 1000);
+    // With Retry-After, that is the wait asked for; without, the reset.
+    if (this.rateLimitedNow(this.limitWithRetryAfter ? this.retryAfterSeconds * 1000 : reset * 1000 - real)) {
       return errors(429, 'rate_limit_exceeded', `Exceeded rate limit of 167 in 10_seconds`, {
         'x-ratelimit-limit': '167', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset),
-        ...(this.limitWithRetryAfter ? { 'retry-after': String(this.limitSeconds) } : {}),
+        ...(this.limitWithRetryAfter ? { 'retry-after': String(this.retryAfterSeconds) } : {}),
       });
     }
     if (this.revoked || req.headers.authorization !== `Bearer ${this.options.accessToken}`) return errors(401, 'unauthorized', 'Access Token Invalid');
@@ -228,13 +186,7 @@ export class FakeIntercom {
       return send(200, { ...ADMIN, email_verified: true, app: { type: 'app', id_code: this.appId, name: 'Acme', region: 'US', timezone: 'UTC' } }, limits);
     }
     if (method === 'POST' && url.pathname === '/conversations/search') {
-      const raw = this.raw.shift();
-      if (raw) {
-        log.status = raw.status;
-        res.writeHead(raw.status, { 'content-type': 'application/json', ...limits });
-        res.end(raw.body);
-        return;
-      }
+      if (this.sendRaw(res, log, this.raw.shift(), limits)) return;
       const page = this.searchConversations(body);
       return typeof page === 'string' ? errors(400, 'parameter_invalid', page) : send(200, page, limits);
     }

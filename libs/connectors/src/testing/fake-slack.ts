@@ -1,5 +1,5 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
+import { FakeVendorServer, type FakeRawAnswer } from './fake-vendor-server';
 
 /**
  * A Slack Web API that a test starts on 127.0.0.1, following the documented methods the connector calls:
@@ -76,41 +76,21 @@ function decode<T>(cursor: string): T | undefined {
   }
 }
 
-export class FakeSlack {
+export class FakeSlack extends FakeVendorServer<FakeSlackRequest> {
   readonly channels = new Map<string, FakeSlackChannel>();
   readonly users = new Map<string, FakeSlackUser>();
-  readonly requests: FakeSlackRequest[] = [];
-  /** Virtual time the test's sleep moves: a request sent before a 429's Retry-After has passed (on `now`) is counted in `earlyRetries`. */
-  virtualNowMs = 0;
-  earlyRetries = 0;
   /** Called on each request before it is answered (a test aborts a sync mid-page from here). */
   onRequest: ((method: string, query: URLSearchParams) => void) | undefined;
-  private server: http.Server | undefined;
-  private limited = 0;
-  private retryAfterSeconds = 1;
-  private retryNotBefore = 0;
   private revoked: string | undefined;
-  private raw: { status: number; body: string }[] = [];
-  private rawTo = new Map<string, { status: number; body: string }[]>();
+  private rawTo = new Map<string, FakeRawAnswer[]>();
   private seq = 0;
-  url = '';
 
-  constructor(readonly options: FakeSlackOptions = {}) {}
+  constructor(readonly options: FakeSlackOptions = {}) {
+    super();
+  }
 
   get team(): string {
     return this.options.team ?? FAKE_SLACK_TEAM;
-  }
-
-  async start(): Promise<string> {
-    this.server = http.createServer((req, res) => this.handle(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-    return this.url;
-  }
-
-  async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 
   /**
@@ -175,19 +155,8 @@ export class FakeSlack {
     return m;
   }
 
-  /** The next `count` requests are answered 429 with `Retry-After: seconds`. */
-  rateLimit(count: number, seconds: number): void {
-    this.limited = count;
-    this.retryAfterSeconds = seconds;
-  }
-
-  /** The next conversations.history requests are answered with these bodies as they are (hostile or broken pages), one each. */
-  serveRaw(...answers: { status: number; body: string }[]): void {
-    this.raw.push(...answers);
-  }
-
-  /** The next calls of `method` (auth.test, users.info, conversations.replies…) are answered with these bodies as they are, one each. */
-  serveRawTo(method: string, ...answers: { status: number; body: string }[]): void {
+  /** The next calls of `method` (auth.test, users.info, conversations.replies…) are answered with these bodies as they are, one each; `serveRaw`: conversations.history's. */
+  serveRawTo(method: string, ...answers: FakeRawAnswer[]): void {
     this.rawTo.set(method, [...(this.rawTo.get(method) ?? []), ...answers]);
   }
 
@@ -207,47 +176,24 @@ export class FakeSlack {
     Object.assign(this.options, options);
   }
 
-  private now(): number {
-    return this.options.now ? this.options.now() : this.virtualNowMs;
-  }
-
-  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+  protected answer(req: http.IncomingMessage, _text: string, res: http.ServerResponse): void {
     const url = new URL(req.url ?? '/', this.url);
     const method = url.pathname.replace(/^\/api\//, '');
     const log: FakeSlackRequest = { method, query: url.searchParams, authorization: req.headers.authorization, status: 200 };
     this.requests.push(log);
     const send = (status: number, body: Record<string, unknown>, headers: Record<string, string> = {}) => {
-      log.status = status;
       if (body.ok === false) log.error = String(body.error);
-      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
-      res.end(JSON.stringify(body));
+      this.sendJson(res, log, status, body, headers);
     };
     const fail = (error: string, extra: Record<string, unknown> = {}) => send(200, { ok: false, error, ...extra });
-    try {
-      this.onRequest?.(method, url.searchParams);
-    } catch {
-      res.destroy();
-      return;
-    }
-    if (this.limited > 0) {
-      if (this.now() < this.retryNotBefore) this.earlyRetries++;
-      this.limited--;
-      this.retryNotBefore = this.now() + this.retryAfterSeconds * 1000;
-      return send(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(this.retryAfterSeconds) });
-    }
-    if (this.now() < this.retryNotBefore) this.earlyRetries++;
+    if (this.cutBy(res, () => this.onRequest?.(method, url.searchParams))) return;
+    if (this.rateLimitedNow()) return send(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(this.retryAfterSeconds) });
     const auth = req.headers.authorization;
     if (!auth) return fail('not_authed');
     if (this.revoked) return fail(this.revoked);
     if (auth !== `Bearer ${this.options.token}`) return fail('invalid_auth');
     const q = url.searchParams;
-    const rawTo = this.rawTo.get(method)?.shift();
-    if (rawTo) {
-      log.status = rawTo.status;
-      res.writeHead(rawTo.status, { 'content-type': 'application/json' });
-      res.end(rawTo.body);
-      return;
-    }
+    if (this.sendRaw(res, log, this.rawTo.get(method)?.shift())) return;
     switch (method) {
       case 'auth.test':
         return send(200, { ok: true, url: 'https://acme.slack.com/', team: 'Acme', user: 'loupe', team_id: this.team, user_id: 'U0LOUPEAPP', bot_id: 'B0LOUPEAPP', is_enterprise_install: false });
@@ -270,13 +216,7 @@ export class FakeSlack {
         return send(200, { ok: true, channel: { id: channel.id, name: channel.name, is_channel: true, is_private: false, is_archived: false, is_ext_shared: true, is_member: !channel.notMember, created: 1767225600 } });
       }
       case 'conversations.history': {
-        const raw = this.raw.shift();
-        if (raw) {
-          log.status = raw.status;
-          res.writeHead(raw.status, { 'content-type': 'application/json' });
-          res.end(raw.body);
-          return;
-        }
+        if (this.sendRaw(res, log, this.raw.shift())) return;
         const channel = this.channels.get(q.get('channel') ?? '');
         if (!channel) return fail('channel_not_found');
         if (channel.notMember) return fail('not_in_channel');

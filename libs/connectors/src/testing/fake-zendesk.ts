@@ -1,5 +1,5 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
+import { FakeVendorServer } from './fake-vendor-server';
 
 /**
  * A Zendesk Support that a test starts on 127.0.0.1, following the documented endpoints the connector reads:
@@ -53,38 +53,18 @@ function decodeCursor(cursor: string): { updatedMs: number; id: number } | undef
   return m ? { updatedMs: Number(m[1]) * 1000, id: Number(m[2]) } : undefined;
 }
 
-export class FakeZendesk {
+export class FakeZendesk extends FakeVendorServer<FakeRequest> {
   readonly tickets = new Map<number, FakeTicket>();
   readonly comments = new Map<number, FakeComment[]>();
   readonly users = new Map<number, FakeUser>();
   readonly organizations = new Map<number, FakeOrganization>();
-  readonly requests: FakeRequest[] = [];
-  /** Virtual time the test's sleep moves: a request sent before a 429's Retry-After has passed (on `now`) is counted in `earlyRetries`. */
-  virtualNowMs = 0;
-  earlyRetries = 0;
   /** Called on each request before it is answered (a test aborts a sync mid-page from here). */
   onRequest: ((path: string, query: URLSearchParams) => void) | undefined;
-  private server: http.Server | undefined;
-  private limited = 0;
-  private retryAfterSeconds = 1;
-  private retryNotBefore = 0;
   private revoked: { status: 401 | 403; body: Record<string, unknown> } | undefined;
-  private raw: { status: number; body: string }[] = [];
   private nextCommentId = 1;
-  url = '';
 
-  constructor(readonly options: FakeZendeskOptions = {}) {}
-
-  async start(): Promise<string> {
-    this.server = http.createServer((req, res) => this.handle(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-    return this.url;
-  }
-
-  async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  constructor(readonly options: FakeZendeskOptions = {}) {
+    super();
   }
 
   /** `count` tickets from 2026-01-01 on, one a minute, each with a requester (in one of ten organizations) and `commentsEach` comments. */
@@ -127,17 +107,6 @@ export class FakeZendesk {
     ticket.updated_at = stamp(atMs);
   }
 
-  /** The next `count` requests are answered 429 with `Retry-After: seconds`. */
-  rateLimit(count: number, seconds: number): void {
-    this.limited = count;
-    this.retryAfterSeconds = seconds;
-  }
-
-  /** The next export requests are answered with these bodies as they are (hostile or broken pages), one each. */
-  serveRaw(...answers: { status: number; body: string }[]): void {
-    this.raw.push(...answers);
-  }
-
   /** Every request is refused from now on, as Zendesk refuses a revoked token, until `restore`. */
   revoke(status: 401 | 403 = 401): void {
     this.revoked = status === 401
@@ -150,10 +119,6 @@ export class FakeZendesk {
     Object.assign(this.options, credentials);
   }
 
-  private now(): number {
-    return this.options.now ? this.options.now() : this.virtualNowMs;
-  }
-
   private authorized(header: string | undefined): boolean {
     if (!header) return false;
     const { email, apiToken, accessToken } = this.options;
@@ -161,38 +126,20 @@ export class FakeZendesk {
     return Boolean(email && apiToken && header === `Basic ${Buffer.from(`${email}/token:${apiToken}`).toString('base64')}`);
   }
 
-  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+  /** The export page answers come from the raw queue first (`serveRaw`). */
+  protected answer(req: http.IncomingMessage, _text: string, res: http.ServerResponse): void {
     const url = new URL(req.url ?? '/', this.url);
     const log: FakeRequest = { path: url.pathname, query: url.searchParams, authorization: req.headers.authorization, status: 200 };
     this.requests.push(log);
-    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-      log.status = status;
-      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
-      res.end(JSON.stringify(body));
-    };
-    try {
-      this.onRequest?.(url.pathname, url.searchParams);
-    } catch {
-      res.destroy();
-      return;
-    }
-    if (this.limited > 0) {
-      if (this.now() < this.retryNotBefore) this.earlyRetries++;
-      this.limited--;
-      this.retryNotBefore = this.now() + this.retryAfterSeconds * 1000;
+    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => this.sendJson(res, log, status, body, headers);
+    if (this.cutBy(res, () => this.onRequest?.(url.pathname, url.searchParams))) return;
+    if (this.rateLimitedNow()) {
       return send(429, { error: 'APIRateLimitExceeded', description: 'Number of allowed API requests per minute exceeded' }, { 'retry-after': String(this.retryAfterSeconds) });
     }
-    if (this.now() < this.retryNotBefore) this.earlyRetries++;
     if (this.revoked) return send(this.revoked.status, this.revoked.body);
     if (!this.authorized(req.headers.authorization)) return send(401, { error: "Couldn't authenticate you" });
     if (url.pathname === '/api/v2/incremental/tickets/cursor.json') {
-      const raw = this.raw.shift();
-      if (raw) {
-        log.status = raw.status;
-        res.writeHead(raw.status, { 'content-type': 'application/json' });
-        res.end(raw.body);
-        return;
-      }
+      if (this.sendRaw(res, log, this.raw.shift())) return;
       return send(200, this.exportPage(url.searchParams));
     }
     const comments = /^\/api\/v2\/tickets\/(\d+)\/comments\.json$/.exec(url.pathname);
