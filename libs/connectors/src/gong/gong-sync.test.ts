@@ -1,55 +1,22 @@
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
-import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
-import { createBoss, ensureQueues, QUEUES, type Boss } from '@loupe/jobs';
-import { createSafeFetch } from '@loupe/safe-fetch';
-import { createProduct, createProject, createWorkspace } from '@loupe/workspaces';
-import { pino } from 'pino';
+import { QUEUES } from '@loupe/jobs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseKeyring } from '../envelope';
-import { connectionView, findConnection, insertConnection, updateConnectionRow } from '../store';
-import { scheduleNextSync, syncConnection, type SyncDeps } from '../sync';
+import { connectionView, findConnection, updateConnectionRow } from '../store';
+import { scheduleNextSync, syncConnection } from '../sync';
+import { expectRawPageRefused, expectRefusedCredentials, syncFixture } from '../test/sync-fixture';
 import { FakeGong } from '../testing';
 
 /** A database with pg-boss, a workspace with a product and a project, a fake Gong, a clock the test moves, and what a sync needs. */
 async function gongFixture(options: { calls: number; pageSize: number; transcriptPageSize: number }) {
-  const t: TestDatabase = await createTestDatabase();
-  const boss: Boss = createBoss({ connectionString: t.url, supervise: false, max: 2 });
-  boss.on('error', () => {});
-  await boss.start();
-  await ensureQueues(boss);
-  const ws = (await createWorkspace(t.db, { name: 'Acme' })).id;
-  const product = (await createProduct(t.db, ws, { name: 'App' })).id;
-  const project = (await createProject(t.db, ws, product, { name: 'Calls' })).id;
   const accessKey = `gong-key-${randomBytes(8).toString('hex')}`;
   const secret = `gong-secret-${randomBytes(16).toString('hex')}`;
   const fake = new FakeGong({ accessKey, accessKeySecret: secret, pageSize: options.pageSize, transcriptPageSize: options.transcriptPageSize });
   fake.seed(options.calls);
-  await fake.start();
-  const logs: string[] = [];
-  const log = pino({ level: 'debug' }, new Writable({ write(chunk, _e, done) { logs.push(String(chunk)); done(); } }));
-  const keyring = parseKeyring(`k1:${randomBytes(32).toString('base64')}`);
-  const waits: number[] = [];
   const clock = { nowMs: Date.parse('2026-02-01T00:00:00Z'), now: () => clock.nowMs };
-  const deps: SyncDeps = {
-    pool: t.pool, boss, clock, log, keyring, fetch: createSafeFetch({ allowLoopback: true }),
-    sleep: async (ms) => {
-      waits.push(ms);
-      fake.virtualNowMs += ms;
-    },
-  };
-  const connect = async (settings: Record<string, unknown> = { start_date: '2025-12-01' }) => insertConnection(t.pool, keyring, ws, {
-    kind: 'gong', productId: product, projectId: project, baseUrl: fake.url, settings,
-    credentials: { access_key: accessKey, access_key_secret: secret }, syncIntervalSeconds: 900,
-  }, new Date());
-  return {
-    t, boss, ws, product, project, fake, accessKey, secret, logs, keyring, waits, deps, clock, connect,
-    async close() {
-      await fake.stop();
-      await boss.stop({ graceful: false, close: true });
-      await t.close();
-    },
-  };
+  const f = await syncFixture({ fake, project: 'Calls', clock });
+  const connect = async (settings: Record<string, unknown> = { start_date: '2025-12-01' }) =>
+    f.insert('gong', settings, { access_key: accessKey, access_key_secret: secret });
+  return { ...f, accessKey, secret, clock, connect };
 }
 
 type Fixture = Awaited<ReturnType<typeof gongFixture>>;
@@ -189,14 +156,7 @@ describe('Gong sync: backfill, restart mid-page, new calls only', () => {
     const conn = await f.connect();
     await scheduleNextSync(f.boss, conn);
     f.fake.revoke(401);
-    const outcome = await syncConnection(f.deps, conn.id);
-    expect(outcome).toEqual({ status: 'failing', message: 'gong refused the credentials: 401 Invalid access key or secret' });
-    expect(connectionView((await findConnection(f.t.pool, f.ws, conn.id))!)).toMatchObject({ status: 'failing', last_error: 'gong refused the credentials: 401 Invalid access key or secret' });
-    const { rows: queued } = await f.t.pool.query("SELECT 1 FROM pgboss.job WHERE name = $1 AND data->>'connectionId' = $2 AND state = 'created'", [QUEUES.syncConnection, conn.id]);
-    expect(queued).toHaveLength(0);
-    const requests = f.fake.requests.length;
-    expect(await syncConnection(f.deps, conn.id)).toEqual({ status: 'skipped', reason: 'not active' });
-    expect(f.fake.requests.length).toBe(requests);
+    await expectRefusedCredentials(f, conn.id, 'gong refused the credentials: 401 Invalid access key or secret');
 
     f.fake.restore({ accessToken: 'gong-new-oauth-token' });
     await updateConnectionRow(f.t.pool, f.keyring, f.ws, conn.id, { credentials: { access_token: 'gong-new-oauth-token' } }, new Date());
@@ -239,14 +199,7 @@ describe('Gong sync: backfill, restart mid-page, new calls only', () => {
       { status: 200, body: `{"calls":[${'['.repeat(100_000)}`, error: /the answer is not JSON/ },
     ];
     for (const page of pages) {
-      await f.t.pool.query("DELETE FROM pgboss.job WHERE name = $1 AND data->>'connectionId' = $2", [QUEUES.syncConnection, conn.id]);
-      f.fake.serveRaw(page);
-      const outcome = await syncConnection(f.deps, conn.id);
-      expect(outcome).toMatchObject({ status: 'failed', message: expect.stringMatching(page.error) });
-      const after = (await findConnection(f.t.pool, f.ws, conn.id))!;
-      expect(after).toMatchObject({ status: 'active', cursor: before.cursor, records_count: before.records_count, last_error: expect.stringMatching(page.error) });
-      const { rows: queued } = await f.t.pool.query("SELECT data->>'reason' AS reason FROM pgboss.job WHERE name = $1 AND data->>'connectionId' = $2 AND state = 'created'", [QUEUES.syncConnection, conn.id]);
-      expect(queued).toEqual([{ reason: 'schedule' }]);
+      await expectRawPageRefused(f, conn.id, before, page);
     }
     expect(await syncConnection(f.deps, conn.id)).toMatchObject({ status: 'synced', records: 1 });
     expect((await findConnection(f.t.pool, f.ws, conn.id))!.last_error).toBeNull();

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectionView, findConnection, updateConnectionRow } from '../store';
 import { scheduleNextSync, syncConnection } from '../sync';
 import { intercomFixture } from '../test/intercom-fixture';
+import { expectRawPageRefused, expectRefusedCredentials } from '../test/sync-fixture';
 import { INTERCOM_SETTLE_SECONDS, INTERCOM_VERSION } from './connector';
 
 type Fixture = Awaited<ReturnType<typeof intercomFixture>>;
@@ -125,15 +126,7 @@ describe('Intercom sync: backfill, restart mid-page, changes only', () => {
     const conn = await f.connect();
     await scheduleNextSync(f.boss, conn);
     f.fake.revoke();
-    const outcome = await syncConnection(f.deps, conn.id);
-    expect(outcome).toEqual({ status: 'failing', message: 'intercom refused the credentials: 401 unauthorized: Access Token Invalid' });
-    const failing = connectionView((await findConnection(f.t.pool, f.ws, conn.id))!);
-    expect(failing).toMatchObject({ status: 'failing', last_error: 'intercom refused the credentials: 401 unauthorized: Access Token Invalid' });
-    const { rows: queued } = await f.t.pool.query("SELECT 1 FROM pgboss.job WHERE name = $1 AND data->>'connectionId' = $2 AND state = 'created'", [QUEUES.syncConnection, conn.id]);
-    expect(queued).toHaveLength(0);
-    const requests = f.fake.requests.length;
-    expect(await syncConnection(f.deps, conn.id)).toEqual({ status: 'skipped', reason: 'not active' });
-    expect(f.fake.requests.length).toBe(requests);
+    await expectRefusedCredentials(f, conn.id, 'intercom refused the credentials: 401 unauthorized: Access Token Invalid');
 
     f.fake.restore('ic-new-token-after-revoke');
     await updateConnectionRow(f.t.pool, f.keyring, f.ws, conn.id, { credentials: { access_token: 'ic-new-token-after-revoke' } }, new Date());
@@ -199,14 +192,7 @@ describe('Intercom sync: backfill, restart mid-page, changes only', () => {
     ];
     for (const page of pages) {
       later(f);
-      await f.t.pool.query("DELETE FROM pgboss.job WHERE name = $1 AND data->>'connectionId' = $2", [QUEUES.syncConnection, conn.id]);
-      f.fake.serveRaw(page);
-      const outcome = await syncConnection(f.deps, conn.id);
-      expect(outcome).toMatchObject({ status: 'failed', message: expect.stringMatching(page.error) });
-      const after = (await findConnection(f.t.pool, f.ws, conn.id))!;
-      expect(after).toMatchObject({ status: 'active', cursor: before.cursor, records_count: before.records_count, last_error: expect.stringMatching(page.error) });
-      const { rows: queued } = await f.t.pool.query("SELECT data->>'reason' AS reason FROM pgboss.job WHERE name = $1 AND data->>'connectionId' = $2 AND state = 'created'", [QUEUES.syncConnection, conn.id]);
-      expect(queued).toEqual([{ reason: 'schedule' }]);
+      await expectRawPageRefused(f, conn.id, before, page);
     }
     // A next page that names the page just asked for would loop for ever: refused.
     const c = f.fake.conversations.get('30')!;

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectionView, findConnection, updateConnectionRow } from '../store';
 import { scheduleNextSync, syncConnection } from '../sync';
 import { SLACK_CHANNEL, slackFixture, type SlackFixture } from '../test/slack-fixture';
+import { expectRawPageRefused, expectRefusedCredentials } from '../test/sync-fixture';
 import { FAKE_SLACK_CUSTOMER_TEAM, FAKE_SLACK_TEAM } from '../testing';
 
 const CHANNEL = SLACK_CHANNEL;
@@ -110,14 +111,7 @@ describe('Slack sync: backfill, restart mid-page, changes only', () => {
     const conn = await f.connect();
     await scheduleNextSync(f.boss, conn);
     f.fake.revoke('token_revoked');
-    const outcome = await syncConnection(f.deps, conn.id);
-    expect(outcome).toEqual({ status: 'failing', message: 'slack refused the credentials: token_revoked: the token was revoked' });
-    expect(connectionView((await findConnection(f.t.pool, f.ws, conn.id))!)).toMatchObject({ status: 'failing', last_error: outcome.status === 'failing' && outcome.message, records: 0 });
-    const { rows: queued } = await f.t.pool.query("SELECT 1 FROM pgboss.job WHERE name = $1 AND data->>'connectionId' = $2 AND state = 'created'", [QUEUES.syncConnection, conn.id]);
-    expect(queued).toHaveLength(0);
-    const requests = f.fake.requests.length;
-    expect(await syncConnection(f.deps, conn.id)).toEqual({ status: 'skipped', reason: 'not active' });
-    expect(f.fake.requests.length).toBe(requests);
+    await expectRefusedCredentials(f, conn.id, 'slack refused the credentials: token_revoked: the token was revoked', { records: 0 });
 
     // A token Slack does not know: invalid_auth, failing the same way.
     f.fake.restore({ token: 'xoxb-new-token-8d1f' });
@@ -158,14 +152,7 @@ describe('Slack sync: backfill, restart mid-page, changes only', () => {
       { status: 200, body: `{"ok":true,"messages":[${'['.repeat(100_000)}`, error: /the answer is not JSON/ },
     ];
     for (const page of pages) {
-      await f.t.pool.query("DELETE FROM pgboss.job WHERE name = $1 AND data->>'connectionId' = $2", [QUEUES.syncConnection, conn.id]);
-      f.fake.serveRaw(page);
-      const outcome = await syncConnection(f.deps, conn.id);
-      expect(outcome).toMatchObject({ status: 'failed', message: expect.stringMatching(page.error) });
-      const after = (await findConnection(f.t.pool, f.ws, conn.id))!;
-      expect(after).toMatchObject({ status: 'active', cursor: before.cursor, records_count: before.records_count, last_error: expect.stringMatching(page.error) });
-      const { rows: queued } = await f.t.pool.query("SELECT data->>'reason' AS reason FROM pgboss.job WHERE name = $1 AND data->>'connectionId' = $2 AND state = 'created'", [QUEUES.syncConnection, conn.id]);
-      expect(queued).toEqual([{ reason: 'schedule' }]);
+      await expectRawPageRefused(f, conn.id, before, page);
     }
     expect(await syncConnection(f.deps, conn.id)).toMatchObject({ status: 'synced' });
     expect((await findConnection(f.t.pool, f.ws, conn.id))!.last_error).toBeNull();

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectionView, findConnection, updateConnectionRow } from '../store';
 import { scheduleActiveConnections, scheduleNextSync, syncConnection } from '../sync';
 import { connectorFixture } from '../test/fixture';
+import { expectRawPageRefused, expectRefusedCredentials } from '../test/sync-fixture';
 
 type Fixture = Awaited<ReturnType<typeof connectorFixture>>;
 
@@ -90,15 +91,7 @@ describe('Zendesk sync: backfill, restart mid-page, changes only', () => {
     const conn = await f.connect();
     await scheduleNextSync(f.boss, conn);
     f.fake.revoke(401);
-    const outcome = await syncConnection(f.deps, conn.id);
-    expect(outcome).toEqual({ status: 'failing', message: "zendesk refused the credentials: 401 Couldn't authenticate you" });
-    const failing = connectionView((await findConnection(f.t.pool, f.ws, conn.id))!);
-    expect(failing).toMatchObject({ status: 'failing', last_error: "zendesk refused the credentials: 401 Couldn't authenticate you" });
-    const { rows: queued } = await f.t.pool.query("SELECT 1 FROM pgboss.job WHERE name = $1 AND data->>'connectionId' = $2 AND state = 'created'", [QUEUES.syncConnection, conn.id]);
-    expect(queued).toHaveLength(0);
-    const requests = f.fake.requests.length;
-    expect(await syncConnection(f.deps, conn.id)).toEqual({ status: 'skipped', reason: 'not active' });
-    expect(f.fake.requests.length).toBe(requests);
+    await expectRefusedCredentials(f, conn.id, "zendesk refused the credentials: 401 Couldn't authenticate you");
 
     f.fake.restore({ accessToken: 'new-oauth-token' });
     await updateConnectionRow(f.t.pool, f.keyring, f.ws, conn.id, { credentials: { access_token: 'new-oauth-token' } }, new Date());
@@ -157,14 +150,7 @@ describe('Zendesk sync: backfill, restart mid-page, changes only', () => {
       { status: 200, body: `{"tickets":[${'['.repeat(100_000)}`, error: /the answer is not JSON/ },
     ];
     for (const page of pages) {
-      await f.t.pool.query("DELETE FROM pgboss.job WHERE name = $1 AND data->>'connectionId' = $2", [QUEUES.syncConnection, conn.id]);
-      f.fake.serveRaw(page);
-      const outcome = await syncConnection(f.deps, conn.id);
-      expect(outcome).toMatchObject({ status: 'failed', message: expect.stringMatching(page.error) });
-      const after = (await findConnection(f.t.pool, f.ws, conn.id))!;
-      expect(after).toMatchObject({ status: 'active', cursor: before.cursor, records_count: before.records_count, last_error: expect.stringMatching(page.error) });
-      const { rows: queued } = await f.t.pool.query("SELECT data->>'reason' AS reason FROM pgboss.job WHERE name = $1 AND data->>'connectionId' = $2 AND state = 'created'", [QUEUES.syncConnection, conn.id]);
-      expect(queued).toEqual([{ reason: 'schedule' }]);
+      await expectRawPageRefused(f, conn.id, before, page);
     }
     expect(await syncConnection(f.deps, conn.id)).toMatchObject({ status: 'synced' });
     expect((await findConnection(f.t.pool, f.ws, conn.id))!.last_error).toBeNull();
