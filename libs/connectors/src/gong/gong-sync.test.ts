@@ -3,7 +3,7 @@ import { QUEUES } from '@loupe/jobs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectionView, findConnection, updateConnectionRow } from '../store';
 import { scheduleNextSync, syncConnection } from '../sync';
-import { expectRawPageRefused, expectRefusedCredentials, syncFixture } from '../test/sync-fixture';
+import { expectRawPageRefused, expectRefusedCredentials, expectRetryAfterWaited, syncFixture } from '../test/sync-fixture';
 import { FakeGong } from '../testing';
 
 /** A database with pg-boss, a workspace with a product and a project, a fake Gong, a clock the test moves, and what a sync needs. */
@@ -143,13 +143,7 @@ describe('Gong sync: backfill, restart mid-page, new calls only', () => {
 
   it('waits out a burst of 429s for as long as Retry-After says, never retrying early', async () => {
     const conn = await f.connect({ start_date: '2026-01-01' });
-    f.fake.rateLimit(4, 7);
-    const before = f.waits.length;
-    const outcome = await syncConnection(f.deps, conn.id);
-    expect(outcome).toMatchObject({ status: 'synced', records: 0, duplicates: 255, waits: [7000, 7000, 7000, 7000] });
-    expect(f.waits.slice(before)).toEqual([7000, 7000, 7000, 7000]);
-    expect(f.fake.earlyRetries).toBe(0);
-    expect(f.fake.requests.filter((r) => r.status === 429)).toHaveLength(4);
+    await expectRetryAfterWaited(f, conn.id, 4, 7, { records: 0, duplicates: 255 });
   });
 
   it('marks a connection failing with Gong\'s message on revoked credentials, stops its schedule, and resumes once they change', async () => {

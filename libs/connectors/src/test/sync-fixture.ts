@@ -93,3 +93,20 @@ export async function expectRawPageRefused(
   const { rows: queued } = await f.t.pool.query("SELECT data->>'reason' AS reason FROM pgboss.job WHERE name = $1 AND data->>'connectionId' = $2 AND state = 'created'", [QUEUES.syncConnection, connectionId]);
   expect(queued).toEqual([{ reason: 'schedule' }]);
 }
+
+/**
+ * A sync through `count` 429s, each asking (Retry-After) for `seconds`: synced (with `outcome` besides), each wait as
+ * long as asked, no retry sent early, and the 429s all answered.
+ */
+export async function expectRetryAfterWaited(
+  f: Omit<Fixture, 'fake'> & { waits: number[]; fake: { rateLimit(count: number, seconds: number): void; earlyRetries: number; readonly requests: { status: number }[] } },
+  connectionId: string, count: number, seconds: number, outcome: Record<string, unknown> = {},
+): Promise<void> {
+  const waits = Array.from({ length: count }, () => seconds * 1000);
+  f.fake.rateLimit(count, seconds);
+  const before = f.waits.length;
+  expect(await syncConnection(f.deps, connectionId)).toMatchObject({ status: 'synced', ...outcome, waits });
+  expect(f.waits.slice(before)).toEqual(waits);
+  expect(f.fake.earlyRetries).toBe(0);
+  expect(f.fake.requests.filter((r) => r.status === 429)).toHaveLength(count);
+}

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectionView, findConnection, updateConnectionRow } from '../store';
 import { scheduleActiveConnections, scheduleNextSync, syncConnection } from '../sync';
 import { connectorFixture } from '../test/fixture';
-import { expectRawPageRefused, expectRefusedCredentials } from '../test/sync-fixture';
+import { expectRawPageRefused, expectRefusedCredentials, expectRetryAfterWaited } from '../test/sync-fixture';
 
 type Fixture = Awaited<ReturnType<typeof connectorFixture>>;
 
@@ -78,13 +78,7 @@ describe('Zendesk sync: backfill, restart mid-page, changes only', () => {
 
   it('waits out a burst of 429s for as long as Retry-After says, never retrying early', async () => {
     const conn = await f.connect({ start_date: '2026-01-01', page_size: 100 });
-    f.fake.rateLimit(4, 7);
-    const before = f.waits.length;
-    const outcome = await syncConnection(f.deps, conn.id);
-    expect(outcome).toMatchObject({ status: 'synced', waits: [7000, 7000, 7000, 7000] });
-    expect(f.waits.slice(before)).toEqual([7000, 7000, 7000, 7000]);
-    expect(f.fake.earlyRetries).toBe(0);
-    expect(f.fake.requests.filter((r) => r.status === 429)).toHaveLength(4);
+    await expectRetryAfterWaited(f, conn.id, 4, 7);
   });
 
   it('marks a connection failing with the vendor\'s message on a revoked token, stops its schedule, and resumes once the credentials change', async () => {
