@@ -97,7 +97,7 @@ describe('published documents', () => {
       '/api/v1/erasures', '/api/v1/erasures/{erasureId}', '/api/v1/erasures/{erasureId}/confirm', '/api/v1/suppressions', '/api/v1/suppressions/{suppressionId}',
       '/api/v1/companies', '/api/v1/companies:batch', '/api/v1/companies/{external_id}', '/api/v1/people', '/api/v1/people:batch', '/api/v1/people/{external_id}',
       '/api/v1/connections', '/api/v1/connections/{connectionId}', '/api/v1/connections/{connectionId}/pause', '/api/v1/connections/{connectionId}/resume',
-      '/api/v1/connections/{connectionId}/sync',
+      '/api/v1/connections/{connectionId}/sync', '/api/v1/email-forwarding',
     ]);
     expect(doc.components.schemas.Record.required).toEqual(expect.arrayContaining(['_type', '_event_at', '_vendor_ids', 'data']));
     const schema = await (await fetch(`${h.base}/api/v1/schemas/record.json`)).json() as Record<string, any>;

@@ -317,7 +317,7 @@ describe('evidence pages', () => {
     const read = await (await owner.get(`/account/w/${ws}/sources/${src}`)).text();
     expect(read).toContain('Ana Ruiz (customer), Sam Lee (your team)');
     expect(read).toContain('Segments 1–100 of 130.');
-    expect(read).toMatch(/recording\.mp3<\/td><td>audio\/mpeg<\/td><td class="num">2,000 KB<\/td>\s*<td>Downloaded/);
+    expect(read).toMatch(/download>recording\.mp3<\/a><\/td><td>audio\/mpeg<\/td><td class="num">2,000 KB<\/td>\s*<td>Downloaded/);
     expect(read).toMatch(/slides\.pdf[\s\S]*Download failed<br><span class="muted small">The vendor answered 404/);
     expect(read).toContain('Turn 99 of the call.');
     expect(read).toContain('The CSV export &lt;b&gt;times out&lt;/b&gt; every Monday.');

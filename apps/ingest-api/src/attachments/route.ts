@@ -31,6 +31,7 @@ export function attachmentDownloadHandler(deps: AttachmentDownloadDeps): Request
       const position = Number(positionParam);
       const file = await attachmentFile(deps.pool, req.principal!.workspaceId, { recordId }, position);
       if (!file) throw ApiError.notFound(`Record "${recordId}" has no attachment at position ${position}`);
+      if (!file.storageKey && file.status === 'COMPLETE') throw ApiError.notFound(`Attachment ${position} of record "${recordId}" is no longer stored`);
       if (!file.storageKey) {
         throw ApiError.notFound(`Attachment ${position} of record "${recordId}" has no file: its status is ${file.status}${file.status === 'PENDING' || file.status === 'DOWNLOADING' ? ' (the worker has not finished downloading it)' : ''}`);
       }

@@ -128,7 +128,7 @@ export function sourcePages(runtime: Runtime, deps: AccountDeps): Router {
     if (!file || !body) {
       return renderAccount(res, 'account-missing', ctx, {
         title: 'File not found', section: 'sources', back: `/account/w/${ctx.workspace.id}/sources/${encodeURIComponent(id)}`, backLabel: 'Back to the source',
-        message: !file ? 'This source has no such attachment.' : file.storageKey ? 'This file is no longer stored.' : `This attachment has no file: ${(ATTACHMENT_STATUS[file.status] ?? file.status).toLowerCase()}.`,
+        message: !file ? 'This source has no such attachment.' : file.storageKey || file.status === 'COMPLETE' ? 'This file is no longer stored.' : `This attachment has no file: ${(ATTACHMENT_STATUS[file.status] ?? file.status).toLowerCase()}.`,
       }, 404);
     }
     await sendDownload(res, body, { filename: file.filename ?? `attachment-${position + 1}`, mimeType: file.mimeType, size: file.size });
