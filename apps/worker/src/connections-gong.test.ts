@@ -2,7 +2,7 @@ import { FakeGong } from '@loupe/connectors/testing';
 import { expect } from 'vitest';
 import { describeWorkerBackfill } from './test/connection-backfill';
 
-const CALLS = Number(process.env.CONNECTOR_CALLS ?? 10_000);
+const CALLS = Number(process.env.CONNECTOR_CALLS ?? 2_000);
 const DAY = 86_400_000;
 
 describeWorkerBackfill({

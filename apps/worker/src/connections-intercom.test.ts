@@ -3,7 +3,7 @@ import { FakeIntercom } from '@loupe/connectors/testing';
 import { expect } from 'vitest';
 import { describeWorkerBackfill } from './test/connection-backfill';
 
-const CONVERSATIONS = Number(process.env.CONNECTOR_CONVERSATIONS ?? 10_000);
+const CONVERSATIONS = Number(process.env.CONNECTOR_CONVERSATIONS ?? 2_000);
 const TOKEN = 'ic-worker-token-5e1d';
 
 describeWorkerBackfill({

@@ -2,7 +2,7 @@ import { FAKE_SLACK_CUSTOMER_TEAM, FakeSlack } from '@loupe/connectors/testing';
 import { expect } from 'vitest';
 import { describeWorkerBackfill } from './test/connection-backfill';
 
-const MESSAGES = Number(process.env.CONNECTOR_MESSAGES ?? 10_000);
+const MESSAGES = Number(process.env.CONNECTOR_MESSAGES ?? 2_000);
 const CHANNELS = ['C0FAKE001', 'C0FAKE002'];
 
 describeWorkerBackfill({

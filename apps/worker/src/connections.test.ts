@@ -2,7 +2,7 @@ import { FakeZendesk } from '@loupe/connectors/testing';
 import { expect } from 'vitest';
 import { describeWorkerBackfill } from './test/connection-backfill';
 
-const TICKETS = Number(process.env.CONNECTOR_TICKETS ?? 10_000);
+const TICKETS = Number(process.env.CONNECTOR_TICKETS ?? 2_000);
 
 describeWorkerBackfill({
   kind: 'zendesk',

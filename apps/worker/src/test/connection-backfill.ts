@@ -130,7 +130,18 @@ export function describeWorkerBackfill<F extends BackfillFake>(vendor: BackfillC
         return rows[0]!.n === total;
       }, 600_000);
 
-      const changed = vendor.change({ fake, clock, done: done! });
+      // The stopped worker's job comes back too: a second sync may still run after the first finished. The changes
+      // are made once no asked-for sync is left, against the connection as that left it.
+      await waitFor('no sync left to run', async () => {
+        const { rows } = await t.pool.query(
+          "SELECT 1 FROM pgboss.job WHERE name = $1 AND state IN ('created', 'retry', 'active') AND data->>'connectionId' = $2 AND data->>'reason' <> 'schedule'",
+          [QUEUES.syncConnection, conn.id],
+        );
+        return rows.length === 0;
+      }, 120_000);
+      const settledDone = await connection(ws, conn.id);
+      expect(settledDone.records_count).toBe(total);
+      const changed = vendor.change({ fake, clock, done: settledDone });
       await enqueue(boss, QUEUES.syncConnection, { workspaceId: ws, connectionId: conn.id, reason: 'now' });
       const after = await waitFor('the incremental sync', async () => {
         const c = await connection(ws, conn.id);
