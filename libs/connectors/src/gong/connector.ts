@@ -1,6 +1,7 @@
 import { gongCredentialsSchema, gongSettingsSchema, type GongCredentials, type GongSettings } from '@loupe/records';
 import { z } from 'zod';
 import type { Connector, ReadContext, VendorPage } from '../connector';
+import { parseAnswer, parseEach } from '../parse';
 import { VendorRequestError } from '../vendor-http';
 import { callRecord, externalPeople, storable } from './map';
 import { callSchema, callsPageSchema, callTranscriptSchema, partySchema, transcriptsPageSchema, type GongMonologue, type GongParty } from './shapes';
@@ -26,33 +27,11 @@ const cursorSchema = z.union([
 type Cursor = z.infer<typeof cursorSchema>;
 interface Window { from: string; to: string; page?: string }
 
-function parsePage<T>(schema: z.ZodType<T>, body: unknown, path: string): T {
-  const parsed = schema.safeParse(body);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new VendorRequestError(`${path}: the answer is not a page Gong documents (${issue.path.join('.') || 'body'}: ${issue.message})`);
-  }
-  return parsed.data;
-}
-
 /** How a refused object is named: Gong's id for it (as text PostgreSQL can store), else its position in the page. */
 function idOf(item: unknown, i: number, key: 'metaData' | 'callId'): string {
   const record = (value: unknown) => (value && typeof value === 'object' ? (value as Record<string, unknown>) : undefined);
   const id = key === 'metaData' ? record(record(item)?.metaData)?.id : record(item)?.callId;
   return typeof id === 'string' || typeof id === 'number' ? storable(String(id)).slice(0, 64) : `#${i}`;
-}
-
-function parseEach<T>(schema: z.ZodType<T>, items: unknown[], name: (item: unknown, i: number) => string, refused: VendorPage['refused']): T[] {
-  const out: T[] = [];
-  items.forEach((item, i) => {
-    const parsed = schema.safeParse(item);
-    if (parsed.success) out.push(parsed.data);
-    else {
-      const issue = parsed.error.issues[0]!;
-      refused.push({ object: name(item, i).slice(0, 120), reason: `${issue.path.join('.') || 'object'}: ${issue.message}`.slice(0, 300) });
-    }
-  });
-  return out;
 }
 
 /** Gong answers a window or a set of calls with nothing in it with a 404 and this message, not an empty page. */
@@ -77,7 +56,7 @@ async function transcriptsOf(ctx: ReadContext<GongSettings>, callIds: string[], 
   for (;;) {
     const body = await post(ctx, TRANSCRIPT_PATH, { filter: { callIds }, ...(cursor ? { cursor } : {}) });
     if (body === undefined) return out;
-    const page = parsePage(transcriptsPageSchema, body, TRANSCRIPT_PATH);
+    const page = parseAnswer(transcriptsPageSchema, body, `${TRANSCRIPT_PATH}: the answer is not a page Gong documents`);
     for (const t of parseEach(callTranscriptSchema, page.callTranscripts, (item, i) => `transcript of call ${idOf(item, i, 'callId')}`, refused)) {
       out.set(t.callId, [...(out.get(t.callId) ?? []), ...t.transcript]);
     }
@@ -98,7 +77,7 @@ async function readPage(ctx: ReadContext<GongSettings>, window: Window): Promise
   });
   const done: VendorPage = { records: [], companies: [], people: [], refused: [], cursor: { from: window.to }, done: true };
   if (body === undefined) return done;
-  const page = parsePage(callsPageSchema, body, EXTENSIVE_PATH);
+  const page = parseAnswer(callsPageSchema, body, `${EXTENSIVE_PATH}: the answer is not a page Gong documents`);
   const refused: VendorPage['refused'] = [];
   const calls = parseEach(callSchema, page.calls, (item, i) => `call ${idOf(item, i, 'metaData')}`, refused);
   const transcripts = await transcriptsOf(ctx, calls.map((c) => c.metaData.id), refused);

@@ -1,6 +1,7 @@
 import { intercomCredentialsSchema, intercomSettingsSchema, type IntercomCredentials, type IntercomSettings } from '@loupe/records';
 import { z } from 'zod';
 import type { Connector, ReadContext, VendorPage } from '../connector';
+import { parseAnswer, parseEach } from '../parse';
 import { VendorRequestError } from '../vendor-http';
 import { contactPerson, conversationRecord, intercomCompany } from './map';
 import {
@@ -35,29 +36,6 @@ const cursorSchema = z.strictObject({
 });
 type Cursor = z.infer<typeof cursorSchema>;
 
-function parseEach<T>(schema: z.ZodType<T>, items: unknown[], what: string, refused: VendorPage['refused']): T[] {
-  const out: T[] = [];
-  items.forEach((item, i) => {
-    const parsed = schema.safeParse(item);
-    if (parsed.success) out.push(parsed.data);
-    else {
-      const itemId = item && typeof item === 'object' && 'id' in item ? String((item as { id: unknown }).id) : `#${i}`;
-      const issue = parsed.error.issues[0]!;
-      refused.push({ object: `${what} ${itemId}`.slice(0, 120), reason: `${issue.path.join('.') || what}: ${issue.message}`.slice(0, 300) });
-    }
-  });
-  return out;
-}
-
-function parseAnswer<T>(schema: z.ZodType<T>, body: unknown, path: string): T {
-  const parsed = schema.safeParse(body);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new VendorRequestError(`${path}: the answer is not what Intercom documents (${issue.path.join('.') || 'body'}: ${issue.message})`);
-  }
-  return parsed.data;
-}
-
 const url = (ctx: ReadContext<IntercomSettings>, path: string) => new URL(path, ctx.baseUrl).toString();
 
 function firstWindow(ctx: ReadContext<IntercomSettings>): number {
@@ -87,7 +65,7 @@ async function contactsOf(ctx: ReadContext<IntercomSettings>, ids: string[], ref
     let startingAfter: string | undefined;
     for (;;) {
       const body = { query: { field: 'id', operator: 'IN', value: chunk }, pagination: { per_page: CONTACTS_PER_SEARCH, ...(startingAfter ? { starting_after: startingAfter } : {}) } };
-      const page = parseAnswer(contactSearchPageSchema, await ctx.get(url(ctx, '/contacts/search'), body), '/contacts/search');
+      const page = parseAnswer(contactSearchPageSchema, await ctx.get(url(ctx, '/contacts/search'), body), '/contacts/search: the answer is not what Intercom documents');
       for (const c of parseEach(contactSchema, page.data, 'contact', refused)) found.set(c.id, c);
       const next = page.pages?.next?.starting_after;
       if (!next || next === startingAfter) break;
@@ -150,7 +128,7 @@ async function fullConversation(ctx: ReadContext<IntercomSettings>, listed: Conv
 async function mapPage(
   ctx: ReadContext<IntercomSettings>, app: string, body: unknown, cursor: Cursor & { until: number }, companyCache: Map<string, IntercomCompany | null>,
 ): Promise<VendorPage> {
-  const page = parseAnswer(conversationSearchPageSchema, body, '/conversations/search');
+  const page = parseAnswer(conversationSearchPageSchema, body, '/conversations/search: the answer is not what Intercom documents');
   const refused: VendorPage['refused'] = [];
   const listed = parseEach(conversationSchema, page.conversations, 'conversation', refused);
   const read = [];
@@ -187,7 +165,7 @@ export const intercomConnector: Connector<IntercomCredentials, IntercomSettings>
   },
   async *read(ctx, stored) {
     // The workspace the token belongs to names every id; asking it first also checks the token before any search.
-    const me = parseAnswer(meSchema, await ctx.get(url(ctx, '/me')), '/me');
+    const me = parseAnswer(meSchema, await ctx.get(url(ctx, '/me')), '/me: the answer is not what Intercom documents');
     const app = me.app.id_code;
     const resume = cursorSchema.safeParse(stored);
     let cursor: Cursor = resume.success ? resume.data : { since: firstWindow(ctx) };

@@ -1,6 +1,7 @@
 import { slackCredentialsSchema, slackSettingsSchema, type IngestRecordInput, type PersonInput, type SlackCredentials, type SlackSettings } from '@loupe/records';
 import { z } from 'zod';
 import type { Connector, ReadContext, VendorPage } from '../connector';
+import { parseAnswer } from '../parse';
 import { VendorAuthError, VendorRequestError } from '../vendor-http';
 import { clean, externalPerson, isBotMessage, messageRecord, threadRecord, type SlackContext } from './map';
 import {
@@ -87,25 +88,15 @@ async function call(ctx: ReadContext<SlackSettings>, method: string, params: Rec
   const url = new URL(`/api/${method}`, ctx.baseUrl);
   for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v);
   const body = await ctx.get(url.toString());
-  const envelope = envelopeSchema.safeParse(body);
-  if (!envelope.success) throw new VendorRequestError(`${method}: the answer is not one Slack documents (${envelope.error.issues[0]!.path.join('.') || 'body'}: ${envelope.error.issues[0]!.message})`);
-  if (envelope.data.ok) return body;
-  const said = envelope.data.error ?? 'unknown_error';
+  const envelope = parseAnswer(envelopeSchema, body, `${method}: the answer is not one Slack documents`);
+  if (envelope.ok) return body;
+  const said = envelope.error ?? 'unknown_error';
   const code = clean(said).slice(0, 100);
-  const scopes = code === 'missing_scope' && (envelope.data.needed || envelope.data.provided)
-    ? clean(` (needed: ${(envelope.data.needed ?? '?').slice(0, 200)}; provided: ${(envelope.data.provided ?? '?').slice(0, 300)})`) : '';
+  const scopes = code === 'missing_scope' && (envelope.needed || envelope.provided)
+    ? clean(` (needed: ${(envelope.needed ?? '?').slice(0, 200)}; provided: ${(envelope.provided ?? '?').slice(0, 300)})`) : '';
   if (Object.hasOwn(AUTH_ERRORS, said)) throw new VendorAuthError(200, `${code}: ${AUTH_ERRORS[code]}${scopes}`);
   if (Object.hasOwn(CHANNEL_ERRORS, said)) throw new ChannelError(`${params.channel ?? ''}: ${code}: ${CHANNEL_ERRORS[code]}`);
   throw new VendorRequestError(`${method}: Slack answered ${code}`);
-}
-
-function parsed<T>(schema: z.ZodType<T>, body: unknown, method: string): T {
-  const out = schema.safeParse(body);
-  if (!out.success) {
-    const issue = out.error.issues[0]!;
-    throw new VendorRequestError(`${method}: the answer is not one Slack documents (${issue.path.join('.') || 'body'}: ${issue.message})`);
-  }
-  return out.data;
 }
 
 function nextCursor(page: z.infer<typeof messagesPageSchema>, method: string, used: string | undefined): string | undefined {
@@ -130,7 +121,7 @@ async function repliesOf(ctx: ReadContext<SlackSettings>, channel: string, paren
       if (error instanceof VendorRequestError && error.message.endsWith('Slack answered thread_not_found')) return messages;
       throw error;
     }
-    const page = parsed(messagesPageSchema, body, 'conversations.replies');
+    const page = parseAnswer(messagesPageSchema, body, 'conversations.replies: the answer is not one Slack documents');
     messages.push(...parseEach(page.messages, `in thread ${parentTs} of ${channel}`, refused).filter(kept));
     cursor = nextCursor(page, 'conversations.replies', cursor);
     if (!cursor) return messages;
@@ -152,7 +143,7 @@ async function loadUsers(ctx: ReadContext<SlackSettings>, ids: Iterable<string>,
       }
       throw error;
     }
-    const user = userSchema.safeParse(parsed(usersInfoSchema, body, 'users.info').user);
+    const user = userSchema.safeParse(parseAnswer(usersInfoSchema, body, 'users.info: the answer is not one Slack documents').user);
     if (!user.success) {
       missing.add(id);
       refused.push({ object: clean(`user ${id}`).slice(0, 120), reason: clean(`${user.error.issues[0]!.path.join('.') || 'user'}: ${user.error.issues[0]!.message}`).slice(0, 300) });
@@ -203,7 +194,7 @@ async function readHistoryPage(ctx: ReadContext<SlackSettings>, read: ReadState,
   const body = await call(ctx, 'conversations.history', {
     channel, oldest: pass.from, limit: String(ctx.settings.page_size ?? DEFAULT_PAGE_SIZE), cursor: pass.cursor,
   });
-  const page = parsed(messagesPageSchema, body, 'conversations.history');
+  const page = parseAnswer(messagesPageSchema, body, 'conversations.history: the answer is not one Slack documents');
   const refused: VendorPage['refused'] = [];
   const messages = parseEach(page.messages, `in ${channel}`, refused);
   const next = nextCursor(page, 'conversations.history', pass.cursor);
@@ -270,7 +261,7 @@ export const slackConnector: Connector<SlackCredentials, SlackSettings> = {
   },
   async *read(ctx, stored) {
     // auth.test first: a revoked token fails before anything else, and names our workspace (internal vs external).
-    const auth = parsed(authTestSchema, await call(ctx, 'auth.test', {}), 'auth.test');
+    const auth = parseAnswer(authTestSchema, await call(ctx, 'auth.test', {}), 'auth.test: the answer is not one Slack documents');
     const resumed = cursorSchema.safeParse(stored);
     const cursor: Cursor = { channels: {} };
     for (const id of ctx.settings.channel_ids) cursor.channels[id] = resumed.success ? resumed.data.channels[id] ?? { threads: {} } : { threads: {} };
@@ -281,7 +272,7 @@ export const slackConnector: Connector<SlackCredentials, SlackSettings> = {
       const last = i === channels.length - 1;
       const state = cursor.channels[channel]!;
       try {
-        const info = parsed(conversationsInfoSchema, await call(ctx, 'conversations.info', { channel }), 'conversations.info');
+        const info = parseAnswer(conversationsInfoSchema, await call(ctx, 'conversations.info', { channel }), 'conversations.info: the answer is not one Slack documents');
         state.pass ??= newPass(ctx, state);
         for (;;) {
           const before = clone(cursor);

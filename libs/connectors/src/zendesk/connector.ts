@@ -1,6 +1,7 @@
 import { zendeskCredentialsSchema, zendeskSettingsSchema, type ZendeskCredentials, type ZendeskSettings } from '@loupe/records';
 import { z } from 'zod';
 import type { Connector, ReadContext, VendorPage } from '../connector';
+import { parseAnswer, parseEach } from '../parse';
 import { VendorRequestError } from '../vendor-http';
 import { endUserPerson, organizationCompany, ticketRecord } from './map';
 import {
@@ -14,29 +15,6 @@ export { zendeskCredentialsSchema, zendeskSettingsSchema, type ZendeskCredential
 const cursorSchema = z.strictObject({ after_cursor: z.string().min(1) });
 
 const DEFAULT_BACKFILL_DAYS = 90;
-
-function parseEach<T>(schema: z.ZodType<T>, items: unknown[], what: string, refused: VendorPage['refused']): T[] {
-  const out: T[] = [];
-  items.forEach((item, i) => {
-    const parsed = schema.safeParse(item);
-    if (parsed.success) out.push(parsed.data);
-    else {
-      const itemId = item && typeof item === 'object' && 'id' in item ? String((item as { id: unknown }).id) : `#${i}`;
-      const issue = parsed.error.issues[0]!;
-      refused.push({ object: `${what} ${itemId}`.slice(0, 120), reason: `${issue.path.join('.') || what}: ${issue.message}`.slice(0, 300) });
-    }
-  });
-  return out;
-}
-
-function parsePage<T>(schema: z.ZodType<T>, body: unknown, path: string): T {
-  const parsed = schema.safeParse(body);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new VendorRequestError(`${path}: the answer is not a page Zendesk documents (${issue.path.join('.') || 'body'}: ${issue.message})`);
-  }
-  return parsed.data;
-}
 
 function exportUrl(ctx: ReadContext<ZendeskSettings>, cursor: string | undefined): string {
   const url = new URL('/api/v2/incremental/tickets/cursor.json', ctx.baseUrl);
@@ -64,7 +42,7 @@ async function commentsOf(ctx: ReadContext<ZendeskSettings>, ticketId: number, u
     url.searchParams.set('page[size]', '100');
     url.searchParams.set('include', 'users');
     if (after) url.searchParams.set('page[after]', after);
-    const page = parsePage(commentsPageSchema, await ctx.get(url.toString()), url.pathname);
+    const page = parseAnswer(commentsPageSchema, await ctx.get(url.toString()), `${url.pathname}: the answer is not a page Zendesk documents`);
     for (const u of parseEach(userSchema, page.users, 'user', refused)) users.set(u.id, u);
     comments.push(...parseEach(commentSchema, page.comments, `comment of ticket ${ticketId}`, refused));
     if (!page.meta?.has_more || !page.meta.after_cursor) return comments;
@@ -80,7 +58,7 @@ function wanted(settings: ZendeskSettings, ticket: Ticket): boolean {
 }
 
 async function mapPage(ctx: ReadContext<ZendeskSettings>, body: unknown): Promise<VendorPage> {
-  const page = parsePage(ticketExportPageSchema, body, '/api/v2/incremental/tickets/cursor.json');
+  const page = parseAnswer(ticketExportPageSchema, body, '/api/v2/incremental/tickets/cursor.json: the answer is not a page Zendesk documents');
   const host = new URL(ctx.baseUrl).host;
   const refused: VendorPage['refused'] = [];
   const users = new Map(parseEach(userSchema, page.users, 'user', refused).map((u) => [u.id, u]));
