@@ -35,6 +35,59 @@ export interface ClusterOptions {
   threshold: number;
   /** Largest set clustered exactly, EXACT_LIMIT by default (tests lower it to exercise the cell path). */
   exactLimit?: number | undefined;
+  /**
+   * A set clustered exactly (up to exactLimit) has each vector drawn toward its `count` nearest
+   * neighbours at least options.threshold alike first (`smoothed`), and is cut at `threshold` instead. Absent: no smoothing. Larger sets
+   * are not smoothed: on CLINC150 × 100 (15,000 texts) smoothing then cost NMI (0.754 with neighbours
+   * found within cells of CELL_LIMIT, 0.787 within cells of 5,000, against 0.792 unsmoothed and 0.824
+   * smoothed exactly), and finding neighbours across cells costs as much as the clustering.
+   */
+  neighbours?: { count: number; threshold: number } | undefined;
+}
+
+/**
+ * Each vector drawn toward its `k` nearest neighbours: x + (1/k)·Σ neighbours, at unit length,
+ * counting only neighbours at least `floor` alike (the unsmoothed cut: an outlier stays itself, and
+ * few signals per theme are not drawn into their neighbour themes). One theme said several ways is several loose
+ * clouds of texts; each text's nearest neighbours are mostly of its own theme, so after this step the
+ * clouds of one theme overlap and average link joins them, where on the raw vectors it kept them apart
+ * however much evidence came (issue 46: CLINC150 × 30, 3.96 opportunities per intent → 1.97). Cost:
+ * one pass of dot products over the set, like its similarity matrix.
+ */
+function smoothed(vectors: Float32Array, dims: number, k: number, floor: number): Float32Array {
+  const n = vectors.length / dims;
+  const near = new Int32Array(n * k).fill(-1);
+  const nearSim = new Float32Array(n * k).fill(-Infinity);
+  const offer = (i: number, j: number, s: number) => {
+    let low = i * k;
+    for (let q = i * k + 1; q < i * k + k; q++) if (nearSim[q]! < nearSim[low]!) low = q;
+    if (s > nearSim[low]!) {
+      nearSim[low] = s;
+      near[low] = j;
+    }
+  };
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) {
+      const s = dotAt(vectors, i * dims, vectors, j * dims, dims);
+      if (s < floor) continue;
+      offer(i, j, s);
+      offer(j, i, s);
+    }
+  }
+  const out = Float32Array.from(vectors);
+  for (let i = 0; i < n; i++) {
+    const y = out.subarray(i * dims, i * dims + dims);
+    for (let q = i * k; q < i * k + k; q++) {
+      const j = near[q]!;
+      if (j < 0) continue;
+      for (let d = 0; d < dims; d++) y[d]! += vectors[j * dims + d]! / k;
+    }
+    let norm = 0;
+    for (let d = 0; d < dims; d++) norm += y[d]! ** 2;
+    norm = Math.sqrt(norm);
+    if (norm > 0) for (let d = 0; d < dims; d++) y[d]! /= norm;
+  }
+  return out;
 }
 
 /** Pairwise dot products of the vectors at `idx` (n × n, symmetric). */
@@ -224,16 +277,19 @@ class MergeHeap {
   }
 }
 
-export function clusterVectors(vectors: Float32Array, dims: number, options: ClusterOptions): Clusters {
-  const n = vectors.length / dims;
+export function clusterVectors(input: Float32Array, dims: number, options: ClusterOptions): Clusters {
+  const n = input.length / dims;
   const exactLimit = options.exactLimit ?? EXACT_LIMIT;
   const all = new Int32Array(n).map((_, i) => i);
-  const cells = n <= exactLimit ? [all] : partition(vectors, dims, all, Math.min(CELL_LIMIT, exactLimit));
+  const cells = n <= exactLimit ? [all] : partition(input, dims, all, Math.min(CELL_LIMIT, exactLimit));
+  const smooth = cells.length === 1 ? options.neighbours : undefined;
+  const vectors = smooth ? smoothed(input, dims, smooth.count, options.threshold) : input;
+  const threshold = smooth ? smooth.threshold : options.threshold;
   // Clusters of every cell: members, sum, size.
   const members: number[][] = [];
   const cellOf: number[] = [];
   for (const [c, cell] of cells.entries()) {
-    const groups = exactAverageLink(vectors, dims, cell, options.threshold);
+    const groups = exactAverageLink(vectors, dims, cell, threshold);
     const byRoot = new Map<number, number[]>();
     for (let i = 0; i < cell.length; i++) {
       const list = byRoot.get(groups[i]!) ?? [];
@@ -251,7 +307,7 @@ export function clusterVectors(vectors: Float32Array, dims: number, options: Clu
     sizes[g] = list.length;
     for (const i of list) for (let d = 0; d < dims; d++) sums[g * dims + d]! += vectors[i * dims + d]!;
   });
-  if (cells.length > 1) mergeAcrossCells(members, sums, sizes, cellOf, cells.length, dims, options.threshold);
+  if (cells.length > 1) mergeAcrossCells(members, sums, sizes, cellOf, cells.length, dims, threshold);
   // Number the surviving clusters by first appearance in the input.
   const labels = new Int32Array(n).fill(-1);
   const order: number[] = [];

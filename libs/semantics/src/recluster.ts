@@ -1,5 +1,6 @@
 import { clusterVectors } from './clustering';
 import { commonComponent, withoutCommon, type CommonComponent } from './common';
+import { isZero } from './vectors';
 
 /**
  * One full clustering of a set of texts given their raw vectors and distinctive words: the common
@@ -14,6 +15,13 @@ export interface ReclusterInput {
   keywords: string[][];
   threshold: number;
   exactLimit?: number | undefined;
+  /**
+   * Smoothing of an exactly clustered set (see clusterVectors); absent: none. Applied only once the set
+   * is large enough for its common directions to be removed (./common): before that, unrelated texts
+   * of one product stay ~0.3 alike and drawing them toward each other merged distinct themes (the
+   * 33-signal fixture of libs/evidence).
+   */
+  neighbours?: { count: number; threshold: number } | undefined;
   /** Terms per cluster. */
   terms?: number | undefined;
   /**
@@ -26,7 +34,7 @@ export interface ReclusterInput {
 export interface ReclusterOutput {
   common: CommonComponent;
   labels: Int32Array;
-  /** Per cluster: sum of its centred member vectors (dims each), size, most central member. */
+  /** Per cluster: sum of its centred member vectors, as clustered (drawn toward their neighbours), dims each; size; most central member. */
   sums: Float32Array;
   sizes: Int32Array;
   central: Int32Array;
@@ -56,7 +64,11 @@ export function recluster(input: ReclusterInput): ReclusterOutput {
   const common = commonComponent(evenSample(input.vectors, dims, order, COMMON_SAMPLE), dims, input.denseDims);
   const centred = new Float32Array(input.vectors.length);
   order.forEach((from, at) => centred.set(withoutCommon(input.vectors.subarray(from * dims, from * dims + dims), common), at * dims));
-  const sorted = clusterVectors(centred, dims, { threshold: input.threshold, exactLimit: input.exactLimit });
+  const sorted = clusterVectors(centred, dims, {
+    threshold: input.threshold,
+    exactLimit: input.exactLimit,
+    neighbours: isZero(common.direction) ? undefined : input.neighbours,
+  });
   // Back to input positions (the centred vectors too, for the central members below).
   const labels = new Int32Array(n);
   const inputCentred = new Float32Array(input.vectors.length);
