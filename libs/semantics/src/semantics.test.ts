@@ -3,7 +3,7 @@ import { clusterVectors, assignToClusters } from './clustering';
 import { commonComponent, withoutCommon } from './common';
 import { createEmbedder, LEXICAL_DIMS } from './embed';
 import { loadWordVectors } from './model';
-import { classTerms } from './recluster';
+import { classTerms, recluster } from './recluster';
 import { startSemanticsThread } from './thread';
 import { dot, normalize } from './vectors';
 import { PREFILTER_MIN, quantize, VectorIndex } from './vector-index';
@@ -104,6 +104,33 @@ describe('clustering', () => {
     // Beyond the exact path nothing is smoothed: the cells give what the raw vectors give.
     const cells = clusterVectors(vectors, dims, { threshold: 0.35, exactLimit: 60, neighbours: { count: 5, threshold: 0.4 } });
     expect(clustersOf(cells.labels, 'A')).toBeGreaterThan(2);
+  });
+
+  it('a product is drawn toward neighbours only from 50 texts, when its common directions are removed; no opportunity then mixes themes', () => {
+    const variants = (template: string[][]): string[] =>
+      template.reduce<string[]>((texts, options) => texts.flatMap((t) => options.map((o) => `${t} ${o}`.trim())), ['']);
+    const themes = {
+      export: variants([['The CSV export', 'Exporting to Excel', 'The report download'], ['is far too slow', 'takes twenty minutes', 'times out'], ['for big reports', 'at month end', 'with many rows']]),
+      sso: variants([['We need', 'Security requires', 'IT asks for'], ['single sign-on', 'SAML login', 'Okta sign-in'], ['for every employee', 'before rollout', 'across the company']]),
+      crash: variants([['The mobile app', 'The Android app', 'The iPhone app'], ['crashes', 'freezes', 'quits'], ['when uploading a photo', 'on the camera screen', 'after the update']]),
+    };
+    const texts = Object.values(themes).flat();
+    const themeOf = Object.entries(themes).flatMap(([name, list]) => list.map(() => name));
+    const group = (count: number, neighbours?: { count: number; threshold: number }) => {
+      const order = Array.from({ length: count }, (_, i) => (i * 7) % texts.length);
+      const vectors = new Float32Array(count * embedder.dims);
+      order.forEach((t, i) => vectors.set(embedder.embed(texts[t]!), i * embedder.dims));
+      const out = recluster({ vectors, dims: embedder.dims, denseDims: embedder.denseDims, keywords: order.map(() => []), threshold: 0.35, neighbours });
+      return { labels: [...out.labels], themes: order.map((t) => themeOf[t]!), k: out.sizes.length };
+    };
+    const drawn = { count: 5, threshold: 0.4 };
+    // 40 texts: the common directions are not removed yet, so nothing is drawn.
+    expect(group(40, drawn).labels).toEqual(group(40).labels);
+    // 81 texts: drawn, fewer opportunities, none mixing two themes.
+    const raw = group(81);
+    const smooth = group(81, drawn);
+    expect(smooth.k).toBeLessThan(raw.k);
+    for (const c of new Set(smooth.labels)) expect(new Set(smooth.themes.filter((_, i) => smooth.labels[i] === c)).size).toBe(1);
   });
 
   it('does not chain: a bridge between two themes does not merge them', () => {
