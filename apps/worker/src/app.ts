@@ -1,7 +1,7 @@
 import { loadKeyring, purgeConnectionSlice, realSleep, rewrapConnectionKeys, scheduleActiveConnections, syncConnection } from '@loupe/connectors';
 import { runErasure } from '@loupe/erasure';
 import { purgeStaleDrafts, runFileImport } from '@loupe/file-import';
-import { resolveWorkspaceCompanies, updateOpportunities } from '@loupe/evidence';
+import { CLUSTERING_METHOD, resolveWorkspaceCompanies, updateOpportunities } from '@loupe/evidence';
 import { applyRetentionSlice, pruneSourceDeletions, sweepStorageDeletions, workspacesWithRetention } from '@loupe/lifecycle';
 import { embedPendingSources, markOutdatedSources } from '@loupe/sources';
 import type { Config } from '@loupe/config';
@@ -256,7 +256,8 @@ export function createWorker(deps: WorkerDeps): Worker {
 
   /**
    * Products with signals not yet placed (written before this version, or while no worker ran) or clustered
-   * with another embedding get their update queued: the backfill runs as ordinary jobs, a product at a time.
+   * with another embedding or grouping method get their update queued: the backfill runs as ordinary jobs,
+   * a product at a time.
    */
   async function scheduleOpportunityBackfill(): Promise<void> {
     const { rows } = await deps.pool.query<{ workspace_id: string; product_id: string }>('SELECT DISTINCT workspace_id, product_id FROM signals WHERE cluster_pending');
@@ -265,8 +266,8 @@ export function createWorker(deps: WorkerDeps): Worker {
       // The version alone: known without asking an embedding provider, so a provider down never stops a start.
       const version = await semantics.version();
       const { rows: outdated } = await deps.pool.query<{ workspace_id: string; product_id: string }>(
-        'SELECT workspace_id, product_id FROM product_clusterings WHERE embedding_version <> $1',
-        [version],
+        'SELECT workspace_id, product_id FROM product_clusterings WHERE embedding_version <> $1 OR clustering_method <> $2',
+        [version, CLUSTERING_METHOD],
       );
       rows.push(...outdated);
     }

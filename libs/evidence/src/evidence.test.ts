@@ -4,7 +4,7 @@ import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
 import {
   addSignals, BUILT_IN_SIGNAL_TYPES, createSignalType, ensureSignalTypes, getOpportunity, getSignal, listOpportunities, listSignalsOfSource,
   listSignalTypes, setSignalTypeActive, SignalNotFoundError, SourceNotFoundError, UnknownSignalTypeError, updateOpportunities, updateSignals,
-  deleteSignals, editSignal, listRecentSignals, listSignalChanges, moveSignals, OpportunityNotFoundError, opportunityGrowth,
+  CLUSTERING_METHOD, deleteSignals, editSignal, listRecentSignals, listSignalChanges, moveSignals, OpportunityNotFoundError, opportunityGrowth,
 } from './index';
 import { startSemanticsThread, type SemanticsThread } from '@loupe/semantics';
 
@@ -274,6 +274,23 @@ describe('opportunities', () => {
     expect(await updateOpportunities(deps(), ws, prod, { ...large, settle: true })).toMatchObject({ reclustered: false, placed: 0 });
     const settled = await grouping(ws, prod, groupOf);
     for (const theme of ['pricing', 'slack', 'sso', 'crash', 'export']) expect(settled.filter((g) => g.includes(theme)), theme).toHaveLength(1);
+  });
+
+  it('a product clustered by an earlier grouping method is clustered again in full once, keeping its ids', async () => {
+    const { ws, prod } = await productWithFixture();
+    await updateOpportunities(deps(), ws, prod);
+    const large = { smallProduct: 0 };
+    expect(await updateOpportunities(deps(), ws, prod, large)).toMatchObject({ reclustered: false, placed: 0 });
+    const method = async () => (await t.pool.query<{ m: string }>('SELECT clustering_method AS m FROM product_clusterings WHERE product_id = $1', [prod])).rows[0]!.m;
+    expect(await method()).toBe(CLUSTERING_METHOD);
+    const ids = async () => (await listOpportunities(t.pool, ws, prod, { limit: 100, offset: 0 })).items.map((o) => o.id).sort();
+    const before = await ids();
+    // As a product clustered before this column was added (the migration's default).
+    await t.pool.query("UPDATE product_clusterings SET clustering_method = '' WHERE product_id = $1", [prod]);
+    expect(await updateOpportunities(deps(), ws, prod, large)).toMatchObject({ reclustered: true, embedded: 0 });
+    expect(await method()).toBe(CLUSTERING_METHOD);
+    expect(await ids()).toEqual(before);
+    expect(await updateOpportunities(deps(), ws, prod, large)).toMatchObject({ reclustered: false, placed: 0 });
   });
 
   it("a person's move, edit and delete: counts change at once, recorded with who did it, and the clustering keeps a moved signal where it was put", async () => {

@@ -36,6 +36,11 @@ export const OPPORTUNITY_THRESHOLD = 0.35;
  * opportunities as before (6 % of the placed signals).
  */
 export const OPPORTUNITY_NEIGHBOURS = { count: 5, threshold: 0.4 };
+/**
+ * Names the grouping method; saved with each full clustering. A product last clustered by another
+ * method is clustered in full at its next update, and the worker queues one at start (the backfill).
+ */
+export const CLUSTERING_METHOD = `average-link-${OPPORTUNITY_THRESHOLD}+neighbours-${OPPORTUNITY_NEIGHBOURS.count}-${OPPORTUNITY_NEIGHBOURS.threshold}`;
 /** Products with at most this many signals are re-clustered in full after every change (well under a second). */
 export const SMALL_PRODUCT = 2_000;
 /** Larger products are re-clustered in full once this share of their signals changed since the last time. */
@@ -185,7 +190,7 @@ async function updateLocked(deps: OpportunityDeps, workspaceId: string, productI
   const phases: Record<string, number> = {};
   const time = phaseTimer(phases);
   const settling = options.settle && state && state.changesSince > 0 && n <= SETTLE_MAX;
-  const full = options.full || settling || !state || state.embeddingVersion !== version || n <= (options.smallProduct ?? SMALL_PRODUCT) || state.changesSince + pending >= DRIFT_SHARE * n;
+  const full = options.full || settling || !state || state.embeddingVersion !== version || state.method !== CLUSTERING_METHOD || n <= (options.smallProduct ?? SMALL_PRODUCT) || state.changesSince + pending >= DRIFT_SHARE * n;
   if (!full) {
     const { embedded, placed } = await time('place', () => placePending(deps, workspaceId, productId, state, info));
     const after = await loadClusteringState(deps.pool, workspaceId, productId);
@@ -551,7 +556,7 @@ async function reclusterOnce(deps: OpportunityDeps, workspaceId: string, product
         [workspaceId, productId, slice.map((r) => r.id), slice.map((r) => r.updated_at)],
       );
     }
-    await saveClusteringState(client, workspaceId, productId, { embeddingVersion: version, common: result.common, signalCount: rows.length + pinned.length, changesSince: 0 }, now);
+    await saveClusteringState(client, workspaceId, productId, { embeddingVersion: version, method: CLUSTERING_METHOD, common: result.common, signalCount: rows.length + pinned.length, changesSince: 0 }, now);
   });
   time.add('write', performance.now() - writeStarted);
   if (moved.length + rows.filter((r) => r.cluster_pending).length >= VACUUM_AFTER) {
