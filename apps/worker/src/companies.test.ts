@@ -7,7 +7,7 @@ import { addSignals } from '@loupe/evidence';
 import { enqueue, QUEUES, type Boss } from '@loupe/jobs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorker } from './app';
-import { FAST_OPTIONS, createWorkspace, silentLog, startBoss, testConfig, waitFor } from './test/helpers';
+import { FAST_OPTIONS, createProductWithSource, createWorkspace, silentLog, startBoss, testConfig, waitFor } from './test/helpers';
 
 const SIGNALS: Array<[theme: string, title: string, content: string, who: string]> = [
   ['Slow export', 'Quarterly export to Excel is slow', 'Exporting the quarterly report to Excel takes twenty minutes.', 'ana@globex.com'],
@@ -32,17 +32,6 @@ describe('companies.resolve: evidence resolved again after companies change', ()
     await t.close();
     await rm(dataDir, { recursive: true, force: true });
   });
-
-  async function product(ws: string) {
-    const prod = newId('prod');
-    const src = newId('src');
-    await t.pool.query('INSERT INTO products (id, workspace_id, name) VALUES ($1, $2, $3)', [prod, ws, 'P']);
-    await t.pool.query(
-      `INSERT INTO sources (id, workspace_id, product_id, project_ids, type, nature, title, occurred_at, status) VALUES ($1, $2, $3, '{}', 'call', 'evidence', 'Call', '2026-10-01T00:00:00Z', 'ready')`,
-      [src, ws, prod],
-    );
-    return { prod, src };
-  }
 
   /** The CRM import: Globex (enterprise) and Umbrella (SMB); kim@gmail.com is a person with Umbrella as her company. */
   async function importCompanies(ws: string) {
@@ -82,14 +71,14 @@ describe('companies.resolve: evidence resolved again after companies change', ()
     await worker.start();
     try {
       const first = await createWorkspace(t.pool);
-      const a = await product(first);
+      const a = await createProductWithSource(t.pool, first);
       await importCompanies(first);
       await evidence(first, a.prod, a.src);
       const expected = await figures(first);
       expect(expected.map((o) => [o.evidence_count, o.unique_company_count, Number(o.revenue)])).toEqual([[4, 2, 150_000], [2, 1, 30_000]]);
 
       const late = await createWorkspace(t.pool);
-      const b = await product(late);
+      const b = await createProductWithSource(t.pool, late);
       await evidence(late, b.prod, b.src);
       expect((await figures(late)).map((o) => Number(o.revenue))).toEqual([0, 0]);
       await importCompanies(late);

@@ -1,13 +1,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { newId } from '@loupe/db';
 import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
 import { addSignals, CLUSTERING_METHOD } from '@loupe/evidence';
 import { enqueue, QUEUES, type Boss } from '@loupe/jobs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorker } from './app';
-import { FAST_OPTIONS, createWorkspace, silentLog, startBoss, testConfig, waitFor } from './test/helpers';
+import { FAST_OPTIONS, createProductWithSource, createWorkspace, silentLog, startBoss, testConfig, waitFor } from './test/helpers';
 
 const SIGNALS: Array<[title: string, content: string]> = [
   ['Quarterly export to Excel is slow', 'Exporting the quarterly report to Excel takes twenty minutes.'],
@@ -39,13 +38,7 @@ describe('opportunities backfill at worker start', () => {
 
   it('regroups a product clustered by an earlier grouping method once, after an upgrade, with no new evidence', async () => {
     const ws = await createWorkspace(t.pool);
-    const prod = newId('prod');
-    const src = newId('src');
-    await t.pool.query('INSERT INTO products (id, workspace_id, name) VALUES ($1, $2, $3)', [prod, ws, 'P']);
-    await t.pool.query(
-      `INSERT INTO sources (id, workspace_id, product_id, project_ids, type, nature, title, occurred_at, status) VALUES ($1, $2, $3, '{}', 'call', 'evidence', 'Call', '2026-10-01T00:00:00Z', 'ready')`,
-      [src, ws, prod],
-    );
+    const { prod, src } = await createProductWithSource(t.pool, ws);
     await addSignals(t.pool, { workspaceId: ws, sourceId: src, items: SIGNALS.map(([title, content]) => ({ type: 'pain_point', title, content })) }, { now: () => Date.now() });
     const first = worker();
     await first.start();

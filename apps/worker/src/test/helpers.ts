@@ -75,6 +75,18 @@ export async function createWorkspace(pool: pg.Pool, credits = 0): Promise<strin
   return id;
 }
 
+/** A product with one ready source to hang signals on. */
+export async function createProductWithSource(pool: pg.Pool, workspaceId: string): Promise<{ prod: string; src: string }> {
+  const prod = newId('prod');
+  const src = newId('src');
+  await pool.query('INSERT INTO products (id, workspace_id, name) VALUES ($1, $2, $3)', [prod, workspaceId, 'P']);
+  await pool.query(
+    `INSERT INTO sources (id, workspace_id, product_id, project_ids, type, nature, title, occurred_at, status) VALUES ($1, $2, $3, '{}', 'call', 'evidence', 'Call', '2026-10-01T00:00:00Z', 'ready')`,
+    [src, workspaceId, prod],
+  );
+  return { prod, src };
+}
+
 export interface TestRecord {
   data: Record<string, unknown>;
   attachments?: AttachmentInput[];
