@@ -44,13 +44,14 @@ describe('issue 41, against npm start', () => {
     // At least 8 s (the audit's run), and until the attacker's address has been limited a while.
     const done = () => Date.now() - started > 40_000 || (Date.now() - started > 8_000 && limited > 200);
     const attacker = loops(20, done, async () => {
+      const sent = Math.floor(Date.now() / 60_000);
       const res = await fetch(`${service.url}/oauth/token`, {
         method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': '203.0.113.7' },
         body: 'grant_type=authorization_code&code=x&client_id=%00',
       });
       const body = (await res.json()) as { error: string; error_description: string };
       if (res.status === 429) limited++;
-      return { status: res.status, error: body.error, description: body.error_description, window: Math.floor(Date.now() / 60_000) };
+      return { status: res.status, error: body.error, description: body.error_description, sent, window: Math.floor(Date.now() / 60_000) };
     });
     // Each victim paces itself under its key's 10 requests a second, from its own address.
     const victims = loops(4, done, async (i) => {
@@ -87,8 +88,11 @@ describe('issue 41, against npm start', () => {
     expect(Object.keys(byStatus(attacks)).sort()).toEqual(['400', '429']);
     const refused = attacks.find((a) => a.status === 400)!;
     expect(refused).toMatchObject({ error: 'invalid_request', description: 'client_id must be printable ASCII (RFC 6749, Appendix A.1); it holds U+0000 at position 0' });
+    // The server counts a request in the minute it arrives, between its sending and its answer: only a
+    // request sent and answered in the same minute is known to be in that minute (20 in flight straddle
+    // each boundary; counted by their answers, a minute once held 2,007).
     for (const w of new Set(attacks.map((a) => a.window))) {
-      expect(attacks.filter((a) => a.window === w && a.status === 400).length).toBeLessThanOrEqual(PER_IP_LIMIT);
+      expect(attacks.filter((a) => a.sent === w && a.window === w && a.status === 400).length).toBeLessThanOrEqual(PER_IP_LIMIT);
     }
     expect(attacks.find((a) => a.status === 429)!.error).toBe('rate_limit_exceeded');
   });
