@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import {
-  columnsOf, csvDelimiterOf, eventAtOf, FileReadError, formOfMapping, guessForm, mappingOfForm, mappingProblems, previewFile, readRows, recordOfRow, type FileRow, type Mapping,
+  columnsOf, csvDelimiterOf, eventAtOf, FileReadError, formOfMapping, guessForm, mappingOfForm, mapFileRow, mappingProblems, previewFile, readRows, recordOfRow, type FileRow, type Mapping,
 } from './index';
 
 const source = (text: string, chunk = 7) => () => Readable.from(Array.from({ length: Math.ceil(text.length / chunk) }, (_, i) => Buffer.from(text.slice(i * chunk, (i + 1) * chunk))));
@@ -49,7 +49,14 @@ describe('the mapping schema', () => {
         _nature: 'evidence', _participants: [{ id: 'kim@initech.example', role: 'external', name: 'Kim', email: 'kim@initech.example' }], _tags: ['crash', 'ios'],
         data: { title: 'Crashes', text: 'On launch', rating: 2 },
       },
+      columns: {
+        '_event_at': 'at', '_vendor_ids.appstore': 'id', 'data.title': 'review.title', 'data.text': 'review.body', 'data.rating': 'rating',
+        '_tags': 'tags', '_participants[0].name': 'author', '_participants[0].email': 'email',
+      },
     });
+    // A rule of the record schema broken by a cell is named with its column and value.
+    const wrongEmail = mapFileRow(reviews, { where: { line: 7 }, row: { ...row, email: 'kim@' } }, { productId: 'prod_1', projectIds: ['proj_1'] });
+    expect(wrongEmail.problems).toEqual(['_participants[0].email: Invalid email address (column "email": "kim@")']);
     expect(recordOfRow(reviews, { id: '', at: 'soon', rating: 'two' }, { productId: 'prod_1', projectIds: ['proj_1'] })).toEqual({
       ok: false,
       problems: ['_event_at: "soon" in column "at" does not fit the format unix', '_vendor_ids.appstore: column "id" is empty', 'data.rating: "two" in column "rating" is not a number'],

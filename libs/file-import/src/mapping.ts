@@ -86,7 +86,9 @@ export interface RecordDefaults {
   type?: string | undefined;
 }
 
-export type Mapped = { ok: true; record: Record<string, unknown> } | { ok: false; problems: string[] };
+/** `columns`: the column each field of the record came from, by its path (`_event_at`, `data.title`, `_participants[0].email`). */
+export type Mapped = { ok: true; record: Record<string, unknown>; columns: Record<string, string> } | { ok: false; problems: string[] };
+const columnOf = (s: object | string | undefined) => (s && typeof s === 'object' && 'column' in s && typeof s.column === 'string' ? s.column : undefined);
 
 function dataCell(row: Row, spec: Mapping['data'][string]): { value?: unknown; problem?: string } {
   if ('value' in spec) return { value: spec.value };
@@ -140,6 +142,17 @@ export function recordOfRow(mapping: Mapping, row: Row, defaults: RecordDefaults
     _type: type, _schema_version: '1.0.0', _event_at: eventAt, _vendor_ids: vendorIds,
     _product_id: productId, _project_ids: projectIds, _nature: mapping.nature ?? 'evidence', data,
   };
+  const columns: Record<string, string> = {};
+  const from = (path: string, spec: object | string | undefined) => {
+    const column = columnOf(spec);
+    if (column) columns[path] = column;
+  };
+  from('_type', mapping.type);
+  from('_event_at', mapping.event_at);
+  for (const [system, spec] of Object.entries(mapping.vendor_ids)) from(`_vendor_ids.${system}`, spec);
+  for (const [key, spec] of Object.entries(mapping.data)) from(`data.${key}`, spec);
+  from('_thread_id', mapping.thread_id);
+  from('_tags', Array.isArray(mapping.tags) ? undefined : mapping.tags);
   const thread = mapping.thread_id && valueOf(row, mapping.thread_id);
   if (thread) record._thread_id = thread;
   const participants = (mapping.participants ?? []).flatMap((p) => {
@@ -148,7 +161,10 @@ export function recordOfRow(mapping: Mapping, row: Row, defaults: RecordDefaults
     const id = (p.id && valueOf(row, p.id)) || email || name;
     if (!id) return [];
     const role = typeof p.role === 'object' ? cellOf(row, p.role.column)?.trim().toLowerCase() : p.role;
-    return [{ id, role: role ?? 'unknown', ...(name ? { name } : {}), ...(email ? { email } : {}) }];
+    return [{ spec: p, participant: { id, role: role ?? 'unknown', ...(name ? { name } : {}), ...(email ? { email } : {}) } }];
+  }).map(({ spec, participant }, i) => {
+    for (const field of ['id', 'name', 'email', 'role'] as const) from(`_participants[${i}].${field}`, spec[field]);
+    return participant;
   });
   if (participants.length) record._participants = participants;
   if (Array.isArray(mapping.tags)) record._tags = mapping.tags;
@@ -157,5 +173,5 @@ export function recordOfRow(mapping: Mapping, row: Row, defaults: RecordDefaults
     const tags = cell ? cell.split(mapping.tags.separator ?? ',').map((t) => t.trim()).filter(Boolean) : [];
     if (tags.length) record._tags = tags;
   }
-  return { ok: true, record };
+  return { ok: true, record, columns };
 }
