@@ -124,7 +124,7 @@ export function recordOfRow(mapping: Mapping, row: Row, defaults: RecordDefaults
   const vendorIds: Record<string, string> = {};
   for (const [system, s] of Object.entries(mapping.vendor_ids)) {
     const id = valueOf(row, s);
-    if (id === undefined) problems.push(`_vendor_ids.${system}: column "${'column' in s ? s.column : ''}" is empty`);
+    if (id === undefined) problems.push(`_vendor_ids.${system}: column "${columnOf(s) ?? ''}" is empty`);
     else vendorIds[system] = id.trim();
   }
   const productId = defaults.productId ?? mapping.product_id;
