@@ -11,7 +11,7 @@ import { createMcpApp, MCP_PATH } from '@loupe/mcp-server';
 import { createBoss, enqueue, ensureQueues, QUEUES, type Boss } from '@loupe/jobs';
 import { createWorker, type Worker } from '@loupe/worker';
 import { configuredEmbeddingVersion, startSemanticsThread, type SemanticsThread } from '@loupe/semantics';
-import { createSemanticSearch } from '@loupe/sources';
+import { createSemanticSearch, type SemanticSearch } from '@loupe/sources';
 import { createForwardingReceiver } from '@loupe/connectors/email';
 import { createMailer, startInboundSmtp, type InboundSmtp } from '@loupe/mail';
 import { isReplyAddress } from '@loupe/oauth';
@@ -55,6 +55,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
   boss.on('error', (err) => log.error({ err }, 'pg-boss error'));
   let worker: Worker | undefined;
   let searchThread: SemanticsThread | undefined;
+  let semanticSearch: SemanticSearch | undefined;
   let inboundSmtp: InboundSmtp | undefined;
   let http: Listening | undefined;
   let workerPool: Pool | undefined;
@@ -70,7 +71,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
     const storage = createStorage(config);
     // The MCP server's own semantics thread: query vectors and the in-memory source index (the worker has another).
     searchThread = startSemanticsThread({ embeddings: config.embeddings, priority: 'requests' });
-    const semanticSearch = createSemanticSearch({ pool: database.pool, semantics: searchThread });
+    semanticSearch = createSemanticSearch({ pool: database.pool, semantics: searchThread });
     const app = appShell(log, (a) => {
       a.use(inFlight.middleware);
       a.use(metrics.requests);
@@ -134,6 +135,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
     await http?.close(0);
     await worker?.stop().catch(() => {});
     await workerPool?.end().catch(() => {});
+    semanticSearch?.close();
     await searchThread?.close().catch(() => {});
     await boss.stop({ graceful: false, close: true }).catch(() => {});
     await database.close();
@@ -155,6 +157,7 @@ export async function startService({ config, log = createLogger(config.logLevel)
         await inboundSmtp?.close().catch(() => {});
         await worker?.stop();
         await workerPool?.end().catch(() => {});
+        semanticSearch?.close();
         await searchThread?.close().catch(() => {});
         await boss.stop({ graceful: true, close: true, timeout: config.shutdownTimeoutMs });
         await database.close();

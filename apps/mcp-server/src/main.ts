@@ -24,13 +24,14 @@ await boss.start();
 await ensureQueues(boss, config.jobs);
 let url = baseUrl(config);
 const metrics = createMetrics({ pool: database.pool, token: config.metricsToken, embeddingVersion: configuredEmbeddingVersion(config.embeddings) });
+const semanticSearch = createSemanticSearch({ pool: database.pool, semantics: startSemanticsThread({ embeddings: config.embeddings, priority: 'requests' }) });
 const app = appShell(log, (a) => {
   a.use(metrics.requests);
   a.use(metrics.router);
   a.use(healthRouter(databaseReadiness(database.pool, () => migrationsApplied(database.pool, migrationsDir)), drain));
   a.use(createMcpApp({
     baseUrl: () => url, pool: database.pool, db: database.db, clock: systemClock, log, servicePrefix: config.servicePrefix,
-    services: { boss, semanticSearch: createSemanticSearch({ pool: database.pool, semantics: startSemanticsThread({ embeddings: config.embeddings, priority: 'requests' }) }) },
+    services: { boss, semanticSearch },
     thirdParty: createThirdPartyGateway({ pool: database.pool, safeFetch: createSafeFetch({ allowLoopback: config.fetchAllowLoopback }), log }),
     observePhase: metrics.observeMcpPhase,
   }));
@@ -42,6 +43,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {
     await drain.begin(config.shutdownDrainMs);
     await server.close(config.shutdownTimeoutMs);
+    semanticSearch.close();
     await boss.stop({ graceful: true, close: true });
     await database.close();
     process.exit(0);

@@ -256,6 +256,7 @@ describe('evidence pages', () => {
       search: async (workspaceId, query) => (asked.push(`${workspaceId} ${query}`), { hits: workspaceId === ws ? [{ sourceId: src, position: null }] : [], indexing: false }),
       pending: async () => 0,
       reranker: () => async (_query, candidates) => ({ words: candidates.map(() => 0) }),
+      close: () => undefined,
     };
     const withMeaning = await startWebServer({ database: h.t, semanticSearch });
     try {

@@ -165,6 +165,46 @@ describe('semantic search of sources', () => {
     expect(again.hits[0]!.sourceId).toBe(billing);
   });
 
+  it('keeps a searched index fresh in the background, so a search does not wait to read what was written meanwhile (issue 46)', async () => {
+    const ops: Array<{ op: string; searching: boolean }> = [];
+    let searching = false;
+    const watched: SemanticsThread = {
+      ...semantics,
+      run: ((op: 'embed', args: never, transfer?: ArrayBuffer[]) => (ops.push({ op, searching }), semantics.run(op, args, transfer))) as SemanticsThread['run'],
+    };
+    const search = createSemanticSearch({ pool: t.pool, semantics: watched });
+    const ask = async (query: string) => {
+      searching = true;
+      try {
+        return await search.search(ws, query, {}, 3);
+      } finally {
+        searching = false;
+      }
+    };
+    let found = await ask('the spreadsheet import skips empty rows');
+    for (let i = 0; found.indexing && i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      found = await ask('the spreadsheet import skips empty rows');
+    }
+    const rows = await source(ws, 'Import', [['Ida', 'Importing our spreadsheet silently drops every row with an empty cell']]);
+    await embedPendingSources({ pool: t.pool, semantics }, ws);
+    ops.length = 0;
+    // Nobody searches for longer than a search would wait before catching up itself.
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(ops.filter((o) => o.op === 'index-upsert').length).toBeGreaterThan(0);
+    ops.length = 0;
+    expect((await ask('the spreadsheet import skips empty rows')).hits[0]!.sourceId).toBe(rows);
+    expect(ops.filter((o) => o.op === 'index-upsert')).toEqual([]);
+    // Stopped: nothing more is read in the background.
+    search.close();
+    await new Promise((r) => setTimeout(r, 100));
+    ops.length = 0;
+    await source(ws, 'Import again', [['Ida', 'The spreadsheet import still drops rows with an empty cell']]);
+    await embedPendingSources({ pool: t.pool, semantics }, ws);
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(ops).toEqual([]);
+  });
+
   it('drops a deleted source from a filled index within a second: the row is gone, its entry in source_deletions says so', async () => {
     const search = createSemanticSearch({ pool: t.pool, semantics });
     const refund = await source(ws, 'Refund', [['Eve', 'We want our money back for the unused licences of last year']]);
@@ -193,7 +233,8 @@ describe('semantic search of sources', () => {
   });
 
   it('fills an index again from the start when it was not brought up to date for longer than the deletion log is kept', async () => {
-    const search = createSemanticSearch({ pool: t.pool, semantics, refillAfterMs: 1_500 });
+    // Not searched for longer than its background refresh lasts: the refill is what keeps it right.
+    const search = createSemanticSearch({ pool: t.pool, semantics, refillAfterMs: 1_500, keepFreshForMs: 100 });
     const gone = await source(ws, 'Invoices', [['Flo', 'Our invoices in PDF have the wrong VAT number printed on them']]);
     await embedPendingSources({ pool: t.pool, semantics }, ws);
     let found = await search.search(ws, 'wrong VAT number printed on PDF invoices', {}, 3);

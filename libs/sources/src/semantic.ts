@@ -96,6 +96,15 @@ export async function pendingSemanticSources(db: Queryable, workspaceId: string,
 const LOAD_PAGE = 2_000;
 /** A workspace's index is brought up to date before a search when it is older than this. */
 const REFRESH_MS = 1_000;
+/**
+ * While a workspace is searched, its index is brought up to date this often in the background, so a
+ * search rarely waits for a refresh: while records poured in, the search that found its index a second
+ * old read and indexed that second's sources first (thousands of rows under a bulk load), and those
+ * searches made the tail of find_sources' latency (issue 46).
+ */
+const KEEP_FRESH_EVERY_MS = 400;
+/** The background refresh of a workspace stops when it was not searched for this long. */
+const KEEP_FRESH_FOR_MS = 60_000;
 
 /** Where an index's reading of changes stands: the rows after (transaction, source id), in that order. */
 interface ChangeCursor {
@@ -115,9 +124,13 @@ interface Collection {
   after: ChangeCursor;
   /** Whether the index holds every source embedded at the time it was filled (false while filling). */
   complete: boolean;
+  /** When the last finished refresh started: the index holds every change committed before. */
   refreshedAt: number;
   /** The fill or refresh in progress. */
   running?: Promise<void>;
+  /** When it was last searched, and the timer that keeps it fresh meanwhile. */
+  searchedAt: number;
+  keepFresh?: NodeJS.Timeout;
 }
 
 export interface SemanticResult {
@@ -134,6 +147,8 @@ export interface SemanticSearch {
   pending(workspaceId: string): Promise<number>;
   /** The second stage of a search's ranking (./rerank) for this workspace: by meaning with feedback, and word by word. */
   reranker(workspaceId: string): Reranker;
+  /** Stops refreshing indexes in the background (the service is stopping). */
+  close(): void;
 }
 
 /**
@@ -169,10 +184,12 @@ export const SEMANTIC_MIN_SCORE = 0.3;
  */
 const REFILL_AFTER_MS = 12 * 3600 * 1000;
 
-export function createSemanticSearch(deps: { pool: pg.Pool; semantics: SemanticsThread; refillAfterMs?: number }): SemanticSearch {
+export function createSemanticSearch(deps: { pool: pg.Pool; semantics: SemanticsThread; refillAfterMs?: number; keepFreshForMs?: number }): SemanticSearch {
   const refillAfterMs = deps.refillAfterMs ?? REFILL_AFTER_MS;
+  const keepFreshForMs = deps.keepFreshForMs ?? KEEP_FRESH_FOR_MS;
   const collections = new Map<string, Collection>();
   const pendingCounts = new Map<string, { at: number; count: Promise<number> }>();
+  let closed = false;
 
   async function readPage(workspaceId: string, after: ChangeCursor, version: string): Promise<{ items: IndexItem[]; removed: string[]; last: ChangeCursor; horizon: string }> {
     const { rows } = await deps.pool.query<{ horizon: string; id: string | null; v: Buffer | null; version: string | null; product_id: string; type: string; nature: string; at: Date; projects: string[] | null; xid: string }>(
@@ -212,6 +229,7 @@ export function createSemanticSearch(deps: { pool: pg.Pool; semantics: Semantics
    * if that is further): what was read past it is read again next time.
    */
   async function catchUp(workspaceId: string, c: Collection, version: string): Promise<void> {
+    const started = Date.now();
     let cursor = c.after;
     let horizon: string | undefined;
     for (;;) {
@@ -235,7 +253,7 @@ export function createSemanticSearch(deps: { pool: pg.Pool; semantics: Semantics
     }
     c.after = BigInt(horizon!) > BigInt(c.after.xid) ? { xid: horizon!, id: '' } : c.after;
     c.complete = true;
-    c.refreshedAt = Date.now();
+    c.refreshedAt = started;
   }
 
   function refresh(workspaceId: string, c: Collection, version: string): Promise<void> {
@@ -243,6 +261,22 @@ export function createSemanticSearch(deps: { pool: pg.Pool; semantics: Semantics
       c.running = undefined;
     });
     return c.running;
+  }
+
+  /** Refreshes a complete index every KEEP_FRESH_EVERY_MS until it goes unsearched for keepFreshForMs. */
+  function keepFresh(workspaceId: string, c: Collection, version: string): void {
+    c.searchedAt = Date.now();
+    if (c.keepFresh || closed) return;
+    c.keepFresh = setInterval(() => {
+      if (Date.now() - c.searchedAt > keepFreshForMs || collections.get(workspaceId) !== c) {
+        clearInterval(c.keepFresh);
+        c.keepFresh = undefined;
+      } else if (c.complete && !c.running) {
+        // A failure is met again by the next search, which awaits its own refresh.
+        refresh(workspaceId, c, version).catch(() => undefined);
+      }
+    }, KEEP_FRESH_EVERY_MS);
+    c.keepFresh.unref();
   }
 
   return {
@@ -266,7 +300,7 @@ export function createSemanticSearch(deps: { pool: pg.Pool; semantics: Semantics
       const info = { version: await deps.semantics.version() };
       let c = collections.get(workspaceId);
       if (!c) {
-        c = { after: FROM_THE_START, complete: false, refreshedAt: 0 };
+        c = { after: FROM_THE_START, complete: false, refreshedAt: 0, searchedAt: 0 };
         collections.set(workspaceId, c);
       } else if (c.complete && !c.running && Date.now() - c.refreshedAt > refillAfterMs) {
         c.after = FROM_THE_START;
@@ -274,6 +308,7 @@ export function createSemanticSearch(deps: { pool: pg.Pool; semantics: Semantics
       }
       if (c.complete && Date.now() - c.refreshedAt > REFRESH_MS) await refresh(workspaceId, c, info.version);
       else if (!c.complete) void refresh(workspaceId, c, info.version).catch(() => undefined);
+      keepFresh(workspaceId, c, info.version);
       const filter: IndexFilter = {
         product: filters.productId, type: filters.sourceType, nature: filters.nature, project: filters.projectId,
         since: filters.since?.getTime(), until: filters.until?.getTime(),
@@ -286,6 +321,10 @@ export function createSemanticSearch(deps: { pool: pg.Pool; semantics: Semantics
       }
       if (out.unavailable !== undefined) return { hits: [], indexing: !c.complete, unavailable: true };
       return { hits: out.hits.map((h) => ({ sourceId: h.id, position: null })), indexing: !c.complete };
+    },
+    close() {
+      closed = true;
+      for (const c of collections.values()) clearInterval(c.keepFresh);
     },
   };
 }
