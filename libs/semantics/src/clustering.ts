@@ -41,6 +41,7 @@ export interface ClusterOptions {
    * Absent: no smoothing. Larger sets are not smoothed: on CLINC150 × 100 (15,000 texts) smoothing then cost NMI (0.754 with neighbours
    * found within cells of CELL_LIMIT, 0.787 within cells of 5,000, against 0.792 unsmoothed and 0.824
    * smoothed exactly), and finding neighbours across cells costs as much as the clustering.
+   * After the cut, a vector left alone joins the cluster of its nearest neighbour (`attachAlone`).
    */
   neighbours?: { count: number; threshold: number } | undefined;
 }
@@ -56,7 +57,7 @@ export interface ClusterOptions {
  * than computed again: with B = I + A/k (A the neighbours), the smoothed dot products are B·S·Bᵀ, which
  * costs n²·2k additions instead of n² dot products.
  */
-function smoothed(vectors: Float32Array, dims: number, k: number, floor: number): { vectors: Float32Array; similarity: Float32Array } {
+function smoothed(vectors: Float32Array, dims: number, k: number, floor: number): { vectors: Float32Array; similarity: Float32Array; near: Int32Array } {
   const n = vectors.length / dims;
   const similarity = similarityMatrix(vectors, dims, Int32Array.from({ length: n }, (_, i) => i));
   const near = nearestNeighbours(similarity, n, k, floor);
@@ -71,7 +72,45 @@ function smoothed(vectors: Float32Array, dims: number, k: number, floor: number)
   }
   for (let i = 0; i < n; i++) similarity[i * n + i] = dotAt(vectors, i * dims, vectors, i * dims, dims);
   drawSimilarity(similarity, n, near, k);
-  return { vectors: out, similarity };
+  return { vectors: out, similarity, near };
+}
+
+/**
+ * A vector alone in its cluster after the cut joins the cluster of its nearest neighbour (of `near`:
+ * at least the raw cut alike), when that cluster holds more than one: a theme said once in an odd
+ * way is one more piece of evidence for the theme it is closest to, as HDBSCAN and BERTopic hand
+ * their outliers to the nearest cluster, instead of one more opportunity. Two lone vectors do not
+ * pair up, and one with no neighbour that close stays alone. CLINC150 within one domain at 20 per
+ * intent (banking): 3.27 opportunities per intent → 2.60, NMI 0.798 → 0.793, ARI 0.568 → 0.569.
+ * Members and sums change in place; a cluster emptied keeps size 0.
+ */
+export function attachAlone(members: number[][], sums: Float32Array, sizes: Int32Array, near: Int32Array, k: number, raw: Float32Array, vectors: Float32Array, dims: number) {
+  const groupOf = new Int32Array(raw.length / dims);
+  members.forEach((list, g) => list.forEach((i) => (groupOf[i] = g)));
+  const before = Int32Array.from(sizes);
+  members.forEach((list, g) => {
+    if (before[g] !== 1) return;
+    const i = list[0]!;
+    let nearest = -1;
+    let best = -Infinity;
+    for (let q = i * k; q < i * k + k; q++) {
+      const j = near[q]!;
+      if (j < 0 || before[groupOf[j]!]! < 2) continue;
+      const s = dotAt(raw, i * dims, raw, j * dims, dims);
+      if (s > best) {
+        best = s;
+        nearest = j;
+      }
+    }
+    if (nearest < 0) return;
+    const to = groupOf[nearest]!;
+    members[to]!.push(i);
+    list.length = 0;
+    sizes[to]!++;
+    sizes[g] = 0;
+    for (let d = 0; d < dims; d++) sums[to * dims + d]! += vectors[i * dims + d]!;
+    sums.fill(0, g * dims, g * dims + dims);
+  });
 }
 
 /** Each row's `k` most similar others at least `floor` alike, from the similarity matrix (-1: fewer than k). */
@@ -348,6 +387,7 @@ export function clusterVectors(input: Float32Array, dims: number, options: Clust
     sizes[g] = list.length;
     for (const i of list) for (let d = 0; d < dims; d++) sums[g * dims + d]! += vectors[i * dims + d]!;
   });
+  if (drawn) attachAlone(members, sums, sizes, drawn.near, smooth!.count, input, vectors, dims);
   if (cells.length > 1) mergeAcrossCells(members, sums, sizes, cellOf, cells.length, dims, threshold);
   // Number the surviving clusters by first appearance in the input.
   const labels = new Int32Array(n).fill(-1);

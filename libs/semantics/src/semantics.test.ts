@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { clusterVectors, assignToClusters } from './clustering';
+import { attachAlone, clusterVectors, assignToClusters } from './clustering';
 import { commonComponent, withoutCommon } from './common';
 import { createEmbedder, LEXICAL_DIMS } from './embed';
 import { loadWordVectors } from './model';
@@ -104,6 +104,24 @@ describe('clustering', () => {
     // Beyond the exact path nothing is smoothed: the cells give what the raw vectors give.
     const cells = clusterVectors(vectors, dims, { threshold: 0.35, exactLimit: 60, neighbours: { count: 5, threshold: 0.4 } });
     expect(clustersOf(cells.labels, 'A')).toBeGreaterThan(2);
+  });
+
+  it('a vector left alone by the cut joins its nearest neighbour\'s cluster; two lone ones do not pair, one without a close neighbour stays', () => {
+    const dims = 3;
+    // Raw vectors: 0–2 a theme, 3 alone but near 2 (0.6) and nearer still to 4 (0.8), 4 alone, 5 alone with no neighbour.
+    const raw = Float32Array.from([1, 0, 0, 0.99, 0.14, 0, 0.8, 0.6, 0, 0.6, 0.8, 0, 0.28, 0.96, 0, 0, 0, 1]);
+    const drawn = raw.map((x) => x * 2); // as clustered (drawn toward neighbours): the sums take these
+    const members = [[0, 1, 2], [3], [4], [5]];
+    const sizes = Int32Array.from([3, 1, 1, 1]);
+    const sums = new Float32Array(4 * dims);
+    members.forEach((list, g) => list.forEach((i) => { for (let d = 0; d < dims; d++) sums[g * dims + d]! += drawn[i * dims + d]!; }));
+    // Two nearest neighbours each, at least the cut alike (-1: none).
+    const near = Int32Array.from([1, 2, 0, 2, 1, 3, 4, 2, 3, -1, -1, -1]);
+    attachAlone(members, sums, sizes, near, 2, raw, drawn, dims);
+    expect(members).toEqual([[0, 1, 2, 3], [], [4], [5]]);
+    expect([...sizes]).toEqual([4, 0, 1, 1]);
+    expect([...sums.subarray(0, dims)].map((x) => +x.toFixed(3))).toEqual([6.78, 3.08, 0]);
+    expect([...sums.subarray(dims, 2 * dims)]).toEqual([0, 0, 0]);
   });
 
   it('a product is drawn toward neighbours only from 50 texts, when its common directions are removed; no opportunity then mixes themes', () => {
