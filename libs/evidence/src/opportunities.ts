@@ -4,7 +4,7 @@
  *     word vectors), computed by the worker and stored with the signal;
  *  2. cluster: vectors are centred on the product's common component and grouped by average link at
  *     OPPORTUNITY_THRESHOLD (no chaining: two themes merge only when their signals are alike on average);
- *     up to 5,000 signals each is first drawn toward its nearest neighbours (OPPORTUNITY_NEIGHBOURS), so
+ *     from 50 to 20,000 signals each is first drawn toward its nearest neighbours (OPPORTUNITY_NEIGHBOURS), so
  *     one theme said several ways becomes one opportunity rather than a piece per wording, and a signal
  *     the cut leaves alone joins its nearest neighbour's opportunity;
  *  3. name: an opportunity is titled after its most central signal, and its distinctive words are the
@@ -29,7 +29,7 @@ import { subtitleOf } from './subtitle';
 /** Average cosine (centred vectors) at which signals share an opportunity: measured with tools/eval (npm run eval:evidence). */
 export const OPPORTUNITY_THRESHOLD = 0.35;
 /**
- * A full re-clustering of 50 to 5,000 signals (see recluster) draws each signal toward its 5 nearest
+ * A full re-clustering of 50 to 20,000 signals (see recluster) draws each signal toward its 5 nearest
  * neighbours that are at least OPPORTUNITY_THRESHOLD alike, then cuts at 0.4 (CLINC150 × 30 in process:
  * 2.10 opportunities per intent against 3.96, NMI 0.849 against 0.853, ARI 0.531 against 0.510; within
  * one domain the gain is larger, see docs/architecture/opportunities.md). Placement between

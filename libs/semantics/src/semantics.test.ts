@@ -101,9 +101,15 @@ describe('clustering', () => {
     expect(clustersOf(smooth.labels, 'B')).toBe(1);
     expect(smooth.labels[0]).not.toBe(smooth.labels[60]);
     expect(smooth.sizes.length).toBe(3);
-    // Beyond the exact path nothing is smoothed: the cells give what the raw vectors give.
+    // Beyond the exact path the neighbours are found within cells (of 60 here), and the arcs are joined all the same.
     const cells = clusterVectors(vectors, dims, { threshold: 0.35, exactLimit: 60, neighbours: { count: 5, threshold: 0.4 } });
-    expect(clustersOf(cells.labels, 'A')).toBeGreaterThan(2);
+    expect(clustersOf(cells.labels, 'A')).toBe(1);
+    expect(clustersOf(cells.labels, 'B')).toBe(1);
+    expect(cells.labels[0]).not.toBe(cells.labels[60]);
+    // Beyond smoothLimit nothing is smoothed: the cells give what the raw vectors give.
+    const large = clusterVectors(vectors, dims, { threshold: 0.35, exactLimit: 60, smoothLimit: 100, neighbours: { count: 5, threshold: 0.4 } });
+    expect([...large.labels]).toEqual([...clusterVectors(vectors, dims, { threshold: 0.35, exactLimit: 60 }).labels]);
+    expect(clustersOf(large.labels, 'A')).toBeGreaterThan(2);
   });
 
   it('a vector left alone by the cut joins its nearest neighbour\'s cluster; two lone ones do not pair, one without a close neighbour stays', () => {
