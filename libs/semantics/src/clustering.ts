@@ -406,12 +406,12 @@ export function clusterVectors(input: Float32Array, dims: number, options: Clust
   const all = new Int32Array(n).map((_, i) => i);
   const exact = n <= exactLimit;
   const smooth = n > 1 && n <= (options.smoothLimit ?? SMOOTH_LIMIT) ? options.neighbours : undefined;
-  const drawn = !smooth ? undefined
+  const drawn: { vectors: Float32Array; near: Int32Array; similarity?: Float32Array } | undefined = !smooth ? undefined
     : exact ? smoothed(input, dims, smooth.count, options.threshold)
     : smoothedInCells(input, dims, smooth.count, options.threshold, exactLimit);
   const vectors = drawn ? drawn.vectors : input;
   const cells = exact ? [all] : partition(vectors, dims, all, Math.min(CELL_LIMIT, exactLimit));
-  const similarity = drawn && 'similarity' in drawn ? drawn.similarity : undefined;
+  const similarity = drawn?.similarity;
   const threshold = smooth ? smooth.threshold : options.threshold;
   // Clusters of every cell: members, sum, size.
   const members: number[][] = [];
