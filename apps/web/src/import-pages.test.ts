@@ -148,7 +148,7 @@ describe('the File import pages', () => {
     expect(preview).toContain('Mapping saved for this workspace');
     expect(preview).toContain('Preview of the first 4 rows');
     expect(preview).toContain('2 of 4 would be stored; 2 would be refused');
-    expect(preview).toMatch(/line 4<\/th>.*Refused.*_event_at: &quot;yesterday&quot; in column &quot;Created at&quot; does not fit the format iso/s);
+    expect(preview).toMatch(/line 4<\/th>.*Refused.*_event_at: &quot;yesterday&quot; in column &quot;Created at&quot; does not fit the format iso \(like 2026-11-20 or 2026-11-20 10:05\)/s);
     expect(preview).toMatch(/line 5<\/th>.*Refused.*_participants\[0\]\.email/s);
     expect(preview).toMatch(/line 3<\/th>.*Export is slow.*Valid/s);
     const saved = await h.pool.query('SELECT name, mapping->>\'type\' AS type, created_by IS NOT NULL AS by FROM import_mappings WHERE workspace_id = $1', [ws.ws]);

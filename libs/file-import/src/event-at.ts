@@ -58,6 +58,14 @@ function byPattern(text: string, pattern: string): Date | undefined {
   return date.getUTCMonth() === mo - 1 && date.getUTCDate() === d && part('HH') < 24 && part('mm') < 60 && part('ss') < 60 ? date : undefined;
 }
 
+/** A format as a person reads it in a refusal: the named ones with what they look like, a pattern as written. */
+export function describeEventAtFormat(format = 'iso'): string {
+  if (format === 'iso') return 'iso (like 2026-11-20 or 2026-11-20 10:05)';
+  if (format === 'unix') return 'unix (seconds since 1970)';
+  if (format === 'unix_ms') return 'unix_ms (milliseconds since 1970)';
+  return format;
+}
+
 /** True when `format` is one `eventAtOf` understands. */
 export function isEventAtFormat(format: string): boolean {
   return format === 'iso' || format === 'unix' || format === 'unix_ms' || TOKENS.some((t) => format.includes(t));

@@ -59,7 +59,7 @@ describe('the mapping schema', () => {
     expect(wrongEmail.problems).toEqual(['_participants[0].email: Invalid email address (column "email": "kim@")']);
     expect(recordOfRow(reviews, { id: '', at: 'soon', rating: 'two' }, { productId: 'prod_1', projectIds: ['proj_1'] })).toEqual({
       ok: false,
-      problems: ['_event_at: "soon" in column "at" does not fit the format unix', '_vendor_ids.appstore: column "id" is empty', 'data.rating: "two" in column "rating" is not a number'],
+      problems: ['_event_at: "soon" in column "at" does not fit the format unix (seconds since 1970)', '_vendor_ids.appstore: column "id" is empty', 'data.rating: "two" in column "rating" is not a number'],
     });
   });
 

@@ -1,6 +1,6 @@
 import { NATURES, RECORD_TYPES } from '@loupe/records';
 import { z } from 'zod';
-import { eventAtOf, isEventAtFormat } from './event-at';
+import { describeEventAtFormat, eventAtOf, isEventAtFormat } from './event-at';
 
 /** A value taken from a column of the row (CSV header name, or a JSON key; `a.b` reaches into nested objects) or a constant. */
 const columnSource = z.strictObject({ column: z.string().min(1, 'must name a column') });
@@ -120,7 +120,7 @@ export function recordOfRow(mapping: Mapping, row: Row, defaults: RecordDefaults
   const when = cellOf(row, mapping.event_at.column);
   const eventAt = when === undefined ? undefined : eventAtOf(when, mapping.event_at.format);
   if (when === undefined) problems.push(`_event_at: column "${mapping.event_at.column}" is empty`);
-  else if (!eventAt) problems.push(`_event_at: "${when}" in column "${mapping.event_at.column}" does not fit the format ${mapping.event_at.format ?? 'iso'}`);
+  else if (!eventAt) problems.push(`_event_at: "${when}" in column "${mapping.event_at.column}" does not fit the format ${describeEventAtFormat(mapping.event_at.format)}`);
   const vendorIds: Record<string, string> = {};
   for (const [system, s] of Object.entries(mapping.vendor_ids)) {
     const id = valueOf(row, s);

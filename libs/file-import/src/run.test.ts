@@ -145,7 +145,7 @@ describe('an import', () => {
     expect(await runFileImport({ ...deps(), rowsPerSlice: 10 }, workspaceId, first)).toEqual({ status: 'done', rowsRead: 25, stored: 22, duplicates: 0, refused: 3 });
     const done = (await getFileImport(t.pool, workspaceId, first))!;
     expect(done.refusals).toEqual([
-      { where: { line: 6 }, problems: ['_event_at: "yesterday" in column "Created at" does not fit the format iso'] },
+      { where: { line: 6 }, problems: ['_event_at: "yesterday" in column "Created at" does not fit the format iso (like 2026-11-20 or 2026-11-20 10:05)'] },
       { where: { line: 11 }, problems: [expect.stringMatching(/^_participants\[0\]\.email: /)] },
       { where: { line: 22 }, problems: ['_vendor_ids.helpdesk: column "Ticket ID" is empty'] },
     ]);
@@ -166,7 +166,7 @@ describe('an import', () => {
     expect(await runFileImport(deps(), workspaceId, id)).toEqual({ status: 'done', rowsRead: 3, stored: 1, duplicates: 0, refused: 2 });
     expect((await getFileImport(t.pool, workspaceId, id))!.refusals).toEqual([
       { where: { line: 2 }, problems: [expect.stringMatching(/^_vendor_ids\.nul: contains a NUL character/)] },
-      { where: { line: 3 }, problems: ['_event_at: "2026-11-20\ufffd" in column "Created at" does not fit the format iso'] },
+      { where: { line: 3 }, problems: ['_event_at: "2026-11-20\ufffd" in column "Created at" does not fit the format iso (like 2026-11-20 or 2026-11-20 10:05)'] },
     ]);
   });
 
@@ -218,7 +218,7 @@ describe('an import', () => {
     expect(progress.every((n) => n % 1000 === 0)).toBe(true);
     const done = (await getFileImport(t.pool, workspaceId, first))!;
     expect(done.refusals.map((r) => ('line' in r.where ? r.where.line : 0))).toEqual([...bad.keys()].sort((a, b) => a - b));
-    expect(done.refusals.find((r) => 'line' in r.where && r.where.line === 1008)!.problems).toEqual(['_event_at: "not a date" in column "Created at" does not fit the format iso']);
+    expect(done.refusals.find((r) => 'line' in r.where && r.where.line === 1008)!.problems).toEqual(['_event_at: "not a date" in column "Created at" does not fit the format iso (like 2026-11-20 or 2026-11-20 10:05)']);
     expect(await storedRecords('big')).toBe(100_000 - bad.size);
 
     const second = await queueImport(file, mapping);
