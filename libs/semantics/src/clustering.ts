@@ -100,11 +100,10 @@ function drawnTowardNeighbours(vectors: Float32Array, dims: number, k: number, f
  * the raw vectors); `near` in input positions. Neighbours across a cell's border are missed, which the
  * cells of average link, made again on the smoothed vectors, partly make up for.
  */
-function smoothedInCells(input: Float32Array, dims: number, k: number, floor: number, cellLimit: number): { vectors: Float32Array; near: Int32Array } {
-  const n = input.length / dims;
+function smoothedInCells(input: Float32Array, dims: number, all: Int32Array, k: number, floor: number, cellLimit: number): { vectors: Float32Array; near: Int32Array } {
   const vectors = new Float32Array(input.length);
-  const near = new Int32Array(n * k).fill(-1);
-  for (const cell of partition(input, dims, Int32Array.from({ length: n }, (_, i) => i), cellLimit)) {
+  const near = new Int32Array(all.length * k).fill(-1);
+  for (const cell of partition(input, dims, all, cellLimit)) {
     const local = new Float32Array(cell.length * dims);
     cell.forEach((i, r) => local.set(input.subarray(i * dims, i * dims + dims), r * dims));
     const drawn = drawnTowardNeighbours(local, dims, k, floor);
@@ -408,7 +407,7 @@ export function clusterVectors(input: Float32Array, dims: number, options: Clust
   const smooth = n > 1 && n <= (options.smoothLimit ?? SMOOTH_LIMIT) ? options.neighbours : undefined;
   const drawn: { vectors: Float32Array; near: Int32Array; similarity?: Float32Array } | undefined = !smooth ? undefined
     : exact ? smoothed(input, dims, smooth.count, options.threshold)
-    : smoothedInCells(input, dims, smooth.count, options.threshold, exactLimit);
+    : smoothedInCells(input, dims, all, smooth.count, options.threshold, exactLimit);
   const vectors = drawn ? drawn.vectors : input;
   const cells = exact ? [all] : partition(vectors, dims, all, Math.min(CELL_LIMIT, exactLimit));
   const similarity = drawn?.similarity;
