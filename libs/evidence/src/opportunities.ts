@@ -6,7 +6,8 @@
  *     OPPORTUNITY_THRESHOLD (no chaining: two themes merge only when their signals are alike on average);
  *     from 50 to 20,000 signals each is first drawn toward its nearest neighbours (OPPORTUNITY_NEIGHBOURS), so
  *     one theme said several ways becomes one opportunity rather than a piece per wording, and a signal
- *     the cut leaves alone joins its nearest neighbour's opportunity;
+ *     the cut leaves alone joins its nearest neighbour's opportunity; in that range the signals are also
+ *     compared by the product's own vocabulary (latent vectors of their texts, LATENT_SHARE of each similarity);
  *  3. name: an opportunity is titled after its most central signal, and its distinctive words are the
  *     class-based TF-IDF terms of its members' keywords.
  * New or changed signals are placed incrementally (each joins the opportunity its vector is most like on
@@ -19,7 +20,7 @@
 import type pg from 'pg';
 import { withTransaction } from '@loupe/db';
 import type { Clock } from '@loupe/http';
-import { withoutCommon, type CommonComponent, type EmbeddingInfo, type SemanticsThread } from '@loupe/semantics';
+import { LATENT_SHARE, SMOOTH_LIMIT, withoutCommon, type CommonComponent, type EmbeddingInfo, type SemanticsThread } from '@loupe/semantics';
 import { addChanges, loadClusteringState, saveClusteringState, type ClusteringState } from './clustering-state';
 import { lockProduct } from './product-lock';
 import { COMPANY_KEY_SQL, refreshImpact, type Impact } from './impact';
@@ -43,7 +44,7 @@ export const OPPORTUNITY_NEIGHBOURS = { count: 5, threshold: 0.4 };
  * Names the grouping method; saved with each full clustering. A product last clustered by another
  * method is clustered in full at its next update, and the worker queues one at start (the backfill).
  */
-export const CLUSTERING_METHOD = `average-link-${OPPORTUNITY_THRESHOLD}+neighbours-${OPPORTUNITY_NEIGHBOURS.count}-${OPPORTUNITY_NEIGHBOURS.threshold}+lone-to-nearest`;
+export const CLUSTERING_METHOD = `average-link-${OPPORTUNITY_THRESHOLD}+neighbours-${OPPORTUNITY_NEIGHBOURS.count}-${OPPORTUNITY_NEIGHBOURS.threshold}+lone-to-nearest+latent-${LATENT_SHARE}`;
 /** Products with at most this many signals are re-clustered in full after every change (well under a second). */
 export const SMALL_PRODUCT = 2_000;
 /** Larger products are re-clustered in full once this share of their signals changed since the last time. */
@@ -53,6 +54,8 @@ export const SETTLE_MAX = 20_000;
 const EMBED_SLICE = 1_000;
 const PLACE_SLICE = 500;
 const READ_PAGE = 2_000;
+/** Characters of a signal read for its latent vector: a signal is a short claim, its gist is at the start. */
+const LATENT_TEXT_CHARS = 2_000;
 /** A full re-clustering that rewrote at least this many rows vacuums what it left behind. */
 const VACUUM_AFTER = 10_000;
 
@@ -369,6 +372,8 @@ export { subtitleOf };
 
 type ClusterRow = {
   id: string; content_hash: string; type: string; company: string | null; updated_at: Date; cluster_pending: boolean; embedding: Buffer | null; keywords: string[] | null;
+  /** What the signal says (title, content, theme; the start of a long one), for the latent vectors over the product's own words. */
+  text: string;
   /** The opportunity a person put it in (pinned), if any. */
   pinned_to: string | null;
 };
@@ -423,6 +428,7 @@ async function reclusterOnce(deps: OpportunityDeps, workspaceId: string, product
   await time('read', async () => { for (;;) {
     const { rows: page } = await deps.pool.query<ClusterRow>(
       `SELECT s.id, s.content_hash, t.key AS type, ${COMPANY_KEY_SQL('s')} AS company, s.updated_at, s.cluster_pending, s.embedding, s.keywords,
+              left(s.title || E'\n' || s.content || E'\n' || coalesce(s.theme, ''), ${LATENT_TEXT_CHARS}) AS text,
               CASE WHEN s.pinned THEN (SELECT os.opportunity_id FROM opportunity_signals os WHERE os.signal_id = s.id) END AS pinned_to
          FROM signals s JOIN signal_types t ON t.id = s.type_id
         WHERE s.workspace_id = $1 AND s.product_id = $2 AND s.id > $3 AND s.embedding_version = $4
@@ -463,6 +469,8 @@ async function reclusterOnce(deps: OpportunityDeps, workspaceId: string, product
     dims,
     denseDims: info.denseDims,
     keywords: rows.map((r) => r.keywords ?? []),
+    // Beyond SMOOTH_LIMIT the thread would not use them.
+    texts: rows.length <= SMOOTH_LIMIT ? rows.map((r) => r.text) : undefined,
     // The order of arrival must not matter: cluster in content order (sorted in the thread).
     orderKeys: rows.map((r) => `${r.content_hash}\u0000${r.id}`),
     threshold: OPPORTUNITY_THRESHOLD,

@@ -1,5 +1,6 @@
-import { clusterVectors } from './clustering';
+import { clusterVectors, SMOOTH_LIMIT } from './clustering';
 import { commonComponent, withoutCommon, type CommonComponent } from './common';
+import { latentRank, latentVectors } from './latent';
 import { isZero } from './vectors';
 
 /**
@@ -22,6 +23,12 @@ export interface ReclusterInput {
    * 33-signal fixture of libs/evidence).
    */
   neighbours?: { count: number; threshold: number } | undefined;
+  /**
+   * The texts, in input order. With them, a set that is smoothed (50 to SMOOTH_LIMIT texts) is grouped on
+   * each text's vector joined with its latent vector over the set's own vocabulary (./latent), weighing
+   * LATENT_SHARE of every similarity.
+   */
+  texts?: string[] | undefined;
   /** Terms per cluster. */
   terms?: number | undefined;
   /**
@@ -39,6 +46,34 @@ export interface ReclusterOutput {
   sizes: Int32Array;
   central: Int32Array;
   terms: string[][];
+}
+
+/**
+ * Share of a similarity that comes from the latent vectors over the set's own words when texts are given
+ * (the rest from the texts' vectors): CLINC150 within one domain at 20 per intent, banking 2.60 → 2.00
+ * clusters per intent, NMI 0.793 → 0.814, ARI 0.569 → 0.625; all 150 intents × 30, 1.94 → 1.59, NMI
+ * 0.848 → 0.854, ARI 0.530 → 0.541 (docs/adr/0015).
+ */
+export const LATENT_SHARE = 0.3;
+
+/**
+ * The centred vectors (n × dims) joined with the texts' latent vectors (n × rank), weighted
+ * 1 − LATENT_SHARE : LATENT_SHARE in squares, so each row stays at unit length and a dot product blends the
+ * two similarities.
+ */
+function withLatent(centred: Float32Array, dims: number, texts: readonly string[]): { vectors: Float32Array; dims: number } {
+  const n = texts.length;
+  const rank = latentRank(n);
+  const latent = latentVectors(texts, rank);
+  const joined = dims + rank;
+  const out = new Float32Array(n * joined);
+  const a = Math.sqrt(1 - LATENT_SHARE);
+  const b = Math.sqrt(LATENT_SHARE);
+  for (let i = 0; i < n; i++) {
+    for (let d = 0; d < dims; d++) out[i * joined + d] = a * centred[i * dims + d]!;
+    for (let r = 0; r < rank; r++) out[i * joined + dims + r] = b * latent[i * rank + r]!;
+  }
+  return { vectors: out, dims: joined };
 }
 
 /** The common component is estimated from at most this many texts (evenly spaced in sort order): beyond, it no longer changes. */
@@ -64,11 +99,12 @@ export function recluster(input: ReclusterInput): ReclusterOutput {
   const common = commonComponent(evenSample(input.vectors, dims, order, COMMON_SAMPLE), dims, input.denseDims);
   const centred = new Float32Array(input.vectors.length);
   order.forEach((from, at) => centred.set(withoutCommon(input.vectors.subarray(from * dims, from * dims + dims), common), at * dims));
-  const sorted = clusterVectors(centred, dims, {
-    threshold: input.threshold,
-    exactLimit: input.exactLimit,
-    neighbours: isZero(common.direction) ? undefined : input.neighbours,
-  });
+  const neighbours = isZero(common.direction) ? undefined : input.neighbours;
+  const texts = input.texts;
+  const grouped = neighbours && texts && n <= SMOOTH_LIMIT ? withLatent(centred, dims, order.map((from) => texts[from]!)) : { vectors: centred, dims };
+  const sorted = clusterVectors(grouped.vectors, grouped.dims, { threshold: input.threshold, exactLimit: input.exactLimit, neighbours });
+  // The sums as placement compares with them: of the members' own part, back to its scale.
+  const sums = grouped.dims === dims ? sorted.sums : ownPart(sorted.sums, grouped.dims, dims);
   // Back to input positions (the centred vectors too, for the central members below).
   const labels = new Int32Array(n);
   const inputCentred = new Float32Array(input.vectors.length);
@@ -76,7 +112,7 @@ export function recluster(input: ReclusterInput): ReclusterOutput {
     labels[from] = sorted.labels[at]!;
     inputCentred.set(centred.subarray(at * dims, at * dims + dims), from * dims);
   });
-  const clusters = { labels, sums: sorted.sums, sizes: sorted.sizes };
+  const clusters = { labels, sums, sizes: sorted.sizes };
   const k = clusters.sizes.length;
   const central = new Int32Array(k).fill(-1);
   const best = new Float64Array(k).fill(-Infinity);
@@ -90,6 +126,15 @@ export function recluster(input: ReclusterInput): ReclusterOutput {
     }
   }
   return { common, ...clusters, central, terms: classTerms(input.keywords, clusters.labels, k, input.terms ?? 5) };
+}
+
+/** The first `dims` values of each joined row, undoing withLatent's weight. */
+function ownPart(joined: Float32Array, joinedDims: number, dims: number): Float32Array {
+  const k = joined.length / joinedDims;
+  const out = new Float32Array(k * dims);
+  const scale = 1 / Math.sqrt(1 - LATENT_SHARE);
+  for (let c = 0; c < k; c++) for (let d = 0; d < dims; d++) out[c * dims + d] = joined[c * joinedDims + d]! * scale;
+  return out;
 }
 
 export function classTerms(keywords: string[][], labels: Int32Array, k: number, top: number): string[][] {

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { attachAlone, clusterVectors, assignToClusters } from './clustering';
 import { commonComponent, withoutCommon } from './common';
 import { createEmbedder, LEXICAL_DIMS } from './embed';
+import { latentRank, latentVectors } from './latent';
 import { loadWordVectors } from './model';
 import { classTerms, recluster } from './recluster';
 import { startSemanticsThread } from './thread';
@@ -140,12 +141,15 @@ describe('clustering', () => {
     };
     const texts = Object.values(themes).flat();
     const themeOf = Object.entries(themes).flatMap(([name, list]) => list.map(() => name));
-    const group = (count: number, neighbours?: { count: number; threshold: number }) => {
+    const group = (count: number, neighbours?: { count: number; threshold: number }, withTexts = false) => {
       const order = Array.from({ length: count }, (_, i) => (i * 7) % texts.length);
       const vectors = new Float32Array(count * embedder.dims);
       order.forEach((t, i) => vectors.set(embedder.embed(texts[t]!), i * embedder.dims));
-      const out = recluster({ vectors, dims: embedder.dims, denseDims: embedder.denseDims, keywords: order.map(() => []), threshold: 0.35, neighbours });
-      return { labels: [...out.labels], themes: order.map((t) => themeOf[t]!), k: out.sizes.length };
+      const out = recluster({
+        vectors, dims: embedder.dims, denseDims: embedder.denseDims, keywords: order.map(() => []), threshold: 0.35, neighbours,
+        texts: withTexts ? order.map((t) => texts[t]!) : undefined,
+      });
+      return { labels: [...out.labels], themes: order.map((t) => themeOf[t]!), k: out.sizes.length, sums: out.sums };
     };
     const drawn = { count: 5, threshold: 0.4 };
     // 40 texts: the common directions are not removed yet, so nothing is drawn.
@@ -155,6 +159,31 @@ describe('clustering', () => {
     const smooth = group(81, drawn);
     expect(smooth.k).toBeLessThan(raw.k);
     for (const c of new Set(smooth.labels)) expect(new Set(smooth.themes.filter((_, i) => smooth.labels[i] === c)).size).toBe(1);
+    // With their texts, the latent vectors over the set's own words join in: still no mixing, the sums
+    // still of the texts' own dims (placement compares new signals with them), and below 50 texts unused.
+    const latent = group(81, drawn, true);
+    for (const c of new Set(latent.labels)) expect(new Set(latent.themes.filter((_, i) => latent.labels[i] === c)).size).toBe(1);
+    expect(latent.k).toBeLessThan(smooth.k);
+    expect(latent.sums.length).toBe(latent.k * embedder.dims);
+    expect(group(40, drawn, true).labels).toEqual(group(40).labels);
+  });
+
+  it('latent vectors: words a set uses together bring its texts together, even texts without a word in common', () => {
+    const cards = ['freeze my debit card', 'lock my visa card', 'freeze the visa card', 'lock the debit card', 'card freeze and lock', 'debit visa card lock freeze'];
+    const transfers = ['wire money abroad', 'send money overseas', 'wire funds overseas', 'send funds abroad', 'money transfer abroad', 'wire send transfer funds money'];
+    const texts = [...cards, ...transfers, 'freeze debit', 'lock visa', 'wire overseas', 'a sentence of its own'];
+    const vectors = latentVectors(texts, 2);
+    expect([...vectors]).toEqual([...latentVectors(texts, 2)]);
+    const row = (i: number) => vectors.subarray(i * 2, i * 2 + 2);
+    const n = texts.length;
+    // "freeze debit" and "lock visa" share no word, yet are close; the transfer is not.
+    expect(dot(row(n - 4), row(n - 3))).toBeGreaterThan(0.9);
+    expect(dot(row(n - 4), row(n - 2))).toBeLessThan(0.3);
+    expect(dot(row(0), row(0))).toBeCloseTo(1, 5);
+    // Its words are in no other text: nothing to relate it by.
+    expect([...row(n - 1)].every((x) => x === 0)).toBe(true);
+    expect(latentRank(100)).toBe(15);
+    expect(latentRank(10_000)).toBe(150);
   });
 
   it('does not chain: a bridge between two themes does not merge them', () => {
