@@ -70,7 +70,10 @@ function withLatent(centred: Float32Array, dims: number, texts: readonly string[
   const a = Math.sqrt(1 - LATENT_SHARE);
   const b = Math.sqrt(LATENT_SHARE);
   for (let i = 0; i < n; i++) {
-    for (let d = 0; d < dims; d++) out[i * joined + d] = a * centred[i * dims + d]!;
+    // A text sharing no word with another has no latent vector: its own part keeps its whole length, so
+    // its similarities are not cut by the missing part.
+    const own = isZero(latent.subarray(i * rank, (i + 1) * rank)) ? 1 : a;
+    for (let d = 0; d < dims; d++) out[i * joined + d] = own * centred[i * dims + d]!;
     for (let r = 0; r < rank; r++) out[i * joined + dims + r] = b * latent[i * rank + r]!;
   }
   return { vectors: out, dims: joined };
