@@ -21,7 +21,14 @@ export const latentRank = (n: number) => Math.max(2, Math.round(1.5 * Math.sqrt(
 const OVERSAMPLE = 10;
 const POWER_ITERATIONS = 2;
 
-/** Each text's row of the term matrix: (term, weight) pairs at unit length. */
+/**
+ * Terms kept per text, its highest weighted: the SVD's cost grows with the terms of each row, and a
+ * signal's few rarest words say what it is about (20,000 synthetic texts of 300 words, on a loaded
+ * machine: 94 s with every term, 45 s with 48; CLINC150's texts have fewer, so they are unchanged).
+ */
+const TERMS_PER_TEXT = 48;
+
+/** Each text's row of the term matrix: (term, weight) pairs at unit length, at most TERMS_PER_TEXT. */
 function termRows(texts: readonly string[]): { rows: Array<Array<[number, number]>>; terms: number } {
   const counts = texts.map((text) => {
     const c = new Map<string, number>();
@@ -38,16 +45,14 @@ function termRows(texts: readonly string[]): { rows: Array<Array<[number, number
   for (const [term, n] of df) if (n >= 2) index.set(term, index.size);
   const n = texts.length;
   const rows = counts.map((c) => {
-    const row: Array<[number, number]> = [];
-    let norm = 0;
+    let row: Array<[number, number]> = [];
     for (const [term, count] of c) {
       const j = index.get(term);
       if (j === undefined) continue;
-      const w = (1 + Math.log(count)) * Math.log(n / df.get(term)!);
-      row.push([j, w]);
-      norm += w * w;
+      row.push([j, (1 + Math.log(count)) * Math.log(n / df.get(term)!)]);
     }
-    norm = Math.sqrt(norm) || 1;
+    if (row.length > TERMS_PER_TEXT) row = row.sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, TERMS_PER_TEXT);
+    const norm = Math.sqrt(row.reduce((sum, [, w]) => sum + w * w, 0)) || 1;
     for (const entry of row) entry[1] /= norm;
     return row;
   });
