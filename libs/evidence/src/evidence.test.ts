@@ -222,6 +222,26 @@ describe('opportunities', () => {
     for (const g of await grouping(ws, prod, groupOf)) expect(new Set(g.filter((x) => themes.has(x))).size, g.join(', ')).toBeLessThanOrEqual(1);
   });
 
+  it('a full re-clustering hands the grouping each signal\'s text (title, content, theme) for the latent vectors over the product\'s words', async () => {
+    const { ws, prod } = await productWithFixture();
+    const handed: Array<string[] | undefined> = [];
+    const recording = {
+      ...semantics,
+      describe: () => semantics.describe(),
+      run: (async (name: string, args: { texts?: string[] }, transfer?: ArrayBuffer[]) => {
+        if (name === 'recluster') handed.push(args.texts);
+        return semantics.run(name as 'recluster', args as never, transfer);
+      }) as SemanticsThread['run'],
+    };
+    await updateOpportunities({ ...deps(), semantics: recording }, ws, prod);
+    const { rows } = await t.pool.query<{ text: string }>(
+      `SELECT title || E'\\n' || content || E'\\n' || coalesce(theme, '') AS text FROM signals WHERE workspace_id = $1 AND product_id = $2`, [ws, prod]);
+    expect(handed).toHaveLength(1);
+    expect([...handed[0]!].sort()).toEqual(rows.map((r) => r.text).sort());
+    // The fixture's themes are among them.
+    expect(rows.some((r) => /\n[^\n]+$/.test(r.text))).toBe(true);
+  });
+
   it('the same signals in another order give the same opportunities; a recompute keeps every id', async () => {
     const a = await productWithFixture();
     const reversed = FIXTURE.map((_, i) => FIXTURE.length - 1 - i);
