@@ -116,7 +116,9 @@ export const gongConnector: Connector<GongCredentials, GongSettings> = {
     const resume = cursorSchema.safeParse(stored);
     const saved: Cursor | undefined = resume.success ? resume.data : undefined;
     const now = ctx.now ? ctx.now() : Date.now();
-    const end = new Date(now - (ctx.settings.delay_minutes ?? GONG_DEFAULT_DELAY_MINUTES) * 60_000).toISOString();
+    // A whole second: Gong gives a call's start to the second, so a window ending within a second would pass over
+    // a call that started in that second after the window was read (stamped before its end, read by neither).
+    const end = new Date(Math.floor((now - (ctx.settings.delay_minutes ?? GONG_DEFAULT_DELAY_MINUTES) * 60_000) / 1000) * 1000).toISOString();
     // A window being read goes on as it was (Gong's cursor belongs to its filter); otherwise a new one, up to `end`.
     let window: Window = saved && 'to' in saved ? (saved as Window) : { from: saved?.from ?? startOf(ctx), to: end };
     if (!window.page && Date.parse(window.to) <= Date.parse(window.from)) return;
