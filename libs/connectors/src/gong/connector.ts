@@ -98,6 +98,8 @@ async function readPage(ctx: ReadContext<GongSettings>, window: Window): Promise
   };
 }
 
+const wholeSecond = (iso: string) => new Date(Math.floor(Date.parse(iso) / 1000) * 1000).toISOString();
+
 function startOf(ctx: ReadContext<GongSettings>): string {
   const ms = ctx.settings.start_date ? Date.parse(`${ctx.settings.start_date}T00:00:00Z`) : ctx.createdAt.getTime() - DEFAULT_BACKFILL_DAYS * 86_400_000;
   return new Date(ms).toISOString();
@@ -116,11 +118,11 @@ export const gongConnector: Connector<GongCredentials, GongSettings> = {
     const resume = cursorSchema.safeParse(stored);
     const saved: Cursor | undefined = resume.success ? resume.data : undefined;
     const now = ctx.now ? ctx.now() : Date.now();
-    // A whole second: Gong gives a call's start to the second, so a window ending within a second would pass over
-    // a call that started in that second after the window was read (stamped before its end, read by neither).
-    const end = new Date(Math.floor((now - (ctx.settings.delay_minutes ?? GONG_DEFAULT_DELAY_MINUTES) * 60_000) / 1000) * 1000).toISOString();
-    // A window being read goes on as it was (Gong's cursor belongs to its filter); otherwise a new one, up to `end`.
-    let window: Window = saved && 'to' in saved ? (saved as Window) : { from: saved?.from ?? startOf(ctx), to: end };
+    const end = new Date(now - (ctx.settings.delay_minutes ?? GONG_DEFAULT_DELAY_MINUTES) * 60_000).toISOString();
+    // A window being read goes on as it was (Gong's cursor belongs to its filter); otherwise a new one, up to `end`,
+    // from the whole second the last one ended in: Gong gives a call's start to the second, so a call that started in
+    // that second after the last window was read is stamped before its end (read again, it is a duplicate).
+    let window: Window = saved && 'to' in saved ? (saved as Window) : { from: saved?.from ? wholeSecond(saved.from) : startOf(ctx), to: end };
     if (!window.page && Date.parse(window.to) <= Date.parse(window.from)) return;
     let restarted = false;
     for (;;) {
