@@ -372,8 +372,11 @@ export { subtitleOf };
 
 type ClusterRow = {
   id: string; content_hash: string; type: string; company: string | null; updated_at: Date; cluster_pending: boolean; embedding: Buffer | null; keywords: string[] | null;
-  /** What the signal says (title, content, theme; the start of a long one), for the latent vectors over the product's own words. */
-  text: string;
+  /**
+   * What the signal says (title, content, theme; the start of a long one), for the latent vectors over the
+   * product's own words; null in a product too large to be drawn toward neighbours (SMOOTH_LIMIT), which has none.
+   */
+  text: string | null;
   /** The opportunity a person put it in (pinned), if any. */
   pinned_to: string | null;
 };
@@ -416,19 +419,30 @@ async function changedSinceRead(client: pg.PoolClient, workspaceId: string, read
   return false;
 }
 
+/** Whether the product has at most `limit` signals to cluster (not pinned), counting no further than limit + 1. */
+async function freeSignalsAtMost(pool: pg.Pool, workspaceId: string, productId: string, version: string, limit: number): Promise<boolean> {
+  const { rows } = await pool.query<{ count: number }>(
+    `SELECT count(*)::int AS count FROM (SELECT 1 FROM signals
+      WHERE workspace_id = $1 AND product_id = $2 AND embedding_version = $3 AND NOT pinned LIMIT $4) s`,
+    [workspaceId, productId, version, limit + 1],
+  );
+  return rows[0]!.count <= limit;
+}
+
 async function reclusterOnce(deps: OpportunityDeps, workspaceId: string, productId: string, info: EmbeddingInfo, options: UpdateOptions,
   time: ReturnType<typeof phaseTimer>): Promise<number> {
   const { version, dims } = info;
   const rows: ClusterRow[] = [];
   const pinned: ClusterRow[] = [];
   let after = '';
+  const withTexts = await time('read', () => freeSignalsAtMost(deps.pool, workspaceId, productId, version, SMOOTH_LIMIT));
   // Vectors are packed page by page as they arrive (and the rows let go of their buffers), so no step
   // on the event loop copies the whole product at once.
   const pages: Float32Array[] = [];
   await time('read', async () => { for (;;) {
     const { rows: page } = await deps.pool.query<ClusterRow>(
       `SELECT s.id, s.content_hash, t.key AS type, ${COMPANY_KEY_SQL('s')} AS company, s.updated_at, s.cluster_pending, s.embedding, s.keywords,
-              left(s.title || E'\n' || s.content || E'\n' || coalesce(s.theme, ''), ${LATENT_TEXT_CHARS}) AS text,
+              ${withTexts ? `left(s.title || E'\n' || s.content || E'\n' || coalesce(s.theme, ''), ${LATENT_TEXT_CHARS})` : 'NULL'} AS text,
               CASE WHEN s.pinned THEN (SELECT os.opportunity_id FROM opportunity_signals os WHERE os.signal_id = s.id) END AS pinned_to
          FROM signals s JOIN signal_types t ON t.id = s.type_id
         WHERE s.workspace_id = $1 AND s.product_id = $2 AND s.id > $3 AND s.embedding_version = $4
@@ -469,8 +483,8 @@ async function reclusterOnce(deps: OpportunityDeps, workspaceId: string, product
     dims,
     denseDims: info.denseDims,
     keywords: rows.map((r) => r.keywords ?? []),
-    // Beyond SMOOTH_LIMIT the thread would not use them.
-    texts: rows.length <= SMOOTH_LIMIT ? rows.map((r) => r.text) : undefined,
+    // Beyond SMOOTH_LIMIT the thread would not use them (signals added since the count may pass it).
+    texts: withTexts && rows.length <= SMOOTH_LIMIT ? rows.map((r) => r.text ?? '') : undefined,
     // The order of arrival must not matter: cluster in content order (sorted in the thread).
     orderKeys: rows.map((r) => `${r.content_hash}\u0000${r.id}`),
     threshold: OPPORTUNITY_THRESHOLD,
