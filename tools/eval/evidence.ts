@@ -24,6 +24,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createApiKey } from '@loupe/api-keys';
+import { loadConfig } from '@loupe/config';
 import { grantCredits } from '@loupe/credits';
 import { startSemanticsThread } from '@loupe/semantics';
 import { createSemanticSearch, pendingSemanticSources, searchSources } from '@loupe/sources';
@@ -257,7 +258,8 @@ async function searchRun(service: BenchTarget, corpus: Labelled[], queries: Labe
   const sourceOf = await ingest(service, tenant.keys[0]!, product.id, project.id, corpus, 's');
   const mcp = new Mcp(service, tenant.workspaceId, product.id);
   await waitSearchable(service, tenant.workspaceId, mcp, product.id);
-  const thread = startSemanticsThread();
+  // The service's embedding (EMBEDDINGS_URL, or the built-in vectors), so its vectors are the ones searched.
+  const thread = startSemanticsThread({ embeddings: loadConfig().embeddings });
   const semantic = createSemanticSearch({ pool: service.pool, semantics: thread });
   try {
     const fused = await precisionOf(async (q) => {
