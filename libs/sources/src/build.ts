@@ -58,8 +58,12 @@ function titleOf(record: SourceRecord, data: PlainObject | undefined): { title: 
       if (heading && !CONVERSATIONS.has(record.type)) return { title: oneLine(heading) };
     }
   }
-  const day = record.eventAt.toISOString().slice(0, 10);
-  return { title: `${TYPE_LABELS[record.type] ?? humanize(record.type)} on ${day}` };
+  return { title: generatedTitle(record.type, record.eventAt) };
+}
+
+/** The title a source gets when its record names none: its type and day ("Conversation on 2026-01-01"). */
+export function generatedTitle(type: string, eventAt: Date): string {
+  return `${TYPE_LABELS[type] ?? humanize(type)} on ${eventAt.toISOString().slice(0, 10)}`;
 }
 
 function isShortScalar(value: unknown): boolean {

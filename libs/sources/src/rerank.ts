@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { RRF_K } from './fuse';
+import { textToEmbed } from './text-to-embed';
 
 /**
  * The second stage of find_sources (issue 46): the first RERANK_DEPTH sources of the fused ranking
@@ -29,23 +30,23 @@ interface Ranked {
 }
 
 /**
- * What each candidate says where it matched: its title and the (at most two) segments that made it rank,
+ * What each candidate says where it matched: its title (unless Loupe made it up: textToEmbed) and the (at most two) segments that made it rank,
  * or, when the ranking named none (a match on the whole source, or by meaning), its opening segments;
  * cut to RERANK.textChars. One statement for the lot, by primary key: no segment is parsed again.
  */
 export async function candidateTexts(db: Pick<pg.Pool, 'query'>, workspaceId: string, top: readonly Ranked[]): Promise<string[]> {
   const wanted = top.map((r) => ({ id: r.sourceId, positions: r.positions.slice(0, 2) }));
-  const { rows } = await db.query<{ id: string; text: string }>(
-    `SELECT w.id, left(s.title || E'\\n' || coalesce((
+  const { rows } = await db.query<{ id: string; title: string; type: string; occurred_at: Date; body: string }>(
+    `SELECT w.id, s.title, s.type, s.occurred_at, left(coalesce((
               SELECT string_agg(g.text, E'\\n' ORDER BY g.position) FROM (
                 SELECT g.text, g.position FROM source_segments g
                  WHERE g.source_id = w.id AND (cardinality(w.positions) = 0 OR g.position = ANY(w.positions))
-                 ORDER BY g.position LIMIT CASE WHEN cardinality(w.positions) = 0 THEN 8 ELSE 2 END) g), ''), ${RERANK.textChars}) AS text
+                 ORDER BY g.position LIMIT CASE WHEN cardinality(w.positions) = 0 THEN 8 ELSE 2 END) g), ''), ${RERANK.textChars}) AS body
        FROM json_to_recordset($2::json) AS w(id text, positions int[])
        JOIN sources s ON s.id = w.id AND s.workspace_id = $1`,
     [workspaceId, JSON.stringify(wanted)],
   );
-  const textOf = new Map(rows.map((r) => [r.id, r.text]));
+  const textOf = new Map(rows.map((r) => [r.id, textToEmbed(r, r.body, RERANK.textChars)]));
   return top.map((r) => textOf.get(r.sourceId) ?? '');
 }
 

@@ -66,6 +66,27 @@ describe('semantic search of sources', () => {
     expect(await embedPendingSources({ pool: t.pool, semantics }, ws)).toBe(0);
   });
 
+  it('embeds a source without the title Loupe made from its type and day, and with a title its record gave', async () => {
+    const made = await source(ws, 'to be replaced', [['Fay', 'The invoice shows the wrong VAT number']]);
+    const { rows } = await t.pool.query<{ occurred_at: Date }>('SELECT occurred_at FROM sources WHERE id = $1', [made]);
+    // The title buildSource gives an email whose record names none.
+    await t.pool.query('UPDATE sources SET title = $2 WHERE id = $1', [made, `Email on ${rows[0]!.occurred_at.toISOString().slice(0, 10)}`]);
+    const named = await source(ws, 'VAT number', [['Gus', 'Please fix the VAT number on our invoices']]);
+    const texts: string[] = [];
+    const watching: SemanticsThread = {
+      ...semantics,
+      run: (async (op: 'embed', args: { texts: string[] }, transfer?: ArrayBuffer[]) => {
+        if (op === 'embed') texts.push(...args.texts);
+        return semantics.run(op, args as never, transfer);
+      }) as SemanticsThread['run'],
+      describe: () => semantics.describe(),
+    };
+    await embedPendingSources({ pool: t.pool, semantics: watching }, ws);
+    const vat = texts.filter((text) => text.includes('VAT')).sort();
+    expect(vat).toEqual(['The invoice shows the wrong VAT number', 'VAT number\nPlease fix the VAT number on our invoices']);
+    await t.pool.query('DELETE FROM sources WHERE id = ANY($1)', [[made, named]]);
+  });
+
   it('counts the waiting sources through the pending index even when the statistics still say most are waiting', async () => {
     // A bulk load as autovacuum last saw it: 30,000 sources waiting, analysed; then every one embedded.
     const bulk = newId('ws');

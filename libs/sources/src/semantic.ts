@@ -3,6 +3,7 @@ import { quantize, type IndexFilter, type IndexItem, type SemanticsThread } from
 import type { RankedHit } from './fuse';
 import { RERANK, type Reranker } from './rerank';
 import type { SearchFilters } from './search';
+import { textToEmbed } from './text-to-embed';
 
 /**
  * Semantic search of sources (issue 22), in two halves:
@@ -46,17 +47,17 @@ export async function embedPendingSources(
   for (;;) {
     // The slice's ids first, through the pending index: with its text beside, the planner walked the
     // primary key filtering every source (2.1 s a slice with 680,000 of a million waiting; 35 ms so).
-    const { rows } = await deps.pool.query<{ id: string; seq: string; text: string }>(
+    const { rows } = await deps.pool.query<{ id: string; seq: string; title: string; type: string; occurred_at: Date; body: string }>(
       `WITH next AS MATERIALIZED (
          SELECT m.source_id AS id, m.seq FROM source_semantics m WHERE m.workspace_id = $1 AND m.pending AND m.source_id > $2 ORDER BY m.workspace_id, m.source_id LIMIT ${EMBED_SLICE})
-       SELECT n.id, n.seq, left(s.title || E'\\n' || coalesce((SELECT string_agg(g.text, E'\\n' ORDER BY g.position) FROM
-                (SELECT g.text, g.position FROM source_segments g WHERE g.source_id = n.id ORDER BY g.position LIMIT 200) g), ''), ${EMBED_CHARS}) AS text
+       SELECT n.id, n.seq, s.title, s.type, s.occurred_at, left(coalesce((SELECT string_agg(g.text, E'\\n' ORDER BY g.position) FROM
+                (SELECT g.text, g.position FROM source_segments g WHERE g.source_id = n.id ORDER BY g.position LIMIT 200) g), ''), ${EMBED_CHARS}) AS body
          FROM next n JOIN sources s ON s.id = n.id ORDER BY n.id`,
       [workspaceId, after],
     );
     if (rows.length === 0) return embedded;
     after = rows[rows.length - 1]!.id;
-    const out = await deps.semantics.run('embed', { texts: rows.map((r) => r.text) });
+    const out = await deps.semantics.run('embed', { texts: rows.map((r) => textToEmbed(r, r.body, EMBED_CHARS)) });
     const vectors = rows.map((_, i) => Buffer.from(quantize(out.vectors.subarray(i * out.dims, i * out.dims + out.denseDims))));
     // Only rows still at the seq read with their text: a source redacted or re-processed meanwhile (an
     // erasure takes a new seq) keeps waiting, and is embedded from its new text, never the old one's vector.
