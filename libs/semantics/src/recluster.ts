@@ -82,11 +82,16 @@ function withLatent(centred: Float32Array, dims: number, texts: readonly string[
 /** The common component is estimated from at most this many texts (evenly spaced in sort order): beyond, it no longer changes. */
 const COMMON_SAMPLE = 20_000;
 
+/**
+ * At most `max` of the vectors, evenly spaced in sort order, and always in that order: the common
+ * component's sums then round alike whatever order the caller read the texts in (a difference in the
+ * last bit could tip a near tie of the clustering).
+ */
 function evenSample(vectors: Float32Array, dims: number, order: number[], max: number): Float32Array {
-  if (order.length <= max) return vectors;
-  const out = new Float32Array(max * dims);
-  const step = order.length / max;
-  for (let s = 0; s < max; s++) {
+  const count = Math.min(order.length, max);
+  const out = new Float32Array(count * dims);
+  const step = order.length / count;
+  for (let s = 0; s < count; s++) {
     const from = order[Math.floor(s * step)]!;
     out.set(vectors.subarray(from * dims, from * dims + dims), s * dims);
   }

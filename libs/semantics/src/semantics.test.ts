@@ -168,6 +168,29 @@ describe('clustering', () => {
     expect(group(40, drawn, true).labels).toEqual(group(40).labels);
   });
 
+  it('recluster: the same texts read in another order give the same result to the last bit, common component included', () => {
+    const texts = Array.from({ length: 90 }, (_, i) => `${TEXTS[i % TEXTS.length]} ${['today', 'again', 'still', 'since Monday', 'for the team'][i % 5]} ${i}`);
+    const run = (order: number[]) => {
+      const vectors = new Float32Array(order.length * embedder.dims);
+      order.forEach((t, i) => vectors.set(embedder.embed(texts[t]!), i * embedder.dims));
+      const out = recluster({
+        vectors, dims: embedder.dims, denseDims: embedder.denseDims, keywords: order.map(() => []), threshold: 0.35,
+        neighbours: { count: 5, threshold: 0.4 }, texts: order.map((t) => texts[t]!), orderKeys: order.map((t) => texts[t]!),
+      });
+      // Each text's cluster, named by the cluster's first text in text order.
+      const byText = new Map(order.map((t, i) => [texts[t]!, out.labels[i]!]));
+      const sorted = [...texts].sort();
+      const name = new Map<number, string>();
+      for (const text of sorted) if (!name.has(byText.get(text)!)) name.set(byText.get(text)!, text);
+      return { mean: Array.from(out.common.mean), direction: Array.from(out.common.direction), groups: sorted.map((text) => name.get(byText.get(text)!)) };
+    };
+    const forward = run(texts.map((_, i) => i));
+    const backward = run(texts.map((_, i) => texts.length - 1 - i));
+    expect(backward.mean).toEqual(forward.mean);
+    expect(backward.direction).toEqual(forward.direction);
+    expect(backward.groups).toEqual(forward.groups);
+  });
+
   it('latent vectors: words a set uses together bring its texts together, even texts without a word in common', () => {
     const cards = ['freeze my debit card', 'lock my visa card', 'freeze the visa card', 'lock the debit card', 'card freeze and lock', 'debit visa card lock freeze'];
     const transfers = ['wire money abroad', 'send money overseas', 'wire funds overseas', 'send funds abroad', 'money transfer abroad', 'wire send transfer funds money'];
