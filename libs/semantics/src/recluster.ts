@@ -23,6 +23,8 @@ export interface ReclusterInput {
    * 33-signal fixture of libs/evidence).
    */
   neighbours?: { count: number; threshold: number } | undefined;
+  /** With neighbours: the clusters kept are chosen between this similarity and the cut (see clusterVectors). */
+  stableFloor?: number | undefined;
   /**
    * The texts, in input order. With them, a set that is smoothed (50 to SMOOTH_LIMIT texts) is grouped on
    * each text's vector joined with its latent vector over the set's own vocabulary (./latent), weighing
@@ -110,7 +112,7 @@ export function recluster(input: ReclusterInput): ReclusterOutput {
   const neighbours = isZero(common.direction) ? undefined : input.neighbours;
   const texts = input.texts;
   const grouped = neighbours && texts && n <= SMOOTH_LIMIT ? withLatent(centred, dims, order.map((from) => texts[from]!)) : { vectors: centred, dims };
-  const sorted = clusterVectors(grouped.vectors, grouped.dims, { threshold: input.threshold, exactLimit: input.exactLimit, neighbours });
+  const sorted = clusterVectors(grouped.vectors, grouped.dims, { threshold: input.threshold, exactLimit: input.exactLimit, neighbours, stableFloor: input.stableFloor });
   // The sums as placement compares with them: of the members' own part, back to its scale.
   const sums = grouped.dims === dims ? sorted.sums : ownPart(sorted.sums, grouped.dims, dims);
   // Back to input positions (the centred vectors too, for the central members below).

@@ -1,0 +1,204 @@
+/**
+ * Which clusters of an average-link tree to keep when one constant cut does not suit every theme: the
+ * excess-of-mass selection of HDBSCAN (Campello, Moulavi and Sander 2013; the default of the hdbscan
+ * library BERTopic groups with), over the tree's merges between `floor` and the cut.
+ *
+ * One constant cut keeps a loose theme in pieces (its signals are less alike on average than the cut
+ * asks, however much evidence comes) while it keeps close themes apart. Here each branch of the tree is
+ * judged on its own: a cluster is kept when it lasts, summed over its members, at least as long as the
+ * clusters it splits into (its stability: Σ over members of the similarity at which the member leaves it,
+ * less the similarity at which it appeared). A loose theme whose pieces join well below the cut and stay
+ * together down to the floor is kept whole; two themes that join only briefly before the floor stay apart.
+ *
+ * A cluster needs at least `minSize` members, learned from the product itself: half the size of the
+ * cluster the cut puts the median signal in (at least 3), so a product whose themes hold a few signals
+ * each keeps small clusters and one whose themes hold hundreds does not keep fragments of ten. A signal in
+ * no kept cluster stays with its cut cluster: with the kept cluster holding most of that, else with the
+ * rest of it.
+ */
+
+/** A merge of the tree: the two clusters (by their lowest member) and their average similarity. */
+export type Merge = [number, number, number];
+
+/** The smallest size a kept cluster may have, at least this. */
+const MIN_SIZE_FLOOR = 3;
+
+/** Group of each item (the lowest item of its group) when the merges at or above `threshold` are applied. */
+export function cutAt(n: number, merges: readonly Merge[], threshold: number): Int32Array {
+  const parent = Int32Array.from({ length: n }, (_, i) => i);
+  const find = (i: number): number => {
+    while (parent[i] !== i) i = parent[i] = parent[parent[i]!]!;
+    return i;
+  };
+  for (const [x, y, s] of merges) {
+    if (s < threshold) continue;
+    const [rx, ry] = [find(x), find(y)];
+    parent[Math.max(rx, ry)] = Math.min(rx, ry);
+  }
+  for (let i = 0; i < n; i++) parent[i] = find(i);
+  return parent;
+}
+
+/** Half the size of the group holding the median item (groups by size, each weighing its size), at least MIN_SIZE_FLOOR. */
+export function learnedMinSize(groups: Int32Array): number {
+  const sizes = new Map<number, number>();
+  for (const g of groups) sizes.set(g, (sizes.get(g) ?? 0) + 1);
+  const sorted = [...sizes.values()].sort((a, b) => a - b);
+  let seen = 0;
+  let median = 0;
+  for (const size of sorted) {
+    seen += size;
+    median = size;
+    if (seen >= groups.length / 2) break;
+  }
+  return Math.max(MIN_SIZE_FLOOR, Math.round(median / 2));
+}
+
+/** The tree of merges at or above `floor`: node ids 0..n−1 are the items, n.. the merges in order of decreasing similarity. */
+function buildTree(n: number, merges: readonly Merge[], floor: number) {
+  const kept = merges.filter((m) => m[2] >= floor).sort((p, q) => q[2] - p[2] || p[0] - q[0] || p[1] - q[1]);
+  const total = n + kept.length;
+  const left = new Int32Array(total).fill(-1);
+  const right = new Int32Array(total).fill(-1);
+  const level = new Float64Array(total).fill(Infinity);
+  const size = new Int32Array(total).fill(1);
+  const root = Int32Array.from({ length: n }, (_, i) => i);
+  const nodeOf = Int32Array.from({ length: n }, (_, i) => i);
+  const find = (i: number): number => {
+    while (root[i] !== i) i = root[i] = root[root[i]!]!;
+    return i;
+  };
+  kept.forEach(([x, y, s], k) => {
+    const node = n + k;
+    const [rx, ry] = [find(x), find(y)];
+    left[node] = nodeOf[rx]!;
+    right[node] = nodeOf[ry]!;
+    level[node] = s;
+    size[node] = size[left[node]!]! + size[right[node]!]!;
+    const r = Math.min(rx, ry);
+    root[Math.max(rx, ry)] = r;
+    nodeOf[r] = node;
+  });
+  const tops: number[] = [];
+  for (let i = 0; i < n; i++) if (find(i) === i) tops.push(nodeOf[i]!);
+  return { left, right, level, size, tops };
+}
+
+/** Items under a node of the tree. */
+function itemsUnder(tree: ReturnType<typeof buildTree>, node: number, n: number): number[] {
+  const out: number[] = [];
+  const stack = [node];
+  while (stack.length) {
+    const v = stack.pop()!;
+    if (v < n) out.push(v);
+    else stack.push(tree.left[v]!, tree.right[v]!);
+  }
+  return out;
+}
+
+export function stableCut(n: number, merges: readonly Merge[], threshold: number, floor: number): Int32Array {
+  const cut = cutAt(n, merges, threshold);
+  const minSize = learnedMinSize(cut);
+  const tree = buildTree(n, merges, floor);
+  // The condensed tree: clusters of at least minSize, each with the items that leave it directly and the
+  // two clusters it splits into; created parents first.
+  const stability: number[] = [];
+  const born: number[] = [];
+  const children: number[][] = [];
+  const items: number[][] = [];
+  const open = (bornAt: number) => {
+    stability.push(0);
+    born.push(bornAt);
+    children.push([]);
+    items.push([]);
+    return stability.length - 1;
+  };
+  const large = (node: number) => tree.size[node]! >= minSize;
+  for (const top of tree.tops) {
+    if (!large(top)) continue;
+    const stack: Array<[node: number, cluster: number]> = [[top, open(floor)]];
+    while (stack.length) {
+      const [node, c] = stack.pop()!;
+      if (node < n) {
+        items[c]!.push(node);
+        continue;
+      }
+      const at = tree.level[node]!;
+      const sides = [tree.left[node]!, tree.right[node]!];
+      if (sides.every(large)) {
+        // A true split: every member leaves c here, into one of two new clusters.
+        stability[c]! += tree.size[node]! * (at - born[c]!);
+        for (const side of sides) {
+          const child = open(at);
+          children[c]!.push(child);
+          stack.push([side, child]);
+        }
+        continue;
+      }
+      for (const side of sides) {
+        if (large(side)) {
+          stack.push([side, c]);
+        } else {
+          // Too few to be a cluster: they leave c here.
+          const leaving = itemsUnder(tree, side, n);
+          stability[c]! += leaving.length * (at - born[c]!);
+          items[c]!.push(...leaving);
+        }
+      }
+    }
+  }
+  // Excess of mass, children before parents: keep a cluster when it is at least as stable as the best of what it splits into.
+  const kept = new Uint8Array(stability.length);
+  const best = new Float64Array(stability.length);
+  for (let c = stability.length - 1; c >= 0; c--) {
+    const below = children[c]!.reduce((sum, child) => sum + best[child]!, 0);
+    if (children[c]!.length === 0 || stability[c]! >= below) {
+      best[c] = stability[c]!;
+      kept[c] = 1;
+    } else {
+      best[c] = below;
+    }
+  }
+  // Every item under a kept cluster (not under a kept ancestor) takes it.
+  const label = new Int32Array(n).fill(-1);
+  const isChild = new Uint8Array(stability.length);
+  for (const list of children) for (const child of list) isChild[child] = 1;
+  for (let c = 0; c < stability.length; c++) {
+    if (isChild[c]) continue;
+    const stack: Array<[cluster: number, keptAbove: number]> = [[c, -1]];
+    while (stack.length) {
+      const [x, above] = stack.pop()!;
+      const owner = above >= 0 ? above : kept[x] ? x : -1;
+      if (owner >= 0) for (const i of items[x]!) label[i] = owner;
+      for (const child of children[x]!) stack.push([child, owner]);
+    }
+  }
+  return withCutForTheRest(cut, label);
+}
+
+/**
+ * Groups (lowest member of each) from the kept clusters' labels: an item of no kept cluster joins the kept
+ * cluster holding most of its cut group, else stays with the rest of its cut group.
+ */
+function withCutForTheRest(cut: Int32Array, label: Int32Array): Int32Array {
+  const n = cut.length;
+  const votes = new Map<number, Map<number, number>>();
+  for (let i = 0; i < n; i++) {
+    if (label[i]! < 0) continue;
+    const tally = votes.get(cut[i]!) ?? new Map<number, number>();
+    tally.set(label[i]!, (tally.get(label[i]!) ?? 0) + 1);
+    votes.set(cut[i]!, tally);
+  }
+  const majority = new Map<number, number>();
+  for (const [group, tally] of votes) majority.set(group, [...tally].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0]![0]);
+  // Keys: kept clusters as they are, the rest by cut group (offset past every cluster id).
+  const key = (i: number) => (label[i]! >= 0 ? label[i]! : majority.get(cut[i]!) ?? n + cut[i]!);
+  const lowest = new Map<number, number>();
+  const out = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const k = key(i);
+    if (!lowest.has(k)) lowest.set(k, i);
+    out[i] = lowest.get(k)!;
+  }
+  return out;
+}
