@@ -227,6 +227,36 @@ describe('clustering', () => {
     expect([...out.sizes]).toEqual([3, 2, 2]);
   });
 
+  it('with a stable floor, a loose theme the cut leaves in pieces is one cluster, and two themes stay two', () => {
+    // Two themes of 60 texts in 48 dimensions: each text half its theme's direction, half one of 12
+    // wordings of its own, with as much noise again; texts of one theme are ~0.2–0.45 alike.
+    const dims = 48;
+    let seed = 46;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648 - 0.5;
+    const vectors = new Float32Array(120 * dims);
+    const theme: number[] = [];
+    for (let t = 0; t < 2; t++) {
+      for (let w = 0; w < 12; w++) {
+        for (let i = 0; i < 5; i++) {
+          const v = vectors.subarray(theme.length * dims, (theme.length + 1) * dims);
+          for (let d = 0; d < dims; d++) v[d] = (random() * 2.4) / Math.sqrt(dims);
+          v[t * 6]! += 0.5;
+          v[12 + t * 12 + w]! += 0.5;
+          normalize(v);
+          theme.push(t);
+        }
+      }
+    }
+    const options = { threshold: 0.35, neighbours: { count: 5, threshold: 0.4 } };
+    const pure = (labels: Int32Array) => [...new Set(labels)].every((c) => new Set(theme.filter((_, i) => labels[i] === c)).size === 1);
+    const cut = clusterVectors(vectors, dims, options);
+    expect(cut.sizes.length).toBeGreaterThan(2);
+    expect(pure(cut.labels)).toBe(true);
+    const stable = clusterVectors(vectors, dims, { ...options, stableFloor: 0.25 });
+    expect([...stable.sizes]).toEqual([60, 60]);
+    expect(pure(stable.labels)).toBe(true);
+  });
+
   it('names clusters by class-based TF-IDF', () => {
     const terms = classTerms([['export', 'excel'], ['export', 'csv'], ['okta', 'saml'], ['saml', 'sso']], Int32Array.from([0, 0, 1, 1]), 2, 2);
     expect(terms).toEqual([['export'], ['saml']]);
