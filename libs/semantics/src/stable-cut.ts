@@ -98,39 +98,51 @@ function itemsUnder(tree: ReturnType<typeof buildTree>, node: number, n: number)
 
 export function stableCut(n: number, merges: readonly Merge[], threshold: number, floor: number): Int32Array {
   const cut = cutAt(n, merges, threshold);
-  const minSize = learnedMinSize(cut);
-  const tree = buildTree(n, merges, floor);
-  // The condensed tree: clusters of at least minSize, each with the items that leave it directly and the
-  // two clusters it splits into; created parents first.
-  const stability: number[] = [];
+  const condensed = condense(buildTree(n, merges, floor), n, learnedMinSize(cut), floor);
+  return withCutForTheRest(cut, keptLabels(condensed, excessOfMass(condensed), n));
+}
+
+/** HDBSCAN's condensed tree: clusters of at least minSize, created parents first. */
+interface Condensed {
+  stability: number[];
+  /** The two clusters each splits into (none: a leaf). */
+  children: number[][];
+  /** The items that leave each directly (too few to be a cluster where they leave). */
+  items: number[][];
+  /** Clusters that are no cluster's child. */
+  tops: number[];
+}
+
+function condense(tree: ReturnType<typeof buildTree>, n: number, minSize: number, floor: number): Condensed {
+  const out: Condensed = { stability: [], children: [], items: [], tops: [] };
   const born: number[] = [];
-  const children: number[][] = [];
-  const items: number[][] = [];
   const open = (bornAt: number) => {
-    stability.push(0);
+    out.stability.push(0);
+    out.children.push([]);
+    out.items.push([]);
     born.push(bornAt);
-    children.push([]);
-    items.push([]);
-    return stability.length - 1;
+    return born.length - 1;
   };
   const large = (node: number) => tree.size[node]! >= minSize;
   for (const top of tree.tops) {
     if (!large(top)) continue;
-    const stack: Array<[node: number, cluster: number]> = [[top, open(floor)]];
+    const first = open(floor);
+    out.tops.push(first);
+    const stack: Array<[node: number, cluster: number]> = [[top, first]];
     while (stack.length) {
       const [node, c] = stack.pop()!;
       if (node < n) {
-        items[c]!.push(node);
+        out.items[c]!.push(node);
         continue;
       }
       const at = tree.level[node]!;
       const sides = [tree.left[node]!, tree.right[node]!];
       if (sides.every(large)) {
         // A true split: every member leaves c here, into one of two new clusters.
-        stability[c]! += tree.size[node]! * (at - born[c]!);
+        out.stability[c]! += tree.size[node]! * (at - born[c]!);
         for (const side of sides) {
           const child = open(at);
-          children[c]!.push(child);
+          out.children[c]!.push(child);
           stack.push([side, child]);
         }
         continue;
@@ -141,13 +153,17 @@ export function stableCut(n: number, merges: readonly Merge[], threshold: number
         } else {
           // Too few to be a cluster: they leave c here.
           const leaving = itemsUnder(tree, side, n);
-          stability[c]! += leaving.length * (at - born[c]!);
-          items[c]!.push(...leaving);
+          out.stability[c]! += leaving.length * (at - born[c]!);
+          out.items[c]!.push(...leaving);
         }
       }
     }
   }
-  // Excess of mass, children before parents: keep a cluster when it is at least as stable as the best of what it splits into.
+  return out;
+}
+
+/** Excess of mass, children before parents: a cluster is kept when it is at least as stable as the best of what it splits into. */
+function excessOfMass({ stability, children }: Condensed): Uint8Array {
   const kept = new Uint8Array(stability.length);
   const best = new Float64Array(stability.length);
   for (let c = stability.length - 1; c >= 0; c--) {
@@ -159,21 +175,20 @@ export function stableCut(n: number, merges: readonly Merge[], threshold: number
       best[c] = below;
     }
   }
-  // Every item under a kept cluster (not under a kept ancestor) takes it.
+  return kept;
+}
+
+/** Each item's kept cluster (the highest kept one above it), −1 for an item under none. */
+function keptLabels({ children, items, tops }: Condensed, kept: Uint8Array, n: number): Int32Array {
   const label = new Int32Array(n).fill(-1);
-  const isChild = new Uint8Array(stability.length);
-  for (const list of children) for (const child of list) isChild[child] = 1;
-  for (let c = 0; c < stability.length; c++) {
-    if (isChild[c]) continue;
-    const stack: Array<[cluster: number, keptAbove: number]> = [[c, -1]];
-    while (stack.length) {
-      const [x, above] = stack.pop()!;
-      const owner = above >= 0 ? above : kept[x] ? x : -1;
-      if (owner >= 0) for (const i of items[x]!) label[i] = owner;
-      for (const child of children[x]!) stack.push([child, owner]);
-    }
+  const stack: Array<[cluster: number, owner: number]> = tops.map((c) => [c, -1]);
+  while (stack.length) {
+    const [c, above] = stack.pop()!;
+    const owner = above >= 0 ? above : kept[c] ? c : -1;
+    if (owner >= 0) for (const i of items[c]!) label[i] = owner;
+    for (const child of children[c]!) stack.push([child, owner]);
   }
-  return withCutForTheRest(cut, label);
+  return label;
 }
 
 /**
