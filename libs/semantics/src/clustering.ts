@@ -1,4 +1,4 @@
-import { cutAt, stableCut } from './stable-cut';
+import { cutAt, cutToCount, stableCut, type Merge } from './stable-cut';
 import { dotAt, normalize } from './vectors';
 
 /**
@@ -245,10 +245,20 @@ function similarityMatrix(vectors: Float32Array, dims: number, idx: Int32Array):
 function exactAverageLink(vectors: Float32Array, dims: number, idx: Int32Array, threshold: number, similarity?: Float32Array, stableFloor?: number): Int32Array {
   const n = idx.length;
   if (n < 2) return new Int32Array(n).map((_, i) => i);
-  const S = similarity ?? similarityMatrix(vectors, dims, idx);
-  const size = new Int32Array(n).fill(1);
+  const merges = averageLinkMerges(similarity ?? similarityMatrix(vectors, dims, idx), n);
+  // Average link has no inversions: the merges at or above the threshold form the cut.
+  return stableFloor === undefined ? cutAt(n, merges, threshold) : stableCut(n, merges, threshold, stableFloor);
+}
+
+/**
+ * The merges of exact average link (nearest-neighbour chain) over n groups of the given sizes (1 each by
+ * default) whose average similarities are S (n × n, overwritten): each merge names the two groups by their
+ * lowest index, with their average similarity.
+ */
+function averageLinkMerges(S: Float32Array, n: number, sizes?: ArrayLike<number>): Merge[] {
+  const size = Float64Array.from({ length: n }, (_, i) => sizes?.[i] ?? 1);
   const active = new Uint8Array(n).fill(1);
-  const merges: Array<[number, number, number]> = [];
+  const merges: Merge[] = [];
   const chain: number[] = [];
   let remaining = n;
   let nextStart = 0;
@@ -290,8 +300,50 @@ function exactAverageLink(vectors: Float32Array, dims: number, idx: Int32Array, 
       chain.push(best);
     }
   }
-  // Average link has no inversions: the merges at or above the threshold form the cut.
-  return stableFloor === undefined ? cutAt(n, merges, threshold) : stableCut(n, merges, threshold, stableFloor);
+  return merges;
+}
+
+/** The items grouped by `group` (one value per item), groups in order of first appearance. */
+function groupsOf(items: ArrayLike<number>, group: Int32Array): number[][] {
+  const byGroup = new Map<number, number[]>();
+  for (let i = 0; i < items.length; i++) {
+    const list = byGroup.get(group[i]!) ?? [];
+    list.push(items[i]!);
+    byGroup.set(group[i]!, list);
+  }
+  return [...byGroup.values()];
+}
+
+/**
+ * A smoothed set beyond the exact path clustered as one, with stableFloor: each cell's average-link tree is
+ * followed down (never below the cut) until the cell holds its share of exactLimit groups; those small
+ * groups are then clustered exactly by average link from their sums and sizes (the same average link, its
+ * first merges taken within cells), and the clusters kept are chosen over the whole set (./stable-cut).
+ * Cells merged by their clusters' sums (mergeAcrossCells) miss a theme whose pieces lie in several cells
+ * and no cluster of which reaches the cut with another: CLINC150 × 100 (15,000 texts), 3.64 → 2.39 clusters
+ * per intent, NMI 0.809 → 0.823, ARI 0.495 → 0.535. Undefined when the cut leaves more than exactLimit
+ * groups: the cells are then merged as before.
+ */
+function clusteredAsOne(vectors: Float32Array, dims: number, cells: Int32Array[], exactLimit: number, threshold: number, stableFloor: number): number[][] | undefined {
+  const n = cells.reduce((total, cell) => total + cell.length, 0);
+  const small: number[][] = [];
+  for (const cell of cells) {
+    const merges = averageLinkMerges(similarityMatrix(vectors, dims, cell), cell.length);
+    const share = Math.max(1, Math.floor((cell.length * exactLimit) / n));
+    small.push(...groupsOf(cell, cutToCount(cell.length, merges, share, threshold)));
+  }
+  const m = small.length;
+  if (m > exactLimit) return undefined;
+  const sums = new Float32Array(m * dims);
+  const sizes = small.map((list) => list.length);
+  small.forEach((list, g) => {
+    for (const i of list) for (let d = 0; d < dims; d++) sums[g * dims + d]! += vectors[i * dims + d]!;
+  });
+  // Average similarity of two groups: the dot product of their sums over the product of their sizes.
+  const S = similarityMatrix(sums, dims, Int32Array.from({ length: m }, (_, g) => g));
+  for (let a = 0; a < m; a++) for (let b = 0; b < m; b++) S[a * m + b]! /= sizes[a]! * sizes[b]!;
+  const kept = stableCut(m, averageLinkMerges(S, m, sizes), threshold, stableFloor, sizes);
+  return groupsOf(small.map((_, g) => g), kept).map((groups) => groups.flatMap((g) => small[g]!));
 }
 
 /** Cells made at each level of the partition: deeper levels split what is still too large. */
@@ -410,22 +462,18 @@ export function clusterVectors(input: Float32Array, dims: number, options: Clust
     : smoothedInCells(input, dims, all, smooth.count, options.threshold, exactLimit);
   const vectors = drawn ? drawn.vectors : input;
   const cells = exact ? [all] : partition(vectors, dims, all, Math.min(CELL_LIMIT, exactLimit));
-  const similarity = drawn?.similarity;
   const threshold = smooth ? smooth.threshold : options.threshold;
-  // Clusters of every cell: members, sum, size.
-  const members: number[][] = [];
+  const stableFloor = smooth ? options.stableFloor : undefined;
+  const asOne = !exact && stableFloor !== undefined ? clusteredAsOne(vectors, dims, cells, exactLimit, threshold, stableFloor) : undefined;
+  // Clusters of every cell (or of the whole set): members, sum, size.
+  const members: number[][] = asOne ?? [];
   const cellOf: number[] = [];
-  for (const [c, cell] of cells.entries()) {
-    const groups = exactAverageLink(vectors, dims, cell, threshold, similarity, exact && smooth ? options.stableFloor : undefined);
-    const byRoot = new Map<number, number[]>();
-    for (let i = 0; i < cell.length; i++) {
-      const list = byRoot.get(groups[i]!) ?? [];
-      list.push(cell[i]!);
-      byRoot.set(groups[i]!, list);
-    }
-    for (const list of byRoot.values()) {
-      members.push(list);
-      cellOf.push(c);
+  if (!asOne) {
+    for (const [c, cell] of cells.entries()) {
+      for (const list of groupsOf(cell, exactAverageLink(vectors, dims, cell, threshold, drawn?.similarity, exact ? stableFloor : undefined))) {
+        members.push(list);
+        cellOf.push(c);
+      }
     }
   }
   const sums = new Float32Array(members.length * dims);
@@ -434,7 +482,7 @@ export function clusterVectors(input: Float32Array, dims: number, options: Clust
     sizes[g] = list.length;
     for (const i of list) for (let d = 0; d < dims; d++) sums[g * dims + d]! += vectors[i * dims + d]!;
   });
-  if (cells.length > 1) mergeAcrossCells(members, sums, sizes, cellOf, cells.length, dims, threshold);
+  if (cellOf.length && cells.length > 1) mergeAcrossCells(members, sums, sizes, cellOf, cells.length, dims, threshold);
   if (drawn) attachAlone(members, sums, sizes, drawn.near, smooth!.count, input, vectors, dims);
   // Number the surviving clusters by first appearance in the input.
   const labels = new Int32Array(n).fill(-1);

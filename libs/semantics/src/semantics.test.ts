@@ -255,6 +255,12 @@ describe('clustering', () => {
     const stable = clusterVectors(vectors, dims, { ...options, stableFloor: 0.25 });
     expect([...stable.sizes]).toEqual([60, 60]);
     expect(pure(stable.labels)).toBe(true);
+    // Beyond the exact path (cells of 40 here), the cells' small groups clustered as one set give the same.
+    const cells = clusterVectors(vectors, dims, { ...options, exactLimit: 40 });
+    expect(pure(cells.labels)).toBe(true);
+    const asOne = clusterVectors(vectors, dims, { ...options, exactLimit: 40, stableFloor: 0.25 });
+    expect(asOne.sizes.length).toBeLessThan(cells.sizes.length);
+    expect([...asOne.sizes]).toEqual([60, 60]);
   });
 
   it('names clusters by class-based TF-IDF', () => {

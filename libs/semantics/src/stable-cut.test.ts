@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cutAt, learnedMinSize, stableCut, type Merge } from './stable-cut';
+import { cutAt, cutToCount, learnedMinSize, stableCut, type Merge } from './stable-cut';
 
 /**
  * Merges of a tree written as clusters: `build(items, levels)` joins the items pairwise at levels[0], the
@@ -71,6 +71,30 @@ describe('stableCut', () => {
     const forward = stableCut(16, merges, 0.4, 0.25);
     expect([...forward]).toEqual(Array(16).fill(0));
     expect(stableCut(16, [...merges].reverse(), 0.4, 0.25)).toEqual(forward);
+  });
+});
+
+describe('cutToCount', () => {
+  it('applies the merges most alike first until that many groups are left, never one below the threshold', () => {
+    const merges: Merge[] = [];
+    const a = build(range(0, 4), [0.9, 0.7], merges);
+    const b = build(range(4, 4), [0.8, 0.6], merges);
+    merges.push(join(a, b, 0.3));
+    expect(groupsOf(cutToCount(8, merges, 4, 0.4))).toEqual([[0, 1], [2, 3], [4, 5], [6, 7]]);
+    expect(groupsOf(cutToCount(8, merges, 3, 0.4))).toEqual([[0, 1, 2, 3], [4, 5], [6, 7]]);
+    expect(groupsOf(cutToCount(8, merges, 1, 0.4))).toEqual([range(0, 4), range(4, 4)]);
+  });
+});
+
+describe('stableCut with weights', () => {
+  it('counts an item as the group it stands for', () => {
+    const merges: Merge[] = [];
+    const a = build(range(0, 8), [0.5, 0.45, 0.42], merges);
+    const b = build(range(8, 8), [0.5, 0.45, 0.42], merges);
+    merges.push(join(a, b, 0.38));
+    // The same tree, each item standing for 3: the loose theme is still one group.
+    expect(groupsOf(stableCut(16, merges, 0.4, 0.25, Array(16).fill(3)))).toEqual([range(0, 16)]);
+    expect(learnedMinSize(cutAt(16, merges, 0.4), Array(16).fill(3))).toBe(12);
   });
 });
 

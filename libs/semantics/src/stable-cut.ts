@@ -39,29 +39,58 @@ export function cutAt(n: number, merges: readonly Merge[], threshold: number): I
   return parent;
 }
 
-/** Half the size of the group holding the median item (groups by size, each weighing its size), at least MIN_SIZE_FLOOR. */
-export function learnedMinSize(groups: Int32Array): number {
+/**
+ * Group of each item (the lowest item of its group) when the merges are applied most alike first until
+ * `count` groups are left, never one below `threshold`.
+ */
+export function cutToCount(n: number, merges: readonly Merge[], count: number, threshold: number): Int32Array {
+  const parent = Int32Array.from({ length: n }, (_, i) => i);
+  const find = (i: number): number => {
+    while (parent[i] !== i) i = parent[i] = parent[parent[i]!]!;
+    return i;
+  };
+  let groups = n;
+  for (const [x, y, s] of [...merges].sort((p, q) => q[2] - p[2] || p[0] - q[0] || p[1] - q[1])) {
+    if (groups <= count || s < threshold) break;
+    const [rx, ry] = [find(x), find(y)];
+    parent[Math.max(rx, ry)] = Math.min(rx, ry);
+    groups--;
+  }
+  for (let i = 0; i < n; i++) parent[i] = find(i);
+  return parent;
+}
+
+/**
+ * Half the size of the group holding the median item (groups by size, each weighing its size), at least
+ * MIN_SIZE_FLOOR; an item weighs `weights[i]` (1 each by default).
+ */
+export function learnedMinSize(groups: Int32Array, weights?: ArrayLike<number>): number {
   const sizes = new Map<number, number>();
-  for (const g of groups) sizes.set(g, (sizes.get(g) ?? 0) + 1);
+  let total = 0;
+  groups.forEach((g, i) => {
+    const w = weights?.[i] ?? 1;
+    sizes.set(g, (sizes.get(g) ?? 0) + w);
+    total += w;
+  });
   const sorted = [...sizes.values()].sort((a, b) => a - b);
   let seen = 0;
   let median = 0;
   for (const size of sorted) {
     seen += size;
     median = size;
-    if (seen >= groups.length / 2) break;
+    if (seen >= total / 2) break;
   }
   return Math.max(MIN_SIZE_FLOOR, Math.round(median / 2));
 }
 
 /** The tree of merges at or above `floor`: node ids 0..n−1 are the items, n.. the merges in order of decreasing similarity. */
-function buildTree(n: number, merges: readonly Merge[], floor: number) {
+function buildTree(n: number, merges: readonly Merge[], floor: number, weights?: ArrayLike<number>) {
   const kept = merges.filter((m) => m[2] >= floor).sort((p, q) => q[2] - p[2] || p[0] - q[0] || p[1] - q[1]);
   const total = n + kept.length;
   const left = new Int32Array(total).fill(-1);
   const right = new Int32Array(total).fill(-1);
   const level = new Float64Array(total).fill(Infinity);
-  const size = new Int32Array(total).fill(1);
+  const size = Float64Array.from({ length: total }, (_, i) => (i < n ? weights?.[i] ?? 1 : 0));
   const root = Int32Array.from({ length: n }, (_, i) => i);
   const nodeOf = Int32Array.from({ length: n }, (_, i) => i);
   const find = (i: number): number => {
@@ -96,9 +125,10 @@ function itemsUnder(tree: ReturnType<typeof buildTree>, node: number, n: number)
   return out;
 }
 
-export function stableCut(n: number, merges: readonly Merge[], threshold: number, floor: number): Int32Array {
+/** An item weighs `weights[i]` (1 each by default): a group of items taken together, as its size. */
+export function stableCut(n: number, merges: readonly Merge[], threshold: number, floor: number, weights?: ArrayLike<number>): Int32Array {
   const cut = cutAt(n, merges, threshold);
-  const condensed = condense(buildTree(n, merges, floor), n, learnedMinSize(cut), floor);
+  const condensed = condense(buildTree(n, merges, floor, weights), n, learnedMinSize(cut, weights), floor);
   return withCutForTheRest(cut, keptLabels(condensed, excessOfMass(condensed), n));
 }
 
@@ -153,7 +183,7 @@ function condense(tree: ReturnType<typeof buildTree>, n: number, minSize: number
         } else {
           // Too few to be a cluster: they leave c here.
           const leaving = itemsUnder(tree, side, n);
-          out.stability[c]! += leaving.length * (at - born[c]!);
+          out.stability[c]! += tree.size[side]! * (at - born[c]!);
           out.items[c]!.push(...leaving);
         }
       }
