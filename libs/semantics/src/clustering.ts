@@ -17,7 +17,9 @@ import { dotAt, normalize } from './vectors';
  *   n × cell size, not n².
  * With `neighbours`, up to SMOOTH_LIMIT vectors are first drawn toward their nearest neighbours (found
  * exactly, or within cells of EXACT_LIMIT beyond it), and a vector the cut leaves alone joins its
- * nearest neighbour's cluster.
+ * nearest neighbour's cluster. With `stableFloor` as well, the clusters kept are chosen along the tree
+ * (./stable-cut) rather than by the cut, and a set beyond EXACT_LIMIT is clustered as one from its cells'
+ * small groups (`clusteredAsOne`) rather than cell by cell.
  * Unlike single link, average link does not chain: two themes merge only when their members are
  * alike on average, not when one pair of them bridges.
  * Deterministic: the same vectors in the same order give the same labels; ties go to the lower index.
