@@ -102,7 +102,13 @@ export function describeWorkerBackfill<F extends BackfillFake>(vendor: BackfillC
         stopped ??= first.stop();
       });
       await enqueue(boss, QUEUES.syncConnection, { workspaceId: ws, connectionId: conn.id, reason: 'now' });
-      await waitFor('the first worker to stop mid-backfill', async () => stopped !== undefined, 120_000);
+      await waitFor('the first worker to stop mid-backfill', async () => stopped !== undefined, 120_000).catch(async (error: Error) => {
+        // Say where the first sync stood (it failed once on a loaded machine, cause not seen): its jobs and the connection.
+        const { rows: jobs } = await t.pool.query<{ state: string; output: unknown }>(
+          "SELECT state, output FROM pgboss.job WHERE name = $1 AND data->>'connectionId' = $2", [QUEUES.syncConnection, conn.id]);
+        const now = await connection(ws, conn.id);
+        throw new Error(`${error.message}; sync jobs ${JSON.stringify(jobs)}; connection ${JSON.stringify({ status: now.status, records: now.records_count, last_error: now.last_error })}`);
+      });
       await stopped;
       (fake as BackfillFake).onRequest = undefined;
       const partial = await connection(ws, conn.id);
