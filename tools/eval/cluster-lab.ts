@@ -1,0 +1,72 @@
+/**
+ * Opportunities measured in process, without the service: the CLINC150 texts (../shared/data) embedded as
+ * the worker embeds a signal, then one full re-clustering as libs/evidence runs it (the same thresholds,
+ * neighbours and texts, in content order), with the product's stable floor and with the plain cut beside it.
+ * Prints opportunities per true intent / NMI / ARI per set. `npm run eval:evidence -- --within-domain`
+ * measures the real thing end to end (placement between re-clusterings, ids, the order signals arrive in);
+ * this is where a change of the grouping is tried first (seconds, not minutes).
+ *
+ *   npx tsx tools/eval/cluster-lab.ts            (CLUSTER_LAB_SETS=each:20,all:10,all:30,banking:100)
+ *
+ * A set is `scope:per intent`: `all` (150 intents), a domain (`banking`, or several joined by +), or `each`
+ * (every domain alone, and their mean). Beyond 50 per intent, edited copies as in eval:evidence.
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { OPPORTUNITY_NEIGHBOURS, OPPORTUNITY_STABLE_FLOOR, OPPORTUNITY_THRESHOLD } from '@loupe/evidence';
+import { createEmbedder, loadWordVectors, recluster } from '@loupe/semantics';
+import { sampleWithCopies, type Labelled } from './clinc-sets';
+import { ari, nmi, readLabelledCsv } from './metrics';
+
+const dataDir = path.resolve(import.meta.dirname, '../../../shared/data');
+const sets = (process.env.CLUSTER_LAB_SETS ?? 'each:20,all:10,all:30,banking:100').split(',');
+const pool = [
+  ...readLabelledCsv(await readFile(path.join(dataDir, 'clinc150-test.csv'), 'utf8')),
+  ...readLabelledCsv(await readFile(path.join(dataDir, 'clinc150-val.csv'), 'utf8')),
+];
+const domainOf = new Map((await readFile(path.join(dataDir, 'clinc150-domains.csv'), 'utf8')).trim().split('\n').slice(1).map((l) => l.split(',') as [string, string]));
+const embedder = createEmbedder(loadWordVectors());
+
+type Figures = [perIntent: number, nmi: number, ari: number];
+
+/** One full re-clustering of the rows as signals (title: the text's first 200 characters; content: the text), with and without the stable floor. */
+function measure(rows: Labelled[]): { cut: Figures; stable: Figures } {
+  const dims = embedder.dims;
+  const vectors = new Float32Array(rows.length * dims);
+  const texts = rows.map((r) => `${r.text.slice(0, 200)}\n${r.text}`);
+  texts.forEach((t, i) => vectors.set(embedder.embed(t), i * dims));
+  const input = {
+    dims, denseDims: embedder.denseDims, keywords: texts.map((t) => embedder.keywords(t)), texts: texts.map((t) => `${t}\n`),
+    orderKeys: rows.map((r, i) => `${createHash('md5').update(r.text).digest('hex')}\u0000${i}`),
+    threshold: OPPORTUNITY_THRESHOLD, neighbours: OPPORTUNITY_NEIGHBOURS,
+  };
+  const labels = rows.map((r) => r.label);
+  const intents = new Set(labels).size;
+  const figures = (stableFloor: number | undefined): Figures => {
+    const out = recluster({ ...input, vectors: Float32Array.from(vectors), stableFloor });
+    const clusters = [...out.labels].map(String);
+    return [out.sizes.length / intents, nmi(labels, clusters), ari(labels, clusters)];
+  };
+  return { cut: figures(undefined), stable: figures(OPPORTUNITY_STABLE_FLOOR) };
+}
+
+const show = (f: Figures) => `${f[0].toFixed(2)} / ${f[1].toFixed(3)} / ${f[2].toFixed(3)}`;
+const mean = (list: Figures[]): Figures => [0, 1, 2].map((k) => list.reduce((a, f) => a + f[k]!, 0) / list.length) as Figures;
+
+console.log(`Opportunities in process (CLINC150; per true intent / NMI / ARI), the cut at ${OPPORTUNITY_NEIGHBOURS.threshold} → kept where they last (floor ${OPPORTUNITY_STABLE_FLOOR}):`);
+console.log('| set | signals | the cut | kept where they last |');
+console.log('|---|---|---|---|');
+for (const set of sets) {
+  const [scope, per] = set.split(':') as [string, string];
+  const scopes = scope === 'each' ? [...new Set(domainOf.values())].sort() : [scope];
+  const results: Array<{ cut: Figures; stable: Figures }> = [];
+  for (const one of scopes) {
+    const domains = one.split('+');
+    const rows = sampleWithCopies(one === 'all' ? pool : pool.filter((r) => domains.includes(domainOf.get(r.label)!)), Number(per)).rows;
+    const r = measure(rows);
+    results.push(r);
+    console.log(`| ${one} × ${per} | ${rows.length} | ${show(r.cut)} | ${show(r.stable)} |`);
+  }
+  if (results.length > 1) console.log(`| **mean of ${results.length}** × ${per} | | ${show(mean(results.map((r) => r.cut)))} | ${show(mean(results.map((r) => r.stable)))} |`);
+}
