@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { OPPORTUNITY_NEIGHBOURS, OPPORTUNITY_STABLE_FLOOR, OPPORTUNITY_THRESHOLD } from '@loupe/evidence';
+import { OPPORTUNITY_NEIGHBOURS, OPPORTUNITY_STABLE_FLOOR, OPPORTUNITY_THRESHOLD, signalText } from '@loupe/evidence';
 import { createEmbedder, loadWordVectors, recluster } from '@loupe/semantics';
 import { sampleWithCopies, type Labelled } from './clinc-sets';
 import { ari, nmi, readLabelledCsv } from './metrics';
@@ -34,7 +34,7 @@ type Figures = [perIntent: number, nmi: number, ari: number];
 function measure(rows: Labelled[]): { cut: Figures; stable: Figures } {
   const dims = embedder.dims;
   const vectors = new Float32Array(rows.length * dims);
-  const texts = rows.map((r) => `${r.text.slice(0, 200)}\n${r.text}`);
+  const texts = rows.map((r) => signalText({ title: r.text.slice(0, 200), content: r.text }));
   texts.forEach((t, i) => vectors.set(embedder.embed(t), i * dims));
   const input = {
     dims, denseDims: embedder.denseDims, keywords: texts.map((t) => embedder.keywords(t)), texts: texts.map((t) => `${t}\n`),

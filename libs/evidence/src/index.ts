@@ -5,7 +5,7 @@ export { companyOf, FREE_MAIL } from './companies';
 export { resolveSignalCompanies, resolveWorkspaceCompanies, RESOLVE_SLICE, type ResolutionResult } from './company-resolution';
 export { refreshImpact, type Impact, type ImpactSplit } from './impact';
 export {
-  DRIFT_SHARE, getOpportunity, SETTLE_MAX, listOpportunities, OPPORTUNITY_SORTS, type OpportunityFilter, type OpportunitySort, lockProduct, OPPORTUNITY_THRESHOLD, OPPORTUNITY_NEIGHBOURS, OPPORTUNITY_STABLE_FLOOR, CLUSTERING_METHOD, SMALL_PRODUCT, subtitleOf, updateOpportunities,
+  DRIFT_SHARE, getOpportunity, SETTLE_MAX, listOpportunities, OPPORTUNITY_SORTS, type OpportunityFilter, type OpportunitySort, lockProduct, OPPORTUNITY_THRESHOLD, OPPORTUNITY_NEIGHBOURS, OPPORTUNITY_STABLE_FLOOR, signalText, CLUSTERING_METHOD, SMALL_PRODUCT, subtitleOf, updateOpportunities,
   type OpportunityDeps, type OpportunityRow, type UpdateOptions, type UpdateResult,
 } from './opportunities';
 export { deleteSignals, editSignal, listSignalChanges, moveSignals, OpportunityNotFoundError, removeSignalsOfSources, SIGNAL_ACTIONS, type Reviewer, type SignalAction, type SignalChangeView } from './review';

@@ -126,8 +126,8 @@ function vectorsFromRows(rows: Array<{ embedding: Buffer | null }>, dims: number
   return flat;
 }
 
-/** What a signal says: its title and content (its theme is embedded beside them). */
-const signalText = (r: { title: string; content: string }) => `${r.title}\n${r.content}`;
+/** What a signal says: its title and content (its theme is embedded beside them); its vector and keywords are made of this. */
+export const signalText = (r: { title: string; content: string }) => `${r.title}\n${r.content}`;
 
 /** Lets requests waiting on the event loop run between the steps of a large re-clustering. */
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));

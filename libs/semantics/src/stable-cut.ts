@@ -23,20 +23,30 @@ export type Merge = [number, number, number];
 /** The smallest size a kept cluster may have, at least this. */
 const MIN_SIZE_FLOOR = 3;
 
-/** Group of each item (the lowest item of its group) when the merges at or above `threshold` are applied. */
-export function cutAt(n: number, merges: readonly Merge[], threshold: number): Int32Array {
+/** Merges in the order average link made them: most alike first, ties by the lower groups. */
+const mostAlikeFirst = (p: Merge, q: Merge) => q[2] - p[2] || p[0] - q[0] || p[1] - q[1];
+
+/** Disjoint sets over n items, each set named by its lowest item. */
+function unionFind(n: number) {
   const parent = Int32Array.from({ length: n }, (_, i) => i);
   const find = (i: number): number => {
     while (parent[i] !== i) i = parent[i] = parent[parent[i]!]!;
     return i;
   };
-  for (const [x, y, s] of merges) {
-    if (s < threshold) continue;
+  /** Joins the sets of x and y; returns the name of the joined set. */
+  const union = (x: number, y: number) => {
     const [rx, ry] = [find(x), find(y)];
     parent[Math.max(rx, ry)] = Math.min(rx, ry);
-  }
-  for (let i = 0; i < n; i++) parent[i] = find(i);
-  return parent;
+    return Math.min(rx, ry);
+  };
+  /** The name of each item's set. */
+  const names = () => Int32Array.from({ length: n }, (_, i) => find(i));
+  return { find, union, names };
+}
+
+/** Group of each item (the lowest item of its group) when the merges at or above `threshold` are applied. */
+export function cutAt(n: number, merges: readonly Merge[], threshold: number): Int32Array {
+  return cutToCount(n, merges, 1, threshold);
 }
 
 /**
@@ -44,20 +54,14 @@ export function cutAt(n: number, merges: readonly Merge[], threshold: number): I
  * `count` groups are left, never one below `threshold`.
  */
 export function cutToCount(n: number, merges: readonly Merge[], count: number, threshold: number): Int32Array {
-  const parent = Int32Array.from({ length: n }, (_, i) => i);
-  const find = (i: number): number => {
-    while (parent[i] !== i) i = parent[i] = parent[parent[i]!]!;
-    return i;
-  };
+  const sets = unionFind(n);
   let groups = n;
-  for (const [x, y, s] of [...merges].sort((p, q) => q[2] - p[2] || p[0] - q[0] || p[1] - q[1])) {
+  for (const [x, y, s] of [...merges].sort(mostAlikeFirst)) {
     if (groups <= count || s < threshold) break;
-    const [rx, ry] = [find(x), find(y)];
-    parent[Math.max(rx, ry)] = Math.min(rx, ry);
+    sets.union(x, y);
     groups--;
   }
-  for (let i = 0; i < n; i++) parent[i] = find(i);
-  return parent;
+  return sets.names();
 }
 
 /**
@@ -85,31 +89,25 @@ export function learnedMinSize(groups: Int32Array, weights?: ArrayLike<number>):
 
 /** The tree of merges at or above `floor`: node ids 0..n−1 are the items, n.. the merges in order of decreasing similarity. */
 function buildTree(n: number, merges: readonly Merge[], floor: number, weights?: ArrayLike<number>) {
-  const kept = merges.filter((m) => m[2] >= floor).sort((p, q) => q[2] - p[2] || p[0] - q[0] || p[1] - q[1]);
+  const kept = merges.filter((m) => m[2] >= floor).sort(mostAlikeFirst);
   const total = n + kept.length;
   const left = new Int32Array(total).fill(-1);
   const right = new Int32Array(total).fill(-1);
   const level = new Float64Array(total).fill(Infinity);
   const size = Float64Array.from({ length: total }, (_, i) => (i < n ? weights?.[i] ?? 1 : 0));
-  const root = Int32Array.from({ length: n }, (_, i) => i);
+  const sets = unionFind(n);
+  // The tree node each set stands for now, by the set's name.
   const nodeOf = Int32Array.from({ length: n }, (_, i) => i);
-  const find = (i: number): number => {
-    while (root[i] !== i) i = root[i] = root[root[i]!]!;
-    return i;
-  };
   kept.forEach(([x, y, s], k) => {
     const node = n + k;
-    const [rx, ry] = [find(x), find(y)];
-    left[node] = nodeOf[rx]!;
-    right[node] = nodeOf[ry]!;
+    left[node] = nodeOf[sets.find(x)]!;
+    right[node] = nodeOf[sets.find(y)]!;
     level[node] = s;
     size[node] = size[left[node]!]! + size[right[node]!]!;
-    const r = Math.min(rx, ry);
-    root[Math.max(rx, ry)] = r;
-    nodeOf[r] = node;
+    nodeOf[sets.union(x, y)] = node;
   });
   const tops: number[] = [];
-  for (let i = 0; i < n; i++) if (find(i) === i) tops.push(nodeOf[i]!);
+  for (let i = 0; i < n; i++) if (sets.find(i) === i) tops.push(nodeOf[i]!);
   return { left, right, level, size, tops };
 }
 
