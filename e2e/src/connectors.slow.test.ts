@@ -265,6 +265,15 @@ function connectorAgainstService<F extends VendorFake>(c: ConnectorCase<F>) {
       expect(await counts(id)).toEqual({ records: OBJECTS, objects: OBJECTS, sources: OBJECTS });
       console.log(`${c.kind} e2e: ${OBJECTS} objects; ${atKill.objects} stored when killed; after the restart ${JSON.stringify(await counts(id))}`);
 
+      // The killed job comes back too once its heartbeat stops: a second sync may still run after the first
+      // finished, and "sync now" while it runs is skipped. The changes are made once no asked-for sync is left.
+      await until('no sync left to run', async () => {
+        const { rows } = await pg.pool.query(
+          "SELECT 1 FROM pgboss.job WHERE name = 'connection.sync' AND state IN ('created', 'retry', 'active') AND data->>'connectionId' = $1 AND data->>'reason' <> 'schedule'", [id]);
+        return rows.length === 0;
+      }, 120_000);
+      const settled = (await api(second, 'GET', `/api/v1/connections/${id}`)).body;
+
       // Only the changes, with a burst of 429s on the way.
       const expected = c.change(fake);
       fake.rateLimit(3, 1);
@@ -272,7 +281,7 @@ function connectorAgainstService<F extends VendorFake>(c: ConnectorCase<F>) {
       expect((await api(second, 'POST', `/api/v1/connections/${id}/sync`)).status).toBe(202);
       const changed = await until('the incremental sync', async () => {
         const r = await api(second, 'GET', `/api/v1/connections/${id}`);
-        return r.body.records === OBJECTS + expected.records && r.body.duplicates >= expected.duplicates && r.body.last_success_at > done.last_success_at && r.body;
+        return r.body.records === OBJECTS + expected.records && r.body.duplicates >= expected.duplicates && r.body.last_success_at > settled.last_success_at && r.body;
       }, 120_000);
       expect(changed.status).toBe('active');
       expect(fake.requests.slice(before).filter((r) => r.status === 429)).toHaveLength(3);
