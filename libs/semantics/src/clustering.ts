@@ -168,6 +168,45 @@ export function attachAlone(members: number[][], sums: Float32Array, sizes: Int3
   });
 }
 
+/**
+ * A group smaller than the smallest cluster the stable cut learned is no cluster (HDBSCAN calls its members
+ * noise): it joins, whole, the cluster of at least minSize it is most alike on average, when that is at
+ * least `floor` (the stable floor: nothing less alike is joined), as BERTopic hands outliers to the topic
+ * nearest in embedding. Decided against the groups as they were before any joins, so the result does not
+ * depend on the order of the groups. CLINC150, all 150 intents × 30: opportunities per intent / NMI / ARI
+ * 1.22 / 0.852 / 0.560 → 1.06 / 0.850 / 0.558; × 100, 2.39 / 0.823 / 0.535 → 1.95 / 0.821 / 0.535; the
+ * ten domains alone × 50, 2.69 / 0.793 / 0.594 → 2.44 / 0.793 / 0.599 (docs/adr/0017).
+ * Members and sums change in place; a group emptied keeps size 0.
+ */
+export function attachSmall(members: number[][], sums: Float32Array, sizes: Int32Array, dims: number, minSize: number, floor: number) {
+  const clusters: number[] = [];
+  sizes.forEach((size, g) => {
+    if (size >= minSize) clusters.push(g);
+  });
+  const moves: Array<[from: number, to: number]> = [];
+  sizes.forEach((size, g) => {
+    if (size === 0 || size >= minSize) return;
+    let nearest = -1;
+    let best = -Infinity;
+    for (const c of clusters) {
+      const s = dotAt(sums, g * dims, sums, c * dims, dims) / (size * sizes[c]!);
+      if (s > best) {
+        best = s;
+        nearest = c;
+      }
+    }
+    if (best >= floor) moves.push([g, nearest]);
+  });
+  for (const [g, to] of moves) {
+    members[to]!.push(...members[g]!);
+    members[g] = [];
+    sizes[to]! += sizes[g]!;
+    sizes[g] = 0;
+    for (let d = 0; d < dims; d++) sums[to * dims + d]! += sums[g * dims + d]!;
+    sums.fill(0, g * dims, g * dims + dims);
+  }
+}
+
 /** Each row's `k` most similar others at least `floor` alike, from the similarity matrix (-1: fewer than k). */
 function nearestNeighbours(S: Float32Array, n: number, k: number, floor: number): Int32Array {
   const near = new Int32Array(n * k).fill(-1);
@@ -243,14 +282,15 @@ function similarityMatrix(vectors: Float32Array, dims: number, idx: Int32Array):
 
 /**
  * Exact average link over the vectors at `idx` (their similarity matrix when already known): returns the
- * group (index into idx) of each, cut at `threshold`, or chosen between `stableFloor` and it (./stable-cut).
+ * group (index into idx) of each, cut at `threshold`, or chosen between `stableFloor` and it (./stable-cut,
+ * with the smallest cluster size it learned).
  */
-function exactAverageLink(vectors: Float32Array, dims: number, idx: Int32Array, threshold: number, similarity?: Float32Array, stableFloor?: number): Int32Array {
+function exactAverageLink(vectors: Float32Array, dims: number, idx: Int32Array, threshold: number, similarity?: Float32Array, stableFloor?: number): { groups: Int32Array; minSize?: number } {
   const n = idx.length;
-  if (n < 2) return new Int32Array(n).map((_, i) => i);
+  if (n < 2) return { groups: new Int32Array(n).map((_, i) => i) };
   const merges = averageLinkMerges(similarity ?? similarityMatrix(vectors, dims, idx), n);
   // Average link has no inversions: the merges at or above the threshold form the cut.
-  return stableFloor === undefined ? cutAt(n, merges, threshold) : stableCut(n, merges, threshold, stableFloor);
+  return stableFloor === undefined ? { groups: cutAt(n, merges, threshold) } : stableCut(n, merges, threshold, stableFloor);
 }
 
 /**
@@ -327,7 +367,7 @@ function groupsOf(items: ArrayLike<number>, group: Int32Array): number[][] {
  * per intent, NMI 0.809 → 0.823, ARI 0.495 → 0.535. Undefined when the cut leaves more than exactLimit
  * groups: the cells are then merged as before.
  */
-function clusteredAsOne(vectors: Float32Array, dims: number, cells: Int32Array[], exactLimit: number, threshold: number, stableFloor: number): number[][] | undefined {
+function clusteredAsOne(vectors: Float32Array, dims: number, cells: Int32Array[], exactLimit: number, threshold: number, stableFloor: number): { members: number[][]; minSize: number } | undefined {
   const n = cells.reduce((total, cell) => total + cell.length, 0);
   const small: number[][] = [];
   for (const cell of cells) {
@@ -346,7 +386,7 @@ function clusteredAsOne(vectors: Float32Array, dims: number, cells: Int32Array[]
   const S = similarityMatrix(sums, dims, Int32Array.from({ length: m }, (_, g) => g));
   for (let a = 0; a < m; a++) for (let b = 0; b < m; b++) S[a * m + b]! /= sizes[a]! * sizes[b]!;
   const kept = stableCut(m, averageLinkMerges(S, m, sizes), threshold, stableFloor, sizes);
-  return groupsOf(small.map((_, g) => g), kept).map((groups) => groups.flatMap((g) => small[g]!));
+  return { members: groupsOf(small.map((_, g) => g), kept.groups).map((groups) => groups.flatMap((g) => small[g]!)), minSize: kept.minSize };
 }
 
 /** Cells made at each level of the partition: deeper levels split what is still too large. */
@@ -468,12 +508,15 @@ export function clusterVectors(input: Float32Array, dims: number, options: Clust
   const threshold = smooth ? smooth.threshold : options.threshold;
   const stableFloor = smooth ? options.stableFloor : undefined;
   const asOne = !exact && stableFloor !== undefined ? clusteredAsOne(vectors, dims, cells, exactLimit, threshold, stableFloor) : undefined;
-  // Clusters of every cell (or of the whole set): members, sum, size.
-  const members: number[][] = asOne ?? [];
+  // Clusters of every cell (or of the whole set): members, sum, size; with stableFloor, the smallest cluster.
+  const members: number[][] = asOne?.members ?? [];
+  let minSize = asOne?.minSize;
   const cellOf: number[] = [];
   if (!asOne) {
     for (const [c, cell] of cells.entries()) {
-      for (const list of groupsOf(cell, exactAverageLink(vectors, dims, cell, threshold, drawn?.similarity, exact ? stableFloor : undefined))) {
+      const grouped = exactAverageLink(vectors, dims, cell, threshold, drawn?.similarity, exact ? stableFloor : undefined);
+      minSize ??= grouped.minSize;
+      for (const list of groupsOf(cell, grouped.groups)) {
         members.push(list);
         cellOf.push(c);
       }
@@ -487,6 +530,7 @@ export function clusterVectors(input: Float32Array, dims: number, options: Clust
   });
   if (cellOf.length && cells.length > 1) mergeAcrossCells(members, sums, sizes, cellOf, cells.length, dims, threshold);
   if (drawn) attachAlone(members, sums, sizes, drawn.near, smooth!.count, input, vectors, dims);
+  if (minSize !== undefined) attachSmall(members, sums, sizes, dims, minSize, stableFloor!);
   // Number the surviving clusters by first appearance in the input.
   const labels = new Int32Array(n).fill(-1);
   const order: number[] = [];

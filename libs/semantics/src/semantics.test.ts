@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { attachAlone, clusterVectors, assignToClusters } from './clustering';
+import { attachAlone, attachSmall, clusterVectors, assignToClusters } from './clustering';
 import { commonComponent, withoutCommon } from './common';
 import { createEmbedder, LEXICAL_DIMS } from './embed';
 import { latentRank, latentVectors } from './latent';
@@ -261,6 +261,25 @@ describe('clustering', () => {
     const asOne = clusterVectors(vectors, dims, { ...options, exactLimit: 40, stableFloor: 0.25 });
     expect(asOne.sizes.length).toBeLessThan(cells.sizes.length);
     expect([...asOne.sizes]).toEqual([60, 60]);
+  });
+
+  it('hands a group too small to be a cluster to the cluster it is most alike, at least the floor; one alike to none stays', () => {
+    // In 2 dimensions: two clusters of 4 (minSize 4), a pair leaning to the second, a lone vector
+    // 0.17 alike to the first (below the floor).
+    const dims = 2;
+    const at = (angle: number) => [Math.cos(angle), Math.sin(angle)];
+    const vectors = Float32Array.from([0, 0, 0, 0, 1.2, 1.2, 1.2, 1.2, 0.9, 0.9, -1.4].flatMap(at));
+    const members = [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9], [10]];
+    const sums = new Float32Array(members.length * dims);
+    members.forEach((list, g) => list.forEach((i) => {
+      for (let d = 0; d < dims; d++) sums[g * dims + d]! += vectors[i * dims + d]!;
+    }));
+    const sizes = Int32Array.from(members.map((list) => list.length));
+    attachSmall(members, sums, sizes, dims, 4, 0.25);
+    expect(members).toEqual([[0, 1, 2, 3], [4, 5, 6, 7, 8, 9], [], [10]]);
+    expect([...sizes]).toEqual([4, 6, 0, 1]);
+    expect(sums[1 * dims + 1]).toBeCloseTo(4 * Math.sin(1.2) + 2 * Math.sin(0.9), 5);
+    expect([...sums.subarray(2 * dims, 3 * dims)]).toEqual([0, 0]);
   });
 
   it('names clusters by class-based TF-IDF', () => {

@@ -40,7 +40,7 @@ describe('stableCut', () => {
     merges.push(join([...a, ...b], c, 0.1));
     // The cut at 0.4 leaves the loose theme in two pieces.
     expect(groupsOf(cutAt(24, merges, 0.4))).toEqual([range(0, 8), range(8, 8), range(16, 8)]);
-    expect(groupsOf(stableCut(24, merges, 0.4, 0.25))).toEqual([range(0, 16), range(16, 8)]);
+    expect(groupsOf(stableCut(24, merges, 0.4, 0.25).groups)).toEqual([range(0, 16), range(16, 8)]);
   });
 
   it('keeps two tight themes apart when they join only just above the floor', () => {
@@ -48,7 +48,7 @@ describe('stableCut', () => {
     const a = build(range(0, 8), [0.9, 0.85, 0.8], merges);
     const b = build(range(8, 8), [0.9, 0.85, 0.8], merges);
     merges.push(join(a, b, 0.27));
-    expect(groupsOf(stableCut(16, merges, 0.4, 0.25))).toEqual([range(0, 8), range(8, 8)]);
+    expect(groupsOf(stableCut(16, merges, 0.4, 0.25).groups)).toEqual([range(0, 8), range(8, 8)]);
   });
 
   it('never joins what is less alike than the floor, and a group too small to be a cluster stays as the cut left it', () => {
@@ -60,7 +60,10 @@ describe('stableCut', () => {
     merges.push(join(a, b, 0.2));
     merges.push(join([...a, ...b], [16, 17], 0.15));
     merges.push(join([...a, ...b, 16, 17], [18], 0.1));
-    expect(groupsOf(stableCut(19, merges, 0.4, 0.25))).toEqual([range(0, 8), range(8, 8), [16, 17], [18]]);
+    const chosen = stableCut(19, merges, 0.4, 0.25);
+    expect(groupsOf(chosen.groups)).toEqual([range(0, 8), range(8, 8), [16, 17], [18]]);
+    // Half the cut's group of the median item (8), for the caller to hand smaller groups on.
+    expect(chosen.minSize).toBe(4);
   });
 
   it('gives every item the lowest item of its group, whatever order the merges come in', () => {
@@ -68,9 +71,9 @@ describe('stableCut', () => {
     const a = build(range(0, 8), [0.5, 0.45, 0.42], merges);
     const b = build(range(8, 8), [0.5, 0.45, 0.42], merges);
     merges.push(join(a, b, 0.38));
-    const forward = stableCut(16, merges, 0.4, 0.25);
+    const forward = stableCut(16, merges, 0.4, 0.25).groups;
     expect([...forward]).toEqual(Array(16).fill(0));
-    expect(stableCut(16, [...merges].reverse(), 0.4, 0.25)).toEqual(forward);
+    expect(stableCut(16, [...merges].reverse(), 0.4, 0.25).groups).toEqual(forward);
   });
 });
 
@@ -93,7 +96,7 @@ describe('stableCut with weights', () => {
     const b = build(range(8, 8), [0.5, 0.45, 0.42], merges);
     merges.push(join(a, b, 0.38));
     // The same tree, each item standing for 3: the loose theme is still one group.
-    expect(groupsOf(stableCut(16, merges, 0.4, 0.25, Array(16).fill(3)))).toEqual([range(0, 16)]);
+    expect(groupsOf(stableCut(16, merges, 0.4, 0.25, Array(16).fill(3)).groups)).toEqual([range(0, 16)]);
     expect(learnedMinSize(cutAt(16, merges, 0.4), Array(16).fill(3))).toBe(12);
   });
 });

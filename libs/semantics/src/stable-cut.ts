@@ -14,7 +14,8 @@
  * cluster the cut puts the median signal in (at least 3), so a product whose themes hold a few signals
  * each keeps small clusters and one whose themes hold hundreds does not keep fragments of ten. A signal in
  * no kept cluster stays with its cut cluster: with the kept cluster holding most of that, else with the
- * rest of it.
+ * rest of it. A group left smaller than `minSize` is no cluster either: the caller, which has the vectors,
+ * hands it to the cluster it is most alike (clustering.ts, `attachSmall`).
  */
 
 /** A merge of the tree: the two clusters (by their lowest member) and their average similarity. */
@@ -123,11 +124,18 @@ function itemsUnder(tree: ReturnType<typeof buildTree>, node: number, n: number)
   return out;
 }
 
+/** The groups chosen along the tree (lowest member of each), and the smallest size a cluster may have there. */
+export interface StableGroups {
+  groups: Int32Array;
+  minSize: number;
+}
+
 /** An item weighs `weights[i]` (1 each by default): a group of items taken together, as its size. */
-export function stableCut(n: number, merges: readonly Merge[], threshold: number, floor: number, weights?: ArrayLike<number>): Int32Array {
+export function stableCut(n: number, merges: readonly Merge[], threshold: number, floor: number, weights?: ArrayLike<number>): StableGroups {
   const cut = cutAt(n, merges, threshold);
-  const condensed = condense(buildTree(n, merges, floor, weights), n, learnedMinSize(cut, weights), floor);
-  return withCutForTheRest(cut, keptLabels(condensed, excessOfMass(condensed), n));
+  const minSize = learnedMinSize(cut, weights);
+  const condensed = condense(buildTree(n, merges, floor, weights), n, minSize, floor);
+  return { groups: withCutForTheRest(cut, keptLabels(condensed, excessOfMass(condensed), n)), minSize };
 }
 
 /** HDBSCAN's condensed tree: clusters of at least minSize, created parents first. */
