@@ -96,14 +96,17 @@ export function describeWorkerBackfill<F extends BackfillFake>(vendor: BackfillC
         credentials: vendor.credentials, syncIntervalSeconds: 900,
       }, new Date());
 
-      const first = await start(100);
+      // The stop is armed before the worker starts: its start queues the connection's first scheduled sync, which
+      // may read much of the backfill before start returns (it loads the word vectors meanwhile).
+      const first = start(100);
       let stopped: Promise<void> | undefined;
       vendor.stopWhen(fake, () => {
-        stopped ??= first.stop();
+        stopped ??= first.then((worker) => worker.stop());
       });
+      await first;
       await enqueue(boss, QUEUES.syncConnection, { workspaceId: ws, connectionId: conn.id, reason: 'now' });
       await waitFor('the first worker to stop mid-backfill', async () => stopped !== undefined, 120_000).catch(async (error: Error) => {
-        // Say where the first sync stood (it failed once on a loaded machine, cause not seen): its jobs and the connection.
+        // Say where the first sync stood (a stop armed after the worker started missed a sync that had run to its end): its jobs and the connection.
         const { rows: jobs } = await t.pool.query<{ state: string; output: unknown }>(
           "SELECT state, output FROM pgboss.job WHERE name = $1 AND data->>'connectionId' = $2", [QUEUES.syncConnection, conn.id]);
         const now = await connection(ws, conn.id);
