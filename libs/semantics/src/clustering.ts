@@ -139,7 +139,7 @@ function smoothedInCells(input: Float32Array, dims: number, all: Int32Array, k: 
  * intent (banking): 3.27 opportunities per intent → 2.60, NMI 0.798 → 0.793, ARI 0.568 → 0.569.
  * Members and sums change in place; a cluster emptied keeps size 0.
  */
-export function attachAlone(members: number[][], sums: Float32Array, sizes: Int32Array, near: Int32Array, k: number, raw: Float32Array, vectors: Float32Array, dims: number) {
+export function attachAlone(members: number[][], sums: Float32Array, sizes: Int32Array, near: Int32Array, k: number, raw: Float32Array, dims: number) {
   const groupOf = new Int32Array(raw.length / dims);
   members.forEach((list, g) => list.forEach((i) => (groupOf[i] = g)));
   const before = Int32Array.from(sizes);
@@ -157,15 +157,18 @@ export function attachAlone(members: number[][], sums: Float32Array, sizes: Int3
         nearest = j;
       }
     }
-    if (nearest < 0) return;
-    const to = groupOf[nearest]!;
-    members[to]!.push(i);
-    list.length = 0;
-    sizes[to]!++;
-    sizes[g] = 0;
-    for (let d = 0; d < dims; d++) sums[to * dims + d]! += vectors[i * dims + d]!;
-    sums.fill(0, g * dims, g * dims + dims);
+    if (nearest >= 0) joinGroup(members, sums, sizes, dims, g, groupOf[nearest]!);
   });
+}
+
+/** Group `from` joins group `to`: its members, size and sum; `from` is left empty (size 0). */
+function joinGroup(members: number[][], sums: Float32Array, sizes: Int32Array, dims: number, from: number, to: number) {
+  members[to]!.push(...members[from]!);
+  members[from] = [];
+  sizes[to]! += sizes[from]!;
+  sizes[from] = 0;
+  for (let d = 0; d < dims; d++) sums[to * dims + d]! += sums[from * dims + d]!;
+  sums.fill(0, from * dims, from * dims + dims);
 }
 
 /**
@@ -197,14 +200,7 @@ export function attachSmall(members: number[][], sums: Float32Array, sizes: Int3
     }
     if (best >= floor) moves.push([g, nearest]);
   });
-  for (const [g, to] of moves) {
-    members[to]!.push(...members[g]!);
-    members[g] = [];
-    sizes[to]! += sizes[g]!;
-    sizes[g] = 0;
-    for (let d = 0; d < dims; d++) sums[to * dims + d]! += sums[g * dims + d]!;
-    sums.fill(0, g * dims, g * dims + dims);
-  }
+  for (const [g, to] of moves) joinGroup(members, sums, sizes, dims, g, to);
 }
 
 /** Each row's `k` most similar others at least `floor` alike, from the similarity matrix (-1: fewer than k). */
@@ -529,7 +525,7 @@ export function clusterVectors(input: Float32Array, dims: number, options: Clust
     for (const i of list) for (let d = 0; d < dims; d++) sums[g * dims + d]! += vectors[i * dims + d]!;
   });
   if (cellOf.length && cells.length > 1) mergeAcrossCells(members, sums, sizes, cellOf, cells.length, dims, threshold);
-  if (drawn) attachAlone(members, sums, sizes, drawn.near, smooth!.count, input, vectors, dims);
+  if (drawn) attachAlone(members, sums, sizes, drawn.near, smooth!.count, input, dims);
   if (minSize !== undefined) attachSmall(members, sums, sizes, dims, minSize, stableFloor!);
   // Number the surviving clusters by first appearance in the input.
   const labels = new Int32Array(n).fill(-1);

@@ -124,7 +124,7 @@ describe('clustering', () => {
     members.forEach((list, g) => list.forEach((i) => { for (let d = 0; d < dims; d++) sums[g * dims + d]! += drawn[i * dims + d]!; }));
     // Two nearest neighbours each, at least the cut alike (-1: none).
     const near = Int32Array.from([1, 2, 0, 2, 1, 3, 4, 2, 3, -1, -1, -1]);
-    attachAlone(members, sums, sizes, near, 2, raw, drawn, dims);
+    attachAlone(members, sums, sizes, near, 2, raw, dims);
     expect(members).toEqual([[0, 1, 2, 3], [], [4], [5]]);
     expect([...sizes]).toEqual([4, 0, 1, 1]);
     expect([...sums.subarray(0, dims)].map((x) => +x.toFixed(3))).toEqual([6.78, 3.08, 0]);
