@@ -184,23 +184,14 @@ function joinGroup(members: number[][], sums: Float32Array, sizes: Int32Array, d
  * Members and sums change in place; a group emptied keeps size 0.
  */
 export function attachSmall(members: number[][], sums: Float32Array, sizes: Int32Array, dims: number, minSize: number, floor: number) {
-  const clusters: number[] = [];
-  sizes.forEach((size, g) => {
-    if (size >= minSize) clusters.push(g);
-  });
+  // Only clusters of at least minSize can be joined (nearestCluster skips a size of 0).
+  const clusterSizes = sizes.map((size) => (size >= minSize ? size : 0));
   const moves: Array<[from: number, to: number]> = [];
   sizes.forEach((size, g) => {
     if (size === 0 || size >= minSize) return;
-    let nearest = -1;
-    let best = -Infinity;
-    for (const c of clusters) {
-      const s = dotAt(sums, g * dims, sums, c * dims, dims) / (size * sizes[c]!);
-      if (s > best) {
-        best = s;
-        nearest = c;
-      }
-    }
-    if (best >= floor) moves.push([g, nearest]);
+    const mean = sums.slice(g * dims, g * dims + dims).map((x) => x / size);
+    const to = nearestCluster(mean, sums, clusterSizes, floor);
+    if (to >= 0) moves.push([g, to]);
   });
   for (const [g, to] of moves) joinGroup(members, sums, sizes, dims, g, to);
 }
