@@ -4,14 +4,15 @@
  * clinc150-val texts as queries, precision@10. The first stage is the product's index of meaning
  * (VectorIndex) fused by fuseRankings with a BM25 ranking standing in for PostgreSQL's full text; the
  * second is the product's own rerankTop with the index's feedback scores and the word matcher, each
- * alone and together. `npm run eval:evidence -- --within-domain` measures the real thing end to end;
+ * alone and together, and both with the domain's own vocabulary (latentTerms learned from its sources,
+ * the query and each candidate folded in) as a third ranking. `npm run eval:evidence -- --within-domain` measures the real thing end to end;
  * this is where a change of the stage is tried first (seconds, not minutes).
  *
- *   npx tsx tools/eval/rerank-lab.ts
+ *   npx tsx tools/eval/rerank-lab.ts      (RERANK_LAB_ALL=1: all domains in one workspace instead, every tenth val text a query)
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createEmbedder, createWordMatcher, loadWordVectors, quantize, stem, tokenize, VectorIndex } from '@loupe/semantics';
+import { createEmbedder, createWordMatcher, dot, foldIn, latentRank, latentTerms, loadWordVectors, quantize, stem, tokenize, VectorIndex } from '@loupe/semantics';
 import { fuseRankings, RERANK, rerankTop, SEMANTIC_MIN_SCORE, type Reranker } from '@loupe/sources';
 import { precisionAtK, readLabelledCsv } from './metrics';
 
@@ -47,15 +48,17 @@ function bm25(texts: string[]) {
   };
 }
 
-const variants = ['first stage', 'feedback only', 'words only', 'both (the product)'] as const;
+const variants = ['first stage', 'feedback only', 'words only', 'both (the product)', 'both + own vocabulary'] as const;
 const rows: string[] = [];
 const sums = new Map<string, number[]>(variants.map((v) => [v, []]));
-for (const domain of [...new Set(domainOf.values())].sort()) {
-  const corpus = test.filter((r) => domainOf.get(r.label) === domain);
-  const queries = val.filter((r) => domainOf.get(r.label) === domain);
+const together = process.env.RERANK_LAB_ALL === '1';
+for (const domain of together ? ['all domains'] : [...new Set(domainOf.values())].sort()) {
+  const corpus = together ? test : test.filter((r) => domainOf.get(r.label) === domain);
+  const queries = together ? val.filter((_, i) => i % 10 === 0) : val.filter((r) => domainOf.get(r.label) === domain);
   const index = new VectorIndex(embedder.denseDims);
   index.upsert(corpus.map((r, i) => ({ id: String(i), vector: quantize(embedder.embed(r.text).slice(0, embedder.denseDims)), product: 'p', type: 'conversation', nature: 'evidence', at: 0, projects: [] })));
   const lexical = bm25(corpus.map((r) => r.text));
+  const vocabulary = latentTerms(corpus.map((r) => r.text), latentRank(corpus.length));
   const results = new Map<string, string[][]>(variants.map((v) => [v, []]));
   for (const q of queries) {
     const vector = embedder.embed(q.text).slice(0, embedder.denseDims);
@@ -63,15 +66,17 @@ for (const domain of [...new Set(domainOf.values())].sort()) {
     const words = lexical(q.text).map((i) => ({ sourceId: String(i), position: null }));
     const first = fuseRankings([words, meaning]);
     const texts = async (top: readonly { sourceId: string }[]) => top.map((r) => corpus[Number(r.sourceId)]!.text);
-    const scorer = (parts: { feedback: boolean; words: boolean }): Reranker => async (query, candidates) => ({
+    const scorer = (parts: { feedback: boolean; words: boolean; latent?: boolean }): Reranker => async (query, candidates) => ({
       ...(parts.feedback ? { feedback: index.feedbackScores(vector, candidates.map((c) => c.id), RERANK.feedback, RERANK.beta) } : {}),
       words: parts.words ? matcher.scores(query, candidates.map((c) => c.text)) : candidates.map(() => 0),
+      ...(parts.latent ? { latent: candidates.map((c) => dot(foldIn(vocabulary, query), foldIn(vocabulary, c.text))) } : {}),
     });
     const labels = (list: readonly { sourceId: string }[]) => list.slice(0, 10).map((r) => corpus[Number(r.sourceId)]!.label);
     results.get('first stage')!.push(labels(first));
     results.get('feedback only')!.push(labels(await rerankTop(first, q.text, texts, scorer({ feedback: true, words: false }))));
     results.get('words only')!.push(labels(await rerankTop(first, q.text, texts, scorer({ feedback: false, words: true }))));
     results.get('both (the product)')!.push(labels(await rerankTop(first, q.text, texts, scorer({ feedback: true, words: true }))));
+    results.get('both + own vocabulary')!.push(labels(await rerankTop(first, q.text, texts, scorer({ feedback: true, words: true, latent: true }))));
   }
   const p = variants.map((v) => precisionAtK(queries.map((q) => q.label), results.get(v)!, 10));
   p.forEach((x, i) => sums.get(variants[i]!)!.push(x));

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { attachAlone, attachSmall, clusterVectors, assignToClusters } from './clustering';
 import { commonComponent, withoutCommon } from './common';
 import { createEmbedder, LEXICAL_DIMS } from './embed';
-import { latentRank, latentVectors } from './latent';
+import { foldIn, latentRank, latentTerms, latentVectors } from './latent';
 import { loadWordVectors } from './model';
 import { classTerms, recluster } from './recluster';
 import { startSemanticsThread } from './thread';
@@ -207,6 +207,22 @@ describe('clustering', () => {
     expect([...row(n - 1)].every((x) => x === 0)).toBe(true);
     expect(latentRank(100)).toBe(15);
     expect(latentRank(10_000)).toBe(150);
+  });
+
+  it('latent terms: a text folded in lands where it would have been among the texts, by the words the set uses together', () => {
+    const cards = ['freeze my debit card', 'lock my visa card', 'freeze the visa card', 'lock the debit card', 'card freeze and lock', 'debit visa card lock freeze'];
+    const transfers = ['wire money abroad', 'send money overseas', 'wire funds overseas', 'send funds abroad', 'money transfer abroad', 'wire send transfer funds money'];
+    const texts = [...cards, ...transfers];
+    const terms = latentTerms(texts, 2);
+    const vectors = latentVectors(texts, 2);
+    // A text of the set folded in: its own latent vector.
+    texts.forEach((text, i) => expect(dot(foldIn(terms, text), vectors.subarray(i * 2, i * 2 + 2))).toBeGreaterThan(0.999));
+    // New texts: "lock debit" and "freeze visa" share no word, yet meet; a transfer does not.
+    expect(dot(foldIn(terms, 'please lock debit'), foldIn(terms, 'freeze visa now'))).toBeGreaterThan(0.9);
+    expect(dot(foldIn(terms, 'please lock debit'), foldIn(terms, 'wire overseas'))).toBeLessThan(0.3);
+    // No word of the set's vocabulary: nothing to place it by.
+    expect([...foldIn(terms, 'a sentence of its own')].every((x) => x === 0)).toBe(true);
+    expect([...foldIn(latentTerms([], 2), 'lock debit')]).toEqual([0, 0]);
   });
 
   it('does not chain: a bridge between two themes does not merge them', () => {

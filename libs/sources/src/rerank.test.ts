@@ -36,6 +36,12 @@ describe('the second stage of search', () => {
     expect(await rerankTop(ranked(1), 'q', texts, wordsOnly)).toEqual(ranked(1));
   });
 
+  it('fuses the workspace\'s own vocabulary when the scorer has it, as one more ranking', async () => {
+    const third = (latent?: number[]): Reranker => async () => ({ feedback: [0, 0, 1], words: [0, 0, 1], ...(latent ? { latent } : {}) });
+    expect((await rerankTop(ranked(3), 'q', texts, third())).map((r) => r.sourceId)).toEqual(['s0', 's2', 's1']);
+    expect((await rerankTop(ranked(3), 'q', texts, third([0, 0, 1]))).map((r) => r.sourceId)).toEqual(['s2', 's0', 's1']);
+  });
+
   it('gives the scorer each candidate\'s text', async () => {
     const got: string[] = [];
     await rerankTop(ranked(2), 'the query', texts, async (q, candidates) => (got.push(q, ...candidates.map((c) => c.text)), { words: [0, 0] }));

@@ -12,12 +12,17 @@ import { textToEmbed } from './text-to-embed';
  * one, and the stage costs the same at a million sources as at a thousand.
  * Measured with `npm run eval:evidence -- --within-domain` (docs/architecture/search.md).
  */
-export const RERANK = { depth: 50, feedback: 10, beta: 2, weights: { feedback: 1, words: 0.5 }, textChars: 2_000 } as const;
+export const RERANK = { depth: 50, feedback: 10, beta: 2, weights: { feedback: 1, words: 0.5, latent: 0.5 }, textChars: 2_000 } as const;
 
 export interface RerankScores {
   /** Per candidate, in order: its score against the moved query (NaN: no vector); absent when the query has none. */
   feedback?: number[];
   words: number[];
+  /**
+   * Per candidate: its likeness to the query in the workspace's own vocabulary (latent semantic analysis
+   * of its sources, libs/semantics' latentTerms); absent when the workspace has none.
+   */
+  latent?: number[];
 }
 
 /** Scores the candidates (ids with their texts, best first) against the query. */
@@ -73,6 +78,7 @@ export async function rerankTop<T extends Ranked>(
   };
   add(scores.feedback, RERANK.weights.feedback);
   add(scores.words, RERANK.weights.words);
+  add(scores.latent, RERANK.weights.latent);
   fused.sort((a, b) => b.score - a.score || a.i - b.i);
   return [...fused.map((f) => f.r), ...ranked.slice(RERANK.depth)];
 }
