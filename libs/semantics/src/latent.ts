@@ -143,7 +143,7 @@ function symmetricEigen(a: Float64Array, l: number): { values: Float64Array; vec
 /** The truncated SVD of the texts' term matrix: A ≈ Q·W·Σ·Vᵀ (see latentVectors). */
 interface Reduction {
   n: number;
-  terms: ReturnType<typeof termRows>;
+  matrix: ReturnType<typeof termRows>;
   l: number;
   /** Orthonormal range of A, n × l. */
   q: Float64Array;
@@ -156,9 +156,9 @@ interface Reduction {
 
 function reduce(texts: readonly string[], rank: number): Reduction | undefined {
   const n = texts.length;
-  const terms = termRows(texts);
-  const { rows } = terms;
-  const l = Math.min(rank + OVERSAMPLE, n, terms.terms);
+  const matrix = termRows(texts);
+  const { rows } = matrix;
+  const l = Math.min(rank + OVERSAMPLE, n, matrix.terms);
   if (l === 0) return undefined;
   // Seeded uniform start (xorshift): the same texts give the same vectors.
   let seed = 0x9e3779b9;
@@ -178,7 +178,7 @@ function reduce(texts: readonly string[], rank: number): Reduction | undefined {
   };
   const timesTransposed = (y: Float64Array) => {
     // Aᵀ (terms × n) · y (n × l)
-    const z = new Float64Array(terms.terms * l);
+    const z = new Float64Array(matrix.terms * l);
     rows.forEach((row, i) => {
       for (const [j, w] of row) for (let k = 0; k < l; k++) z[j * l + k]! += w * y[i * l + k]!;
     });
@@ -187,7 +187,7 @@ function reduce(texts: readonly string[], rank: number): Reduction | undefined {
   // Subspace iteration: Q is orthonormalized once after each product with A·Aᵀ, which keeps the weaker
   // directions apart (their scale falls by (σₖ/σ₁)² a step) at two fifths of the cost of orthonormalizing
   // after each product with A and with Aᵀ (15,000 signals: 5.1 s against 6.9 s, the same grouping).
-  let q = times(Float64Array.from({ length: terms.terms * l }, random));
+  let q = times(Float64Array.from({ length: matrix.terms * l }, random));
   for (let iteration = 0; iteration < POWER_ITERATIONS; iteration++) {
     q = times(timesTransposed(q));
     orthonormalize(q, n, l);
@@ -196,7 +196,7 @@ function reduce(texts: readonly string[], rank: number): Reduction | undefined {
   // eigenvectors of Bᵀ·B, and its singular values the square roots of their eigenvalues.
   const b = timesTransposed(q);
   const gram = new Float64Array(l * l);
-  for (let j = 0; j < terms.terms; j++) {
+  for (let j = 0; j < matrix.terms; j++) {
     for (let x = 0; x < l; x++) {
       const bx = b[j * l + x]!;
       if (bx === 0) continue;
@@ -206,7 +206,7 @@ function reduce(texts: readonly string[], rank: number): Reduction | undefined {
   const { values, vectors } = symmetricEigen(gram, l);
   const components = Array.from({ length: l }, (_, i) => i).sort((x, y) => values[y]! - values[x]!).slice(0, rank)
     .map((column) => ({ column, sigma: Math.sqrt(Math.max(values[column]!, 0)) }));
-  return { n, terms, l, q, b, components, vectors };
+  return { n, matrix, l, q, b, components, vectors };
 }
 
 /** Rows of `rank` values scaled to unit length in place; a row too small to have a direction becomes zeros. */
@@ -262,10 +262,10 @@ export interface LatentTerms {
 export function latentTerms(texts: readonly string[], rank: number): LatentTerms {
   const reduction = reduce(texts, rank);
   if (!reduction) return { rank, index: new Map(), idf: new Float64Array(0), directions: new Float32Array(0) };
-  const { terms, l, b, components, vectors } = reduction;
+  const { matrix, l, b, components, vectors } = reduction;
   // V = Aᵀ·U·Σ⁻¹ = B·W·Σ⁻¹.
-  const directions = new Float32Array(terms.terms * rank);
-  for (let j = 0; j < terms.terms; j++) {
+  const directions = new Float32Array(matrix.terms * rank);
+  for (let j = 0; j < matrix.terms; j++) {
     components.forEach(({ column, sigma }, r) => {
       if (sigma < 1e-12) return;
       let v = 0;
@@ -273,7 +273,7 @@ export function latentTerms(texts: readonly string[], rank: number): LatentTerms
       directions[j * rank + r] = v / sigma;
     });
   }
-  return { rank, index: terms.index, idf: terms.idf, directions };
+  return { rank, index: matrix.index, idf: matrix.idf, directions };
 }
 
 /** `text` placed among the texts `terms` was learned from: `rank` values at unit length, zeros when it shares no term with them. */
