@@ -119,6 +119,31 @@ export function makeRecords(t: BenchTenant, n: number, bytes = 1024): Record<str
  * The nearest-rank percentile of sorted samples: the smallest sample with at least p % of them at or
  * below it (p99 of 100 samples is the 99th, not the slowest: that is `max`).
  */
+/**
+ * Calls `call` every 20 ms, one at a time, until stopped; the stop resolves to the latencies in ms,
+ * sorted. What a cheap request waits for while the machine is busy: a stall of the process or the database.
+ */
+export function sampleLatency(call: () => Promise<unknown>) {
+  const latencies: number[] = [];
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const t = performance.now();
+      await call().catch(() => undefined);
+      latencies.push(performance.now() - t);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  return async () => {
+    running = false;
+    await loop;
+    return latencies.sort((a, b) => a - b);
+  };
+}
+
+/** sampleLatency of the service's /healthz (answered by the process alone, without the database). */
+export const sampleHealth = (url: string) => sampleLatency(() => fetch(`${url}/healthz`).then((r) => r.arrayBuffer()));
+
 export function percentile(sorted: number[], p: number): number {
   if (!sorted.length) return 0;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;

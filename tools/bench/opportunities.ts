@@ -19,7 +19,7 @@ import { grantCredits } from '@loupe/credits';
 import { newId } from '@loupe/db';
 import { ensureSignalTypes } from '@loupe/evidence';
 import { readLabelledCsv } from '../eval/metrics';
-import { benchTenant, machine, percentile, round, startBenchService, type BenchTarget } from './lib';
+import { benchTenant, machine, percentile, round, sampleHealth, startBenchService, type BenchTarget } from './lib';
 
 export interface OpportunitiesScale {
   signals: number;
@@ -46,25 +46,6 @@ async function texts(): Promise<string[]> {
     ...readLabelledCsv(await readFile(path.join(dir, 'clinc150-val.csv'), 'utf8')),
   ];
   return rows.map((r) => r.text);
-}
-
-/** Samples /healthz every 20 ms until stopped; returns latencies in ms. */
-function probeHealth(url: string) {
-  const latencies: number[] = [];
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      const t = performance.now();
-      await fetch(`${url}/healthz`).then((r) => r.arrayBuffer(), () => undefined);
-      latencies.push(performance.now() - t);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  })();
-  return async () => {
-    running = false;
-    await loop;
-    return latencies.sort((a, b) => a - b);
-  };
 }
 
 async function rssMb(pid: number | undefined): Promise<number> {
@@ -136,7 +117,7 @@ async function runScale(service: BenchTarget, corpus: string[], n: number): Prom
     const r = await client.callTool({ name: 'add_signals', arguments: { source_id: sources[sources.length - 1], signals: items.map((t) => ({ type: 'feedback', title: t.slice(0, 200), content: t })) } });
     if (r.isError) throw new Error(JSON.stringify(r.content));
   };
-  const stopProbe = probeHealth(service.url);
+  const stopProbe = sampleHealth(service.url);
   let peak = 0;
   const sampler = setInterval(() => void rssMb(service.pid).then((mb) => (peak = Math.max(peak, mb))), 500);
   try {

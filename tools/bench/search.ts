@@ -24,8 +24,16 @@ import { createPool, createPrismaClient } from '@loupe/db';
 import { grantCredits } from '@loupe/credits';
 import { pendingSemanticSources } from '@loupe/sources';
 import { createProject } from '@loupe/workspaces';
-import { benchTenant, machine, percentile, postOnce, round, startBenchService, type BenchTarget, type BenchTenant } from './lib';
+import { benchTenant, machine, percentile, postOnce, round, sampleHealth, sampleLatency, startBenchService, type BenchTarget, type BenchTenant } from './lib';
 import { seeded } from '../eval/seeded';
+
+export interface LatencyFigures {
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+const latencyFigures = (sorted: number[]): LatencyFigures => ({ p50: round(percentile(sorted, 50), 1), p99: round(percentile(sorted, 99), 1), max: round(sorted.at(-1) ?? 0, 1) });
 
 export interface SearchShapeFigures {
   shape: string;
@@ -48,7 +56,11 @@ export interface SearchScaleFigures {
   loadRecordsPerSecond: number;
   shapes: SearchShapeFigures[];
   /** The same shapes while more records were ingested and processed (BENCH_SEARCH_WHILE_INGESTING). */
-  whileIngesting?: { records: number; recordsPerSecond: number; rounds: number; loadAverage: number; shapes: SearchShapeFigures[] };
+  whileIngesting?: {
+    records: number; recordsPerSecond: number; rounds: number; loadAverage: number; shapes: SearchShapeFigures[];
+    /** Meanwhile, every 20 ms: the service's /healthz (the process alone) and `SELECT 1` on the database. */
+    stalls: { healthz: LatencyFigures; database: LatencyFigures };
+  };
   /** The GIN index of the sources' document vectors. */
   indexBytes: number;
   tableBytes: { sources: number; segments: number };
@@ -324,10 +336,13 @@ export async function runSearchBench(options: { scales?: number[]; calls?: numbe
         let done = false;
         const loading = loadUpTo(service, t, projects, loaded, loaded + more, `${run}-more-${scale}`).finally(() => (done = true));
         const before = os.loadavg()[0]!;
+        const stopHealth = sampleHealth(service.url);
+        const stopDatabase = sampleLatency(() => service.pool.query('SELECT 1'));
         const during = await measureShapes(service, keys, t, projects, scale, calls, { until: () => done, warm: false });
         const load = await loading;
+        const stalls = { healthz: latencyFigures(await stopHealth()), database: latencyFigures(await stopDatabase()) };
         loaded += more;
-        f.whileIngesting = { records: more, recordsPerSecond: round(load.recordsPerSecond), rounds: during.rounds ?? 0, loadAverage: round((before + os.loadavg()[0]!) / 2, 1), shapes: [...during] };
+        f.whileIngesting = { records: more, recordsPerSecond: round(load.recordsPerSecond), rounds: during.rounds ?? 0, loadAverage: round((before + os.loadavg()[0]!) / 2, 1), shapes: [...during], stalls };
       }
       printScale(f);
       figures.push(f);
@@ -385,6 +400,8 @@ function printScale(f: SearchScaleFigures) {
   if (w) {
     console.log(`  while ${w.records.toLocaleString('en')} more records were ingested and processed (${w.recordsPerSecond} records/s end to end, ${w.rounds} rounds, load average ${w.loadAverage}):`);
     for (const s of w.shapes) console.log(shapeLine(s));
+    const line = (l: LatencyFigures) => `p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms`;
+    console.log(`  meanwhile, every 20 ms: /healthz (the process alone) ${line(w.stalls.healthz)}; SELECT 1 (the database alone) ${line(w.stalls.database)}`);
   }
 }
 
