@@ -7,7 +7,9 @@ import { textToEmbed } from './text-to-embed';
  * (words + meaning) ranked again two ways, each fused with the first ranking by reciprocal rank:
  *  - by meaning, against the query moved toward its first FEEDBACK results (pseudo-relevance feedback:
  *    the results a search gets right say what the query is about better than its few words);
- *  - word by word: each query word's best match among the source's words (libs/semantics' word matcher).
+ *  - word by word: each query word's best match among the source's words (libs/semantics' word matcher);
+ * and a third when the scorer gives it: by the workspace's own vocabulary (`RerankScores.latent`; measured in
+ * process, tools/eval/rerank-lab.ts, not yet learned by the service).
  * Only the order within the first RERANK_DEPTH changes: a later page never holds a source of an earlier
  * one, and the stage costs the same at a million sources as at a thousand.
  * Measured with `npm run eval:evidence -- --within-domain` (docs/architecture/search.md).
