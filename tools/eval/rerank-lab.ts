@@ -59,6 +59,7 @@ for (const domain of together ? ['all domains'] : [...new Set(domainOf.values())
   index.upsert(corpus.map((r, i) => ({ id: String(i), vector: quantize(embedder.embed(r.text).slice(0, embedder.denseDims)), product: 'p', type: 'conversation', nature: 'evidence', at: 0, projects: [] })));
   const lexical = bm25(corpus.map((r) => r.text));
   const vocabulary = latentTerms(corpus.map((r) => r.text), latentRank(corpus.length));
+  const latentScores = (query: Float32Array, texts: string[]) => texts.map((text) => dot(query, foldIn(vocabulary, text)));
   const results = new Map<string, string[][]>(variants.map((v) => [v, []]));
   for (const q of queries) {
     const vector = embedder.embed(q.text).slice(0, embedder.denseDims);
@@ -69,7 +70,7 @@ for (const domain of together ? ['all domains'] : [...new Set(domainOf.values())
     const scorer = (parts: { feedback: boolean; words: boolean; latent?: boolean }): Reranker => async (query, candidates) => ({
       ...(parts.feedback ? { feedback: index.feedbackScores(vector, candidates.map((c) => c.id), RERANK.feedback, RERANK.beta) } : {}),
       words: parts.words ? matcher.scores(query, candidates.map((c) => c.text)) : candidates.map(() => 0),
-      ...(parts.latent ? { latent: candidates.map((c) => dot(foldIn(vocabulary, query), foldIn(vocabulary, c.text))) } : {}),
+      ...(parts.latent ? { latent: latentScores(foldIn(vocabulary, query), candidates.map((c) => c.text)) } : {}),
     });
     const labels = (list: readonly { sourceId: string }[]) => list.slice(0, 10).map((r) => corpus[Number(r.sourceId)]!.label);
     results.get('first stage')!.push(labels(first));
