@@ -3,7 +3,7 @@ import { runErasure } from '@loupe/erasure';
 import { purgeStaleDrafts, runFileImport } from '@loupe/file-import';
 import { CLUSTERING_METHOD, resolveWorkspaceCompanies, updateOpportunities } from '@loupe/evidence';
 import { applyRetentionSlice, pruneSourceDeletions, sweepStorageDeletions, workspacesWithRetention } from '@loupe/lifecycle';
-import { embedPendingSources, markOutdatedSources } from '@loupe/sources';
+import { embedPendingSources, markOutdatedSources, refreshVocabulary, vocabularyToLearnAgain } from '@loupe/sources';
 import type { Config } from '@loupe/config';
 import type { Db } from '@loupe/db';
 import type { Clock, Logger } from '@loupe/http';
@@ -156,7 +156,11 @@ export function createWorker(deps: WorkerDeps): Worker {
           },
         });
         if (yielded) await enqueue(deps.boss, QUEUES.embedSources, { workspaceId }, { startAfter: 2 });
-        return { embedded, yielded };
+        // The workspace's own vocabulary for search (libs/sources/src/vocabulary.ts), when due; during a load
+        // it waits for the job that ends it, to be learned from what is embedded by then.
+        const vocabulary = await refreshVocabulary({ pool: ctx.pool, semantics, now: () => new Date(ctx.clock.now()) }, workspaceId, embedded, { learn: !yielded });
+        if (vocabulary.learned) deps.log.info({ workspaceId, ...vocabulary }, 'vocabulary for search learned');
+        return { embedded, yielded, vocabulary };
       },
     );
     // Erasing a person (libs/erasure): slice after slice to the end, resuming where a retry left off; a dry
@@ -283,6 +287,8 @@ export function createWorker(deps: WorkerDeps): Worker {
     const workspaces = await workspacesWithRetention(deps.pool);
     for (const workspaceId of workspaces) await enqueue(deps.boss, QUEUES.retention, { workspaceId });
     const pruned = await pruneSourceDeletions(deps.pool, new Date(ctx.clock.now()));
+    // Vocabularies for search a deletion or an erasure emptied: learned again by the workspace's embedding job.
+    for (const workspaceId of await vocabularyToLearnAgain(deps.pool)) await enqueue(deps.boss, QUEUES.embedSources, { workspaceId });
     const files = await sweepStorageDeletions({ pool: ctx.pool, storage: ctx.storage, clock: ctx.clock, log: deps.log });
     // Files uploaded for an import and never imported (libs/file-import): kept a week, then deleted.
     const drafts = await purgeStaleDrafts(ctx.pool, ctx.storage, new Date(ctx.clock.now()));

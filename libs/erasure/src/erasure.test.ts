@@ -167,6 +167,10 @@ describe('erasing a person', () => {
     const before = await dump();
     for (const word of ['ana planted', 'ana.planted@globex.test', 'p-ana-7', 'walrus', ...HER_WORDS]) expect(before).toContain(word);
     expect((await searchSources(t.pool, p.ws, { query: 'zebra' })).items.length).toBe(1);
+    // The workspace's vocabulary for search (libs/sources/src/vocabulary.ts) holds words of its sources, hers among them.
+    await t.pool.query(
+      "INSERT INTO search_vocabularies (workspace_id, sources, sampled, built_at, model) VALUES ($1, 60, 60, now(), convert_to($2, 'UTF8'))", [p.ws, HER_WORDS.join('\n')],
+    );
 
     const erasure = await eraseConfirmingNames(p.ws, { email: 'Ana.Planted@globex.test' }, { userId: 'usr_1', label: 'owner@loupe.test' });
     expect(erasure).toMatchObject({ status: 'queued', subjectKind: 'email', requestedBy: 'owner@loupe.test' });
@@ -187,6 +191,9 @@ describe('erasing a person', () => {
     for (const key of p.keys) expect(await storage.exists(key)).toBe(false);
     for (const word of ['zebra', 'Ana', 'quokka']) expect((await searchSources(t.pool, p.ws, { query: word })).items).toEqual([]);
     expect((await searchSources(t.pool, p.ws, { query: 'onboarding' })).items.length).toBe(1);
+    // the vocabulary is emptied, to be learned again from the redacted sources once they are embedded
+    const { rows: vocabulary } = await t.pool.query('SELECT model, generation FROM search_vocabularies WHERE workspace_id = $1', [p.ws]);
+    expect(vocabulary).toEqual([{ model: null, generation: 1 }]);
     // redacted sources lose their vector and wait to be embedded again, under a new sequence number
     const { rows: vectors } = await t.pool.query('SELECT source_id AS id, pending, vector, seq FROM source_semantics WHERE workspace_id = $1 ORDER BY source_id', [p.ws]);
     expect(vectors.filter((v) => v.pending && v.vector === null && v.seq !== null).map((v) => v.id).sort()).toEqual([p.sources[0], p.sources[1]].sort());

@@ -5,7 +5,7 @@ import { deleteSignals, lockProduct, SignalNotFoundError, subtitleOf } from '@lo
 import type { Clock } from '@loupe/http';
 import { enqueue, QUEUES, type Boss } from '@loupe/jobs';
 import { deleteFiles } from '@loupe/lifecycle';
-import { refreshSearchDocuments } from '@loupe/sources';
+import { EMPTY_VOCABULARY, refreshSearchDocuments } from '@loupe/sources';
 import type { Storage } from '@loupe/storage';
 import type pg from 'pg';
 import {
@@ -278,7 +278,11 @@ async function redactSources(c: Client, x: Ctx): Promise<Step> {
       [x.workspaceId, s.id, plan.head.title, JSON.stringify(plan.head.participants), plan.head.tags ?? [], plan.head.thread_id, plan.head.external_id],
     );
   }
-  if (changed.length && !x.dry) await refreshSearchDocuments(c, changed);
+  if (changed.length && !x.dry) {
+    await refreshSearchDocuments(c, changed);
+    // The workspace's vocabulary for search may hold the person's words: emptied, learned again once these are embedded.
+    await c.query(EMPTY_VOCABULARY, [x.workspaceId, new Date(x.deps.clock.now())]);
+  }
   return { cursor: ids.at(-1), counts: { sources: changed.length, segments }, embed: changed.length > 0 && !x.dry };
 }
 

@@ -2,7 +2,8 @@
  * Deleting customer evidence (issue 28 items 1 and 5): a source and the record it was built from are one
  * piece of customer data, so deleting either deletes both, with everything that hangs off them: the
  * source's segments and search document (its row), its vector (its row, and a `source_deletions` entry
- * so every MCP server's in-memory index drops the id), the signals taken from it and their history,
+ * so every MCP server's in-memory index drops the id), the workspace's vocabulary for search (emptied, to be
+ * learned again without it), the signals taken from it and their history,
  * its share of opportunities, the record's attachments and their stored files. Credits stay charged.
  *
  * Safe beside the worker: the records are locked first (the worker holds a record's row while it turns
@@ -12,6 +13,7 @@
 import { finalDownloadStatus, transitionDownloads, type DownloadStatus } from '@loupe/batches';
 import { withTransaction } from '@loupe/db';
 import { removeSignalsOfSources } from '@loupe/evidence';
+import { EMPTY_VOCABULARY } from '@loupe/sources';
 import type { Clock } from '@loupe/http';
 import type { Storage } from '@loupe/storage';
 import type pg from 'pg';
@@ -143,9 +145,11 @@ export async function deleteEvidence(deps: LifecycleDeps, workspaceId: string, r
       await client.query('INSERT INTO storage_deletions (key, workspace_id, created_at) SELECT unnest($1::text[]), $2, $3 ON CONFLICT (key) DO NOTHING', [keys, workspaceId, now]);
     }
 
-    // 8. Last, so its seq is taken just before commit: the MCP servers' indexes drop these ids.
+    // 8. Last, so its seq is taken just before commit: the MCP servers' indexes drop these ids. The workspace's
+    //    vocabulary for search holds words of these sources: it is emptied, and learned again from what is left.
     if (deletedSourceIds.length) {
       await client.query('INSERT INTO source_deletions (workspace_id, source_id, deleted_at) SELECT $1, unnest($2::text[]), $3', [workspaceId, deletedSourceIds, now]);
+      await client.query(EMPTY_VOCABULARY, [workspaceId, now]);
     }
     const sourceOf = new Map(sources.filter((s) => s.record_id).map((s) => [s.record_id!, s.id]));
     return {

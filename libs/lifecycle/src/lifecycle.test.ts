@@ -111,8 +111,13 @@ describe('deleting a source or a record', () => {
     await t.pool.query("INSERT INTO signal_changes (id, workspace_id, signal_id, action, by_email, detail, created_at) VALUES ($1, $2, $3, 'edit', 'pm@acme.test', '{}', now())", [newId('sch'), w.ws, goneA]);
     expect(await count('SELECT 1 FROM signal_changes WHERE workspace_id = $1', [w.ws])).toBe(2);
 
+    // The workspace's vocabulary for search (libs/sources/src/vocabulary.ts), learned with the deleted source's words.
+    await t.pool.query("INSERT INTO search_vocabularies (workspace_id, sources, sampled, built_at, model) VALUES ($1, 60, 60, now(), convert_to('zebulon', 'UTF8'))", [w.ws]);
     const out = await deleteEvidence(deps, w.ws, { sourceIds: [gone.src!] });
     expect(out).toMatchObject({ sources: [{ id: gone.src, recordId: gone.rec }], records: [{ id: gone.rec, sourceId: gone.src }], missingSourceIds: [], signals: 2, files: 1, productIds: [w.prod] });
+    // Emptied, to be learned again from what is left.
+    const { rows: vocabulary } = await t.pool.query('SELECT model, generation FROM search_vocabularies WHERE workspace_id = $1', [w.ws]);
+    expect(vocabulary).toEqual([{ model: null, generation: 1 }]);
 
     expect(await count('SELECT 1 FROM sources WHERE id = $1', [gone.src])).toBe(0);
     expect(await count('SELECT 1 FROM records WHERE id = $1', [gone.rec])).toBe(0);

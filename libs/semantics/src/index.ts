@@ -9,6 +9,7 @@ export { commonComponent, withoutCommon, COMMON_DIRECTIONS, DENSE_SHARE, type Co
 export { clusterVectors, assignToClusters, nearestCluster, EXACT_LIMIT, CELL_LIMIT, SMOOTH_LIMIT, type Clusters, type Assignment } from './clustering';
 export { startSemanticsThread, type EmbeddingInfo, type SemanticsThread } from './thread';
 export { latentVectors, latentRank, latentTerms, foldIn, type LatentTerms } from './latent';
+export { encodeLatentTerms, decodeLatentTerms } from './latent-codec';
 export { recluster, classTerms, LATENT_SHARE, type ReclusterInput, type ReclusterOutput } from './recluster';
 export { VectorIndex, quantize, type IndexItem, type IndexFilter, type IndexHit } from './vector-index';
 export { createRemoteEmbeddings, embeddingsEndpoint, retryAfterMs, remoteVersionOf, EmbeddingsError, REMOTE_DEFAULTS, type RemoteEmbeddings, type RemoteEmbeddingsOptions } from './remote';

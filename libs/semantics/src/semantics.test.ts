@@ -3,6 +3,7 @@ import { attachAlone, attachSmall, clusterVectors, assignToClusters } from './cl
 import { commonComponent, withoutCommon } from './common';
 import { createEmbedder, LEXICAL_DIMS } from './embed';
 import { foldIn, latentRank, latentTerms, latentVectors } from './latent';
+import { decodeLatentTerms, encodeLatentTerms } from './latent-codec';
 import { loadWordVectors } from './model';
 import { classTerms, recluster } from './recluster';
 import { startSemanticsThread } from './thread';
@@ -223,6 +224,24 @@ describe('clustering', () => {
     // No word of the set's vocabulary: nothing to place it by.
     expect([...foldIn(terms, 'a sentence of its own')].every((x) => x === 0)).toBe(true);
     expect([...foldIn(latentTerms([], 2), 'lock debit')]).toEqual([0, 0]);
+  });
+
+  it('latent terms: encoded and decoded, a vocabulary places texts as before; bytes of anything else are refused', () => {
+    const texts = ['freeze my débit card', 'lock my débit card', 'wire money abroad', 'send money abroad', 'card lock freeze'];
+    const terms = latentTerms(texts, 2);
+    const bytes = encodeLatentTerms(terms);
+    const decoded = decodeLatentTerms(bytes);
+    expect(decoded.rank).toBe(2);
+    expect([...decoded.index]).toEqual([...terms.index]);
+    for (const text of ['please lock debit', 'lock my débit', 'money abroad']) {
+      const a = foldIn(terms, text);
+      const b = foldIn(decoded, text);
+      expect(dot(a, b)).toBeGreaterThan(0.9999);
+    }
+    // An empty vocabulary goes through too.
+    expect(decodeLatentTerms(encodeLatentTerms(latentTerms([], 3))).index.size).toBe(0);
+    expect(() => decodeLatentTerms(new Uint8Array(20))).toThrow(/not an encoded vocabulary/);
+    expect(() => decodeLatentTerms(bytes.subarray(0, bytes.length - 4))).toThrow(/wrong length/);
   });
 
   it('does not chain: a bridge between two themes does not merge them', () => {

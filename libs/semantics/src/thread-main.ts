@@ -7,7 +7,9 @@ import { loadWordVectors } from './model';
 import type { SemanticsRequest, SemanticsResponse } from './thread-protocol';
 import { VectorIndex } from './vector-index';
 import { createRemoteEmbeddings, remoteVersionOf, type RemoteEmbeddingsOptions } from './remote';
-import { normalize } from './vectors';
+import { dot, normalize } from './vectors';
+import { foldIn, latentTerms, type LatentTerms } from './latent';
+import { decodeLatentTerms, encodeLatentTerms } from './latent-codec';
 import { createWordMatcher } from './word-match';
 
 // The semantics thread: embedding and clustering off the event loop that serves requests.
@@ -95,6 +97,14 @@ function searchedQueryVector(text: string): Float32Array | string {
 
 /** Nearest-neighbour indexes held by this thread, by collection (a workspace's sources). */
 const indexes = new Map<string, VectorIndex>();
+/** The collections' own vocabularies (libs/sources/src/vocabulary.ts), for the second stage of their searches. */
+const vocabularies = new Map<string, LatentTerms>();
+
+/** Each text's likeness to the query in the vocabulary: both folded in (zeros when a text shares no term with it). */
+function latentScores(vocabulary: LatentTerms, query: string, texts: string[]): number[] {
+  const q = foldIn(vocabulary, query);
+  return texts.map((text) => dot(q, foldIn(vocabulary, text)));
+}
 
 const buffers = (...arrays: Array<{ buffer: ArrayBufferLike }>) => arrays.map((a) => a.buffer as ArrayBuffer);
 
@@ -142,10 +152,26 @@ async function handle(request: SemanticsRequest): Promise<{ result: unknown; tra
     }
     case 'rerank': {
       const words = wordMatcher.scores(request.text, request.texts);
+      const vocabulary = vocabularies.get(request.collection);
+      const latent = vocabulary ? latentScores(vocabulary, request.text, request.texts) : undefined;
       const index = indexes.get(request.collection);
       const query = index ? searchedQueryVector(request.text) : undefined;
-      if (!index || typeof query !== 'object' || query.length !== index.dims) return { result: { words }, transfer: [] };
-      return { result: { feedback: index.feedbackScores(query, request.ids, request.feedback, request.beta), words }, transfer: [] };
+      const feedback = index && typeof query === 'object' && query.length === index.dims ? index.feedbackScores(query, request.ids, request.feedback, request.beta) : undefined;
+      return { result: { ...(feedback ? { feedback } : {}), words, ...(latent ? { latent } : {}), vocabulary: vocabulary !== undefined }, transfer: [] };
+    }
+    case 'vocabulary-learn': {
+      const vocabulary = latentTerms(request.texts, request.rank);
+      const model = encodeLatentTerms(vocabulary);
+      return { result: { model, terms: vocabulary.index.size }, transfer: buffers(model) };
+    }
+    case 'vocabulary-set': {
+      if (!request.model) {
+        vocabularies.delete(request.collection);
+        return { result: { terms: 0 }, transfer: [] };
+      }
+      const vocabulary = decodeLatentTerms(request.model);
+      vocabularies.set(request.collection, vocabulary);
+      return { result: { terms: vocabulary.index.size }, transfer: [] };
     }
     case 'index-drop':
       return { result: { dropped: indexes.delete(request.collection) }, transfer: [] };

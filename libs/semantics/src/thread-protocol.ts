@@ -15,6 +15,10 @@ export type SemanticsRequest =
    * candidate's score against the query moved toward the first `feedback` of them, and its word-by-word match.
    */
   | { id: number; op: 'rerank'; collection: string; text: string; ids: string[]; texts: string[]; feedback: number; beta: number }
+  /** A set of texts' own vocabulary (latentTerms at `rank`), encoded (encodeLatentTerms) to be stored. */
+  | { id: number; op: 'vocabulary-learn'; texts: string[]; rank: number }
+  /** The collection's vocabulary (encoded) for its searches' second stage; null drops it. */
+  | { id: number; op: 'vocabulary-set'; collection: string; model: Uint8Array | null }
   | { id: number; op: 'index-drop'; collection: string }
   | { id: number; op: 'version' };
 
@@ -29,8 +33,13 @@ export interface SemanticsResults {
    * `unavailable`: the embedding provider did not embed the query (why), so there are no hits.
    */
   'index-search': { hits: IndexHit[]; loaded: boolean; unavailable?: string };
-  /** Per candidate: `feedback` (NaN where not indexed; absent when the query has no vector) and `words` scores. */
-  rerank: { feedback?: number[]; words: number[] };
+  /**
+   * Per candidate: `feedback` (NaN where not indexed; absent when the query has no vector), `words`, and `latent`
+   * when the thread holds the collection's vocabulary (`vocabulary`).
+   */
+  rerank: { feedback?: number[]; words: number[]; latent?: number[]; vocabulary: boolean };
+  'vocabulary-learn': { model: Uint8Array; terms: number };
+  'vocabulary-set': { terms: number };
   'index-drop': { dropped: boolean };
   /** The embedding's version, known without asking a provider. */
   version: { version: string };

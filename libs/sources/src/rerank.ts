@@ -4,12 +4,12 @@ import { textToEmbed } from './text-to-embed';
 
 /**
  * The second stage of find_sources (issue 46): the first RERANK_DEPTH sources of the fused ranking
- * (words + meaning) ranked again two ways, each fused with the first ranking by reciprocal rank:
+ * (words + meaning) ranked again up to three ways, each fused with the first ranking by reciprocal rank:
  *  - by meaning, against the query moved toward its first FEEDBACK results (pseudo-relevance feedback:
  *    the results a search gets right say what the query is about better than its few words);
  *  - word by word: each query word's best match among the source's words (libs/semantics' word matcher);
- * and a third when the scorer gives it: by the workspace's own vocabulary (`RerankScores.latent`; measured in
- * process, tools/eval/rerank-lab.ts, not yet learned by the service).
+ *  - by the workspace's own vocabulary, once the worker has learned it (./vocabulary): the query and each
+ *    candidate folded into its latent space (`RerankScores.latent`).
  * Only the order within the first RERANK_DEPTH changes: a later page never holds a source of an earlier
  * one, and the stage costs the same at a million sources as at a thousand.
  * Measured with `npm run eval:evidence -- --within-domain` (docs/architecture/search.md).

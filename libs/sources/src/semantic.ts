@@ -4,6 +4,7 @@ import type { RankedHit } from './fuse';
 import { RERANK, type Reranker } from './rerank';
 import type { SearchFilters } from './search';
 import { textToEmbed } from './text-to-embed';
+import { createVocabularyLoader } from './vocabulary-loader';
 
 /**
  * Semantic search of sources (issue 22), in two halves:
@@ -146,7 +147,7 @@ export interface SemanticSearch {
   search(workspaceId: string, query: string, filters: SearchFilters, k: number): Promise<SemanticResult>;
   /** Sources of the workspace not embedded yet (up to 1,000), counted at most once per PENDING_TTL_MS. */
   pending(workspaceId: string): Promise<number>;
-  /** The second stage of a search's ranking (./rerank) for this workspace: by meaning with feedback, and word by word. */
+  /** The second stage of a search's ranking (./rerank) for this workspace: by meaning with feedback, word by word, and by its own vocabulary (./vocabulary). */
   reranker(workspaceId: string): Reranker;
   /** Stops refreshing indexes in the background (the service is stopping). */
   close(): void;
@@ -185,10 +186,13 @@ export const SEMANTIC_MIN_SCORE = 0.3;
  */
 const REFILL_AFTER_MS = 12 * 3600 * 1000;
 
-export function createSemanticSearch(deps: { pool: pg.Pool; semantics: SemanticsThread; refillAfterMs?: number; keepFreshForMs?: number }): SemanticSearch {
+export function createSemanticSearch(
+  deps: { pool: pg.Pool; semantics: SemanticsThread; refillAfterMs?: number; keepFreshForMs?: number; vocabularyCheckMs?: number },
+): SemanticSearch {
   const refillAfterMs = deps.refillAfterMs ?? REFILL_AFTER_MS;
   const keepFreshForMs = deps.keepFreshForMs ?? KEEP_FRESH_FOR_MS;
   const collections = new Map<string, Collection>();
+  const vocabularies = createVocabularyLoader({ pool: deps.pool, semantics: deps.semantics, checkMs: deps.vocabularyCheckMs });
   const pendingCounts = new Map<string, { at: number; count: Promise<number> }>();
   let closed = false;
 
@@ -291,10 +295,14 @@ export function createSemanticSearch(deps: { pool: pg.Pool; semantics: Semantics
       return count;
     },
     reranker(workspaceId) {
-      return async (query, candidates) =>
-        deps.semantics.run('rerank', {
+      return async (query, candidates) => {
+        await vocabularies.ready(workspaceId);
+        const out = await deps.semantics.run('rerank', {
           collection: workspaceId, text: query, ids: candidates.map((c) => c.id), texts: candidates.map((c) => c.text), feedback: RERANK.feedback, beta: RERANK.beta,
         });
+        if (!out.vocabulary) vocabularies.missing(workspaceId);
+        return out;
+      };
     },
     async search(workspaceId, query, filters, k) {
       // The version alone (no provider asked): rows embedded with another one are left out of the index until re-embedded.

@@ -1,0 +1,59 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
+import type { Boss } from '@loupe/jobs';
+import { deleteEvidence } from '@loupe/lifecycle';
+import { vocabularyState } from '@loupe/sources';
+import { createLocalStorage } from '@loupe/storage';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWorker } from './app';
+import { FAST_OPTIONS, createWorkspace, land, silentLog, startBoss, testConfig, transcriptRecords, waitFor, waitForBatch } from './test/helpers';
+
+describe('the worker learns each workspace\'s vocabulary for search', () => {
+  let t: TestDatabase;
+  let boss: Boss;
+  let dataDir: string;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'loupe-worker-vocabulary-'));
+    boss = await startBoss(t.url);
+  });
+  afterAll(async () => {
+    await boss.stop({ graceful: false, close: true });
+    await t.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('after embedding the sources of a workspace that has enough, and again from what is left after a deletion emptied it', async () => {
+    const ws = await createWorkspace(t.pool, 1000);
+    const few = await createWorkspace(t.pool, 1000);
+    const clock = { now: () => Date.now() };
+    // The retention sweep, which queues emptied vocabularies to be learned again, every second.
+    const worker = createWorker({ pool: t.pool, db: t.db, boss, clock, log: silentLog, config: testConfig(dataDir), options: { ...FAST_OPTIONS, retentionIntervalSeconds: 1 } });
+    await worker.start();
+    try {
+      await waitForBatch(t.pool, await land(t.pool, boss, ws, 'call', transcriptRecords(60)), ['COMPLETE']);
+      await waitForBatch(t.pool, await land(t.pool, boss, few, 'call', transcriptRecords(49)), ['COMPLETE']);
+      const learned = await waitFor('the vocabulary', async () => {
+        const state = await vocabularyState(t.pool, ws);
+        return state?.learned && state;
+      });
+      expect(learned).toMatchObject({ sources: 60, sampled: 60, grown: 0, generation: 0 });
+      // A workspace with fewer sources than that has none.
+      await waitFor('the small workspace embedded', async () => (await t.pool.query("SELECT 1 FROM source_semantics WHERE workspace_id = $1 AND pending", [few])).rowCount === 0);
+      expect(await vocabularyState(t.pool, few)).toBeUndefined();
+
+      const { rows } = await t.pool.query<{ id: string }>('SELECT id FROM sources WHERE workspace_id = $1 ORDER BY id LIMIT 1', [ws]);
+      await deleteEvidence({ pool: t.pool, storage: createLocalStorage(dataDir), clock }, ws, { sourceIds: [rows[0]!.id] });
+      expect(await vocabularyState(t.pool, ws)).toMatchObject({ learned: false, generation: 1 });
+      const again = await waitFor('the vocabulary learned again', async () => {
+        const state = await vocabularyState(t.pool, ws);
+        return state?.learned && state;
+      });
+      expect(again).toMatchObject({ sources: 59, sampled: 59, generation: 1 });
+    } finally {
+      await worker.stop();
+    }
+  });
+});
