@@ -6,6 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { createApiKey } from '@loupe/api-keys';
 import { createPool, createPrismaClient, freePort, type Db, type Pool } from '@loupe/db';
+import { QUEUES } from '@loupe/jobs';
+import { pendingSemanticSources } from '@loupe/sources';
 import { createProduct, createProject, createWorkspace } from '@loupe/workspaces';
 
 export interface BenchTenant {
@@ -143,6 +145,24 @@ export function sampleLatency(call: () => Promise<unknown>) {
 
 /** sampleLatency of the service's /healthz (answered by the process alone, without the database). */
 export const sampleHealth = (url: string) => sampleLatency(() => fetch(`${url}/healthz`).then((r) => r.arrayBuffer()));
+
+/**
+ * Waits until the worker has embedded every source of the workspace and is done with it: its embedding job,
+ * which then learns the workspace's vocabulary for search when due (libs/sources/src/vocabulary.ts).
+ */
+export async function waitEmbedded(pool: Pool, workspaceId: string, timeoutMs = 30 * 60_000): Promise<void> {
+  const started = performance.now();
+  for (;;) {
+    if ((await pendingSemanticSources(pool, workspaceId, 1)) === 0) {
+      const { rowCount } = await pool.query(
+        "SELECT 1 FROM pgboss.job WHERE name = $1 AND state IN ('created', 'retry', 'active') AND data->>'workspaceId' = $2", [QUEUES.embedSources, workspaceId],
+      );
+      if (!rowCount) return;
+    }
+    if (performance.now() - started > timeoutMs) throw new Error(`the sources were not embedded within ${timeoutMs / 60_000} minutes`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
 
 export function percentile(sorted: number[], p: number): number {
   if (!sorted.length) return 0;

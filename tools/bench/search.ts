@@ -22,9 +22,9 @@ import { pathToFileURL } from 'node:url';
 import { createApiKey } from '@loupe/api-keys';
 import { createPool, createPrismaClient } from '@loupe/db';
 import { grantCredits } from '@loupe/credits';
-import { pendingSemanticSources } from '@loupe/sources';
+import { vocabularyState } from '@loupe/sources';
 import { createProject } from '@loupe/workspaces';
-import { benchTenant, machine, percentile, postOnce, round, sampleHealth, sampleLatency, startBenchService, type BenchTarget, type BenchTenant } from './lib';
+import { benchTenant, machine, percentile, postOnce, round, sampleHealth, sampleLatency, startBenchService, waitEmbedded, type BenchTarget, type BenchTenant } from './lib';
 import { seeded } from '../eval/seeded';
 
 export interface LatencyFigures {
@@ -68,6 +68,8 @@ export interface SearchScaleFigures {
   searchableAfterMs: number;
   /** After the load: seconds until the worker had embedded every source and the MCP process's semantic index held them. */
   semanticReadySeconds: number;
+  /** The workspace's vocabulary for search once the worker was done: sources it was learned among and from, its size. */
+  vocabulary?: { sources: number; sampled: number; bytes: number };
 }
 
 export interface SearchFigures {
@@ -264,14 +266,10 @@ async function measureShapes(
 }
 
 /** From a record's 202 to find_sources returning its source (a word no other record has). */
-/** Waits until every source of the workspace is embedded and find_sources no longer says some are not yet searchable by meaning. */
+/** Waits until the worker is done with the workspace's sources (their vectors, its vocabulary) and find_sources no longer says some are not yet searchable by meaning. */
 async function semanticReady(service: BenchTarget, t: BenchTenant, keys: Keys): Promise<number> {
   const started = performance.now();
-  for (;;) {
-    if ((await pendingSemanticSources(service.pool, t.workspaceId, 1)) === 0) break;
-    if (performance.now() - started > 30 * 60_000) throw new Error('the sources were not embedded within 30 minutes');
-    await new Promise((res) => setTimeout(res, 500));
-  }
+  await waitEmbedded(service.pool, t.workspaceId);
   for (;;) {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'find_sources', arguments: { query: 'warm up', limit: 1 } } });
     const res = await postOnce(new URL(`${service.url}/api/mcp`), agent, { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': keys.next() }, body);
@@ -317,6 +315,8 @@ export async function runSearchBench(options: { scales?: number[]; calls?: numbe
       const searchableAfterMs = await searchableAfter(service, t, projects, keys);
       loaded++;
       const load0 = os.loadavg()[0]!;
+      const vocabulary = await vocabularyState(service.pool, t.workspaceId);
+      const { rows: [model] } = await service.pool.query<{ bytes: number }>('SELECT octet_length(model) AS bytes FROM search_vocabularies WHERE workspace_id = $1', [t.workspaceId]);
       const shapes = await measureShapes(service, keys, t, projects, scale, calls);
       const loadAverage = round((load0 + os.loadavg()[0]!) / 2, 1);
       const { rows: [size] } = await service.pool.query<{ doc_idx: string; sources: string; segments: string; n: number; segs: number }>(
@@ -330,6 +330,7 @@ export async function runSearchBench(options: { scales?: number[]; calls?: numbe
         loadAverage, sources: size!.n, segments: size!.segs, loadSeconds: round(load.seconds, 1), loadRecordsPerSecond: round(load.recordsPerSecond),
         shapes, indexBytes: Number(size!.doc_idx),
         tableBytes: { sources: Number(size!.sources), segments: Number(size!.segments) }, searchableAfterMs: round(searchableAfterMs), semanticReadySeconds,
+        ...(vocabulary?.learned ? { vocabulary: { sources: vocabulary.sources, sampled: vocabulary.sampled, bytes: model!.bytes } } : {}),
       };
       const more = Number(process.env.BENCH_SEARCH_WHILE_INGESTING ?? 0);
       if (more > 0) {
@@ -393,6 +394,8 @@ function printScale(f: SearchScaleFigures) {
   console.log(`\n${f.sources.toLocaleString('en')} sources, ${f.segments.toLocaleString('en')} segments (loaded at ${f.loadRecordsPerSecond} records/s end to end)`);
   console.log(`  index size: sources_search_doc_idx (GIN) ${mb(f.indexBytes)} (tables with their vectors: sources ${mb(f.tableBytes.sources)}, segments ${mb(f.tableBytes.segments)})`);
   console.log(`  semantic index ready ${f.semanticReadySeconds} s after the load; ingest → searchable: ${f.searchableAfterMs} ms; load average while measuring: ${f.loadAverage} (2 cores)`);
+  const v = f.vocabulary;
+  console.log(v ? `  vocabulary for search: learned among ${v.sources.toLocaleString('en')} sources from ${v.sampled.toLocaleString('en')} of them, ${mb(v.bytes)}` : '  vocabulary for search: none');
   const shapeLine = (s: SearchShapeFigures) =>
     `  ${(s.shape + (s.filtered ? ' + filters' : '')).padEnd(20)} p50 ${String(s.p50).padStart(6)} ms   p99 ${String(s.p99).padStart(6)} ms   max ${String(s.max).padStart(6)} ms   mean total ${s.meanTotal}${s.errors ? `   errors ${s.errors}` : ''}`;
   for (const s of f.shapes) console.log(shapeLine(s));

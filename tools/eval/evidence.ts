@@ -27,9 +27,9 @@ import { createApiKey } from '@loupe/api-keys';
 import { loadConfig } from '@loupe/config';
 import { grantCredits } from '@loupe/credits';
 import { startSemanticsThread } from '@loupe/semantics';
-import { createSemanticSearch, pendingSemanticSources, searchSources } from '@loupe/sources';
+import { createSemanticSearch, searchSources } from '@loupe/sources';
 import { createProduct, createProject } from '@loupe/workspaces';
-import { benchTenant, machine, round, startBenchService, type BenchTarget } from '../bench/lib';
+import { benchTenant, machine, round, startBenchService, waitEmbedded, type BenchTarget } from '../bench/lib';
 import { ari, largestShare, nmi, precisionAtK, readLabelledCsv } from './metrics';
 import { sample, sampleWithCopies, type Labelled } from './clinc-sets';
 
@@ -154,12 +154,9 @@ async function clusteringRun(service: BenchTarget, rows: Labelled[], per: number
   };
 }
 
-/** Waits until the worker has embedded every source of the workspace and the service's index holds them. */
+/** Waits until the worker is done with the workspace's sources (their vectors, its vocabulary) and the service's index holds them. */
 async function waitSearchable(service: BenchTarget, workspaceId: string, mcp: Mcp, productId: string): Promise<void> {
-  for (;;) {
-    if ((await pendingSemanticSources(service.pool, workspaceId, 1)) === 0) break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await waitEmbedded(service.pool, workspaceId);
   for (;;) {
     const out = await mcp.call('find_sources', { query: 'warm up', product_id: productId, limit: 1 });
     if (!out.not_yet_searchable) return;
