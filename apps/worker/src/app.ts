@@ -3,7 +3,7 @@ import { runErasure } from '@loupe/erasure';
 import { purgeStaleDrafts, runFileImport } from '@loupe/file-import';
 import { CLUSTERING_METHOD, resolveWorkspaceCompanies, updateOpportunities } from '@loupe/evidence';
 import { applyRetentionSlice, pruneSourceDeletions, sweepStorageDeletions, workspacesWithRetention } from '@loupe/lifecycle';
-import { embedPendingSources, markOutdatedSources, refreshVocabulary, vocabularyToLearnAgain } from '@loupe/sources';
+import { embedPendingSources, markOutdatedSources, refreshVocabulary, vocabularyState, vocabularyToLearnAgain } from '@loupe/sources';
 import type { Config } from '@loupe/config';
 import type { Db } from '@loupe/db';
 import type { Clock, Logger } from '@loupe/http';
@@ -185,6 +185,7 @@ export function createWorker(deps: WorkerDeps): Worker {
         // stop or a crash loses at most the slice in hand (rolled back, retried).
         const slice = await applyRetentionSlice({ pool: ctx.pool, storage: ctx.storage, clock: ctx.clock, log: deps.log }, workspaceId, options.retentionSlice);
         if (slice.more) await enqueue(deps.boss, QUEUES.retention, { workspaceId });
+        else await learnVocabularyAgain(workspaceId);
         if (slice.sources || slice.records) deps.log.info({ workspaceId, ...slice }, 'retention deleted old evidence');
         return slice;
       },
@@ -225,6 +226,7 @@ export function createWorker(deps: WorkerDeps): Worker {
         const payload = payloadSchemas[QUEUES.purgeConnection].parse(job.data);
         const slice = await purgeConnectionSlice({ pool: ctx.pool, storage: ctx.storage, clock: ctx.clock, log: deps.log }, payload.workspaceId, payload.connectionId);
         if (slice.more) await enqueue(deps.boss, QUEUES.purgeConnection, payload);
+        else await learnVocabularyAgain(payload.workspaceId);
         return slice;
       },
     );
@@ -296,6 +298,12 @@ export function createWorker(deps: WorkerDeps): Worker {
     if (files) deps.log.info({ files }, 'files of deleted attachments left behind were deleted');
     await enqueue(deps.boss, QUEUES.retention, {}, { startAfter: options.retentionIntervalSeconds });
     return { workspaces: workspaces.length, pruned, files };
+  }
+
+  /** Deletions emptied the workspace's vocabulary for search: its embedding job learns it again from what is left (if it was emptied). */
+  async function learnVocabularyAgain(workspaceId: string): Promise<void> {
+    const state = await vocabularyState(deps.pool, workspaceId);
+    if (state && !state.learned) await enqueue(deps.boss, QUEUES.embedSources, { workspaceId });
   }
 
   /** Batches waiting to be processed, counted up to EMBED_YIELDS_TO_BATCHES. */

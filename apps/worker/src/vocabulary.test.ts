@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
-import type { Boss } from '@loupe/jobs';
-import { deleteEvidence } from '@loupe/lifecycle';
+import { enqueue, QUEUES, type Boss } from '@loupe/jobs';
+import { deleteEvidence, setRetention } from '@loupe/lifecycle';
 import { vocabularyState } from '@loupe/sources';
 import { createLocalStorage } from '@loupe/storage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,6 +52,27 @@ describe('the worker learns each workspace\'s vocabulary for search', () => {
         return state?.learned && state;
       });
       expect(again).toMatchObject({ sources: 59, sampled: 59, generation: 1 });
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it('learned again from what is left once retention is through the workspace', async () => {
+    const ws = await createWorkspace(t.pool, 1000);
+    const worker = createWorker({ pool: t.pool, db: t.db, boss, clock: { now: () => Date.now() }, log: silentLog, config: testConfig(dataDir), options: { ...FAST_OPTIONS, retentionSlice: 4, retentionIntervalSeconds: 3600 } });
+    await worker.start();
+    try {
+      await waitForBatch(t.pool, await land(t.pool, boss, ws, 'call', transcriptRecords(70)), ['COMPLETE']);
+      await waitFor('the vocabulary', async () => (await vocabularyState(t.pool, ws))?.learned);
+      // The records are from 2026-01-02; 60 sources are made recent and stay.
+      await t.pool.query('UPDATE sources SET occurred_at = now() WHERE id IN (SELECT id FROM sources WHERE workspace_id = $1 ORDER BY id LIMIT 60)', [ws]);
+      await setRetention(t.pool, ws, 30);
+      await enqueue(boss, QUEUES.retention, { workspaceId: ws });
+      const again = await waitFor('the vocabulary learned again', async () => {
+        const state = await vocabularyState(t.pool, ws);
+        return state?.learned && state.generation > 0 && state;
+      });
+      expect(again).toMatchObject({ sources: 60, sampled: 60 });
     } finally {
       await worker.stop();
     }
