@@ -100,29 +100,23 @@ describe('a workspace\'s own vocabulary for search', () => {
   });
 
   it('a vocabulary learned while a deletion empties it is not written (it was read from the deleted texts)', async () => {
-    const deleting: SemanticsThread = {
+    /** The semantics thread, with a deletion in the workspace committed while it learns. */
+    const deletingIn = (workspaceId: string): SemanticsThread => ({
       ...semantics,
       run: (async (op: 'vocabulary-learn', args: { texts: string[]; rank: number }) => {
-        if (op === 'vocabulary-learn') await t.pool.query(EMPTY_VOCABULARY, [ws, new Date()]);
+        if (op === 'vocabulary-learn') await t.pool.query(EMPTY_VOCABULARY, [workspaceId, new Date()]);
         return semantics.run(op, args);
       }) as SemanticsThread['run'],
-    };
+    });
     const generation = (await vocabularyState(t.pool, ws))!.generation;
     await t.pool.query('UPDATE search_vocabularies SET grown = sources WHERE workspace_id = $1', [ws]);
-    expect(await refreshVocabulary({ pool: t.pool, semantics: deleting }, ws, 0)).toEqual({ learned: false });
+    expect(await refreshVocabulary({ pool: t.pool, semantics: deletingIn(ws) }, ws, 0)).toEqual({ learned: false });
     expect(await vocabularyState(t.pool, ws)).toMatchObject({ learned: false, generation: generation + 1 });
     // A workspace that had none gets an empty row, so one being learned for the first time is not written either.
     const fresh = newId('ws');
     await t.pool.query("INSERT INTO workspaces (id, name) VALUES ($1, 'Fresh')", [fresh]);
     for (const text of texts(TRANSFERS, VOCABULARY.minSources)) await source(fresh, text);
-    const deletingFresh: SemanticsThread = {
-      ...semantics,
-      run: (async (op: 'vocabulary-learn', args: { texts: string[]; rank: number }) => {
-        if (op === 'vocabulary-learn') await t.pool.query(EMPTY_VOCABULARY, [fresh, new Date()]);
-        return semantics.run(op, args);
-      }) as SemanticsThread['run'],
-    };
-    expect(await refreshVocabulary({ pool: t.pool, semantics: deletingFresh }, fresh, VOCABULARY.minSources)).toEqual({ learned: false });
+    expect(await refreshVocabulary({ pool: t.pool, semantics: deletingIn(fresh) }, fresh, VOCABULARY.minSources)).toEqual({ learned: false });
     expect(await vocabularyState(t.pool, fresh)).toMatchObject({ learned: false, generation: 1, sources: 0 });
     // Emptied with too few sources left: the sweep stops asking.
     await t.pool.query(EMPTY_VOCABULARY, [small, new Date()]);
