@@ -12,7 +12,8 @@ export type SemanticsRequest =
   | { id: number; op: 'index-search'; collection: string; text: string; k: number; filter?: IndexFilter; minScore?: number }
   /**
    * The second stage of a search over its first candidates (ids, best first, with their texts): each
-   * candidate's score against the query moved toward the first `feedback` of them, and its word-by-word match.
+   * candidate's score against the query moved toward the first `feedback` of them, its word-by-word match,
+   * and its likeness to the query in the collection's vocabulary (vocabulary-set) when the thread holds one.
    */
   | { id: number; op: 'rerank'; collection: string; text: string; ids: string[]; texts: string[]; feedback: number; beta: number }
   /** A set of texts' own vocabulary (latentTerms at `rank`), encoded (encodeLatentTerms) to be stored. */
