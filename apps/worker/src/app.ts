@@ -3,7 +3,7 @@ import { runErasure } from '@loupe/erasure';
 import { purgeStaleDrafts, runFileImport } from '@loupe/file-import';
 import { CLUSTERING_METHOD, resolveWorkspaceCompanies, updateOpportunities } from '@loupe/evidence';
 import { applyRetentionSlice, pruneSourceDeletions, sweepStorageDeletions, workspacesWithRetention } from '@loupe/lifecycle';
-import { embedPendingSources, markOutdatedSources, refreshVocabulary, vocabularyState, vocabularyToLearnAgain } from '@loupe/sources';
+import { embedPendingSources, markOutdatedSources, refreshVocabulary, vocabularyNeverLearned, vocabularyState, vocabularyToLearnAgain } from '@loupe/sources';
 import type { Config } from '@loupe/config';
 import type { Db } from '@loupe/db';
 import type { Clock, Logger } from '@loupe/http';
@@ -315,13 +315,17 @@ export function createWorker(deps: WorkerDeps): Worker {
     return rows[0]!.n;
   }
 
-  /** Workspaces with sources not embedded yet (stored before this version, or while no worker ran) get their job queued. */
+  /** Workspaces with sources not embedded yet (stored before this version, or while no worker ran), or with no vocabulary for search yet, get their job queued. */
   async function scheduleSourceEmbedding(): Promise<void> {
     const version = await semantics.version();
     // Sources embedded with another version wait again (the index skips them until then).
     const workspaces = await markOutdatedSources(deps.pool, version);
     for (const workspaceId of workspaces) await enqueue(deps.boss, QUEUES.embedSources, { workspaceId });
     if (workspaces.length) deps.log.info({ workspaces: workspaces.length, version }, 'source embedding queued for workspaces with sources not embedded yet');
+    // Workspaces with enough sources and no vocabulary for search yet (embedded before it existed): their job learns it.
+    const unlearned = (await vocabularyNeverLearned(deps.pool)).filter((id) => !workspaces.includes(id));
+    for (const workspaceId of unlearned) await enqueue(deps.boss, QUEUES.embedSources, { workspaceId });
+    if (unlearned.length) deps.log.info({ workspaces: unlearned.length }, 'vocabularies for search to learn queued');
   }
 
   async function stopOnce(): Promise<void> {

@@ -57,6 +57,32 @@ describe('the worker learns each workspace\'s vocabulary for search', () => {
     }
   });
 
+  it('at its start, for a workspace whose sources were embedded before vocabularies existed', async () => {
+    const ws = await createWorkspace(t.pool, 1000);
+    const options = { ...FAST_OPTIONS, retentionIntervalSeconds: 3600 };
+    const first = createWorker({ pool: t.pool, db: t.db, boss, clock: { now: () => Date.now() }, log: silentLog, config: testConfig(dataDir), options });
+    await first.start();
+    try {
+      await waitForBatch(t.pool, await land(t.pool, boss, ws, 'call', transcriptRecords(55)), ['COMPLETE']);
+      await waitFor('the vocabulary', async () => (await vocabularyState(t.pool, ws))?.learned);
+    } finally {
+      await first.stop();
+    }
+    // As the release before left it: every source embedded, no vocabulary.
+    await t.pool.query('DELETE FROM search_vocabularies WHERE workspace_id = $1', [ws]);
+    const second = createWorker({ pool: t.pool, db: t.db, boss, clock: { now: () => Date.now() }, log: silentLog, config: testConfig(dataDir), options });
+    await second.start();
+    try {
+      const learned = await waitFor('the vocabulary learned at the start', async () => {
+        const state = await vocabularyState(t.pool, ws);
+        return state?.learned && state;
+      });
+      expect(learned).toMatchObject({ sources: 55, sampled: 55 });
+    } finally {
+      await second.stop();
+    }
+  });
+
   it('learned again from what is left once retention is through the workspace', async () => {
     const ws = await createWorkspace(t.pool, 1000);
     const worker = createWorker({ pool: t.pool, db: t.db, boss, clock: { now: () => Date.now() }, log: silentLog, config: testConfig(dataDir), options: { ...FAST_OPTIONS, retentionSlice: 4, retentionIntervalSeconds: 3600 } });

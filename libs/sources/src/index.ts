@@ -5,7 +5,7 @@ export { MAX_SEGMENT_CHARS, splitText } from './text';
 export type { Segment, SegmentKind, SourceDraft, SourceRecord } from './types';
 export { fuseRankings, RRF_K, type FusedSource, type RankedHit } from './fuse';
 export { RERANK, rerankTop, type Reranker, type RerankScores } from './rerank';
-export { EMPTY_VOCABULARY, refreshVocabulary, VOCABULARY, vocabularyState, vocabularyToLearnAgain, type VocabularyLearned, type VocabularyState } from './vocabulary';
+export { EMPTY_VOCABULARY, refreshVocabulary, VOCABULARY, vocabularyNeverLearned, vocabularyState, vocabularyToLearnAgain, type VocabularyLearned, type VocabularyState } from './vocabulary';
 export {
   HIGHLIGHT, lexicalSearch, parseQuery, rankSources, refreshSearchDocuments, SEARCH_LIMITS, SearchQueryError, searchSources, TITLE_WEIGHT, withSearchSession,
   type FoundSource, type LexicalHit, type LexicalResult, type RankedSource, type SearchExcerpt, type SearchFilters, type SearchPage, type SearchRequest,

@@ -113,6 +113,19 @@ export async function vocabularyToLearnAgain(db: Queryable): Promise<string[]> {
   return rows.map((r) => r.workspace_id);
 }
 
+/**
+ * Workspaces with enough sources that never had a vocabulary (their sources were embedded before this release,
+ * or while no worker ran): the worker queues their embedding job at its start, which learns it.
+ */
+export async function vocabularyNeverLearned(db: Queryable): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT w.id FROM workspaces w
+      WHERE NOT EXISTS (SELECT 1 FROM search_vocabularies v WHERE v.workspace_id = w.id)
+        AND (SELECT count(*) FROM (SELECT 1 FROM sources s WHERE s.workspace_id = w.id LIMIT ${VOCABULARY.minSources}) x) >= ${VOCABULARY.minSources}`,
+  );
+  return rows.map((r) => r.id);
+}
+
 export interface VocabularyState {
   sources: number;
   sampled: number;
