@@ -316,7 +316,6 @@ export async function runSearchBench(options: { scales?: number[]; calls?: numbe
       loaded++;
       const load0 = os.loadavg()[0]!;
       const vocabulary = await vocabularyState(service.pool, t.workspaceId);
-      const { rows: [model] } = await service.pool.query<{ bytes: number }>('SELECT octet_length(model) AS bytes FROM search_vocabularies WHERE workspace_id = $1', [t.workspaceId]);
       const shapes = await measureShapes(service, keys, t, projects, scale, calls);
       const loadAverage = round((load0 + os.loadavg()[0]!) / 2, 1);
       const { rows: [size] } = await service.pool.query<{ doc_idx: string; sources: string; segments: string; n: number; segs: number }>(
@@ -330,7 +329,7 @@ export async function runSearchBench(options: { scales?: number[]; calls?: numbe
         loadAverage, sources: size!.n, segments: size!.segs, loadSeconds: round(load.seconds, 1), loadRecordsPerSecond: round(load.recordsPerSecond),
         shapes, indexBytes: Number(size!.doc_idx),
         tableBytes: { sources: Number(size!.sources), segments: Number(size!.segments) }, searchableAfterMs: round(searchableAfterMs), semanticReadySeconds,
-        ...(vocabulary?.learned ? { vocabulary: { sources: vocabulary.sources, sampled: vocabulary.sampled, bytes: model!.bytes } } : {}),
+        ...(vocabulary?.learned ? { vocabulary: { sources: vocabulary.sources, sampled: vocabulary.sampled, bytes: vocabulary.bytes } } : {}),
       };
       const more = Number(process.env.BENCH_SEARCH_WHILE_INGESTING ?? 0);
       if (more > 0) {

@@ -1,7 +1,6 @@
 import type pg from 'pg';
 import { latentRank, type SemanticsThread } from '@loupe/semantics';
-import { RERANK } from './rerank';
-import { textToEmbed } from './text-to-embed';
+import { candidateTexts } from './rerank';
 
 /**
  * A workspace's own vocabulary for search (issue 46): latent semantic analysis (libs/semantics latentTerms)
@@ -82,7 +81,11 @@ async function learnVocabulary(deps: { pool: pg.Pool; semantics: SemanticsThread
     `SELECT id FROM sources WHERE workspace_id = $1 ORDER BY md5(id), id LIMIT ${VOCABULARY.sample}`, [workspaceId],
   );
   const texts: string[] = [];
-  for (let i = 0; i < sample.length; i += READ_SLICE) texts.push(...(await sourceTexts(deps.pool, workspaceId, sample.slice(i, i + READ_SLICE).map((r) => r.id))));
+  // Each as the second stage reads a candidate no segment ranked: title and opening (a source deleted meanwhile reads '').
+  for (let i = 0; i < sample.length; i += READ_SLICE) {
+    const slice = sample.slice(i, i + READ_SLICE).map((r) => ({ sourceId: r.id, score: 0, positions: [] }));
+    texts.push(...(await candidateTexts(deps.pool, workspaceId, slice)).filter(Boolean));
+  }
   if (texts.length < VOCABULARY.minSources) return { learned: false };
   const out = await deps.semantics.run('vocabulary-learn', { texts, rank: latentRank(texts.length) });
   const { rowCount } = await deps.pool.query(
@@ -93,18 +96,6 @@ async function learnVocabulary(deps: { pool: pg.Pool; semantics: SemanticsThread
   );
   if (!rowCount) return { learned: false };
   return { learned: true, sources, sampled: texts.length, terms: out.terms };
-}
-
-/** The sources' texts as the second stage reads a candidate with no matched segment: title and opening segments (./rerank candidateTexts). */
-async function sourceTexts(db: Queryable, workspaceId: string, ids: string[]): Promise<string[]> {
-  const { rows } = await db.query<{ title: string; type: string; occurred_at: Date; body: string }>(
-    `SELECT s.title, s.type, s.occurred_at, left(coalesce((
-              SELECT string_agg(g.text, E'\\n' ORDER BY g.position) FROM (
-                SELECT g.text, g.position FROM source_segments g WHERE g.source_id = s.id ORDER BY g.position LIMIT 8) g), ''), ${RERANK.textChars}) AS body
-       FROM sources s WHERE s.workspace_id = $1 AND s.id = ANY($2) ORDER BY s.id`,
-    [workspaceId, ids],
-  );
-  return rows.map((r) => textToEmbed(r, r.body, RERANK.textChars));
 }
 
 /** Workspaces whose vocabulary a deletion or an erasure emptied, to be learned again (by their embedding job). */
@@ -132,15 +123,16 @@ export interface VocabularyState {
   grown: number;
   builtAt: Date;
   generation: number;
-  /** Whether it holds a vocabulary (not emptied). */
+  /** Whether it holds a vocabulary (not emptied), and its encoded size. */
   learned: boolean;
+  bytes: number;
 }
 
 /** Where a workspace's vocabulary stands (none: never learned nor emptied). */
 export async function vocabularyState(db: Queryable, workspaceId: string): Promise<VocabularyState | undefined> {
-  const { rows } = await db.query<{ sources: number; sampled: number; grown: number; built_at: Date; generation: number; learned: boolean }>(
-    'SELECT sources, sampled, grown, built_at, generation, model IS NOT NULL AS learned FROM search_vocabularies WHERE workspace_id = $1', [workspaceId],
+  const { rows } = await db.query<{ sources: number; sampled: number; grown: number; built_at: Date; generation: number; bytes: number | null }>(
+    'SELECT sources, sampled, grown, built_at, generation, octet_length(model) AS bytes FROM search_vocabularies WHERE workspace_id = $1', [workspaceId],
   );
   const r = rows[0];
-  return r && { sources: r.sources, sampled: r.sampled, grown: r.grown, builtAt: r.built_at, generation: r.generation, learned: r.learned };
+  return r && { sources: r.sources, sampled: r.sampled, grown: r.grown, builtAt: r.built_at, generation: r.generation, learned: r.bytes !== null, bytes: r.bytes ?? 0 };
 }
