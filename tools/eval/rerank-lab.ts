@@ -12,7 +12,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createEmbedder, createWordMatcher, dot, foldIn, latentRank, latentTerms, loadWordVectors, quantize, stem, tokenize, VectorIndex } from '@loupe/semantics';
+import { createEmbedder, createWordMatcher, latentRank, latentScores, latentTerms, loadWordVectors, quantize, stem, tokenize, VectorIndex } from '@loupe/semantics';
 import { fuseRankings, RERANK, rerankTop, SEMANTIC_MIN_SCORE, type Reranker } from '@loupe/sources';
 import { precisionAtK, readLabelledCsv } from './metrics';
 
@@ -59,7 +59,6 @@ for (const domain of together ? ['all domains'] : [...new Set(domainOf.values())
   index.upsert(corpus.map((r, i) => ({ id: String(i), vector: quantize(embedder.embed(r.text).slice(0, embedder.denseDims)), product: 'p', type: 'conversation', nature: 'evidence', at: 0, projects: [] })));
   const lexical = bm25(corpus.map((r) => r.text));
   const vocabulary = latentTerms(corpus.map((r) => r.text), latentRank(corpus.length));
-  const latentScores = (query: Float32Array, texts: string[]) => texts.map((text) => dot(query, foldIn(vocabulary, text)));
   const results = new Map<string, string[][]>(variants.map((v) => [v, []]));
   for (const q of queries) {
     const vector = embedder.embed(q.text).slice(0, embedder.denseDims);
@@ -67,10 +66,11 @@ for (const domain of together ? ['all domains'] : [...new Set(domainOf.values())
     const words = lexical(q.text).map((i) => ({ sourceId: String(i), position: null }));
     const first = fuseRankings([words, meaning]);
     const texts = async (top: readonly { sourceId: string }[]) => top.map((r) => corpus[Number(r.sourceId)]!.text);
-    const scorer = (parts: { feedback: boolean; words: boolean; latent?: boolean }): Reranker => async (query, candidates) => ({
+    // As the search thread answers the product's `rerank` (libs/semantics/src/thread-main.ts).
+    const scorer = (parts: { feedback: boolean; words: boolean; latent?: boolean }): Reranker => async (query, candidates, again) => ({
       ...(parts.feedback ? { feedback: index.feedbackScores(vector, candidates.map((c) => c.id), RERANK.feedback, RERANK.beta) } : {}),
-      words: parts.words ? matcher.scores(query, candidates.map((c) => c.text)) : candidates.map(() => 0),
-      ...(parts.latent ? { latent: latentScores(foldIn(vocabulary, query), candidates.map((c) => c.text)) } : {}),
+      ...(again ? {} : { words: parts.words ? matcher.scores(query, candidates.map((c) => c.text)) : candidates.map(() => 0) }),
+      ...(parts.latent ? { latent: latentScores(vocabulary, query, candidates.map((c) => c.text), RERANK.feedback, RERANK.beta) } : {}),
     });
     const labels = (list: readonly { sourceId: string }[]) => list.slice(0, 10).map((r) => corpus[Number(r.sourceId)]!.label);
     results.get('first stage')!.push(labels(first));

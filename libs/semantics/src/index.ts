@@ -8,7 +8,7 @@ export { dot, normalize, isZero, vectorToBytes, bytesToVector } from './vectors'
 export { commonComponent, withoutCommon, COMMON_DIRECTIONS, DENSE_SHARE, type CommonComponent } from './common';
 export { clusterVectors, assignToClusters, nearestCluster, EXACT_LIMIT, CELL_LIMIT, SMOOTH_LIMIT, type Clusters, type Assignment } from './clustering';
 export { startSemanticsThread, type EmbeddingInfo, type SemanticsThread } from './thread';
-export { latentVectors, latentRank, latentTerms, foldIn, type LatentTerms } from './latent';
+export { latentVectors, latentRank, latentTerms, latentScores, foldIn, type LatentTerms } from './latent';
 export { encodeLatentTerms, decodeLatentTerms } from './latent-codec';
 export { recluster, classTerms, LATENT_SHARE, type ReclusterInput, type ReclusterOutput } from './recluster';
 export { VectorIndex, quantize, type IndexItem, type IndexFilter, type IndexHit } from './vector-index';

@@ -286,3 +286,20 @@ export function foldIn(terms: LatentTerms, text: string): Float32Array {
   unitRows(out, rank);
   return out;
 }
+
+/**
+ * Each text's likeness to the query in the vocabulary, the query first moved toward the first `feedback`
+ * texts (pseudo-relevance feedback, as the index of meaning's `feedbackScores`: q + β·their mean). Both are
+ * folded in; a text that shares no term with the vocabulary scores 0.
+ */
+export function latentScores(terms: LatentTerms, query: string, texts: readonly string[], feedback: number, beta: number): number[] {
+  const folded = texts.map((text) => foldIn(terms, text));
+  const moved = foldIn(terms, query);
+  const given = folded.slice(0, feedback);
+  for (const f of given) for (let r = 0; r < moved.length; r++) moved[r]! += (beta * f[r]!) / given.length;
+  return folded.map((f) => {
+    let s = 0;
+    for (let r = 0; r < moved.length; r++) s += moved[r]! * f[r]!;
+    return s;
+  });
+}

@@ -151,10 +151,10 @@ describe('the semantics thread with an embedding provider', () => {
       expect(found.hits.map((h) => h.id)).toEqual(['src_1']);
       // The second stage of that search takes the query's vector its first stage asked for: no second request.
       const asked = fake.requests.length;
-      const reranked = await thread.run('rerank', { collection: 'ws', text: 'sign-in with okta loops', ids: ['src_1', 'src_0'], texts: [texts[1]!, texts[0]!], feedback: 1, beta: 2 });
+      const reranked = await thread.run('rerank', { collection: 'ws', text: 'sign-in with okta loops', ids: ['src_1', 'src_0'], texts: [texts[1]!, texts[0]!], feedback: 1, beta: 2, words: true });
       expect(fake.requests).toHaveLength(asked);
       expect(reranked.feedback![0]).toBeGreaterThan(reranked.feedback![1]!);
-      expect(reranked.words[0]).toBeCloseTo(1, 5);
+      expect(reranked.words![0]).toBeCloseTo(1, 5);
 
       fake.setMode('failing');
       const down = await thread.run('index-search', { collection: 'ws', text: 'sign-in with okta loops', k: 1 });
@@ -162,10 +162,10 @@ describe('the semantics thread with an embedding provider', () => {
       expect(down.unavailable).toMatch(/answered 500/);
       // A provider that failed the search is not asked again by its second stage, which ranks by words alone.
       const failedAt = fake.requests.length;
-      const byWords = await thread.run('rerank', { collection: 'ws', text: 'sign-in with okta loops', ids: ['src_0', 'src_1'], texts, feedback: 1, beta: 2 });
+      const byWords = await thread.run('rerank', { collection: 'ws', text: 'sign-in with okta loops', ids: ['src_0', 'src_1'], texts, feedback: 1, beta: 2, words: true });
       expect(fake.requests).toHaveLength(failedAt);
       expect(byWords.feedback).toBeUndefined();
-      expect(byWords.words[1]).toBeGreaterThan(byWords.words[0]!);
+      expect(byWords.words![1]).toBeGreaterThan(byWords.words![0]!);
     } finally {
       await thread.close();
     }

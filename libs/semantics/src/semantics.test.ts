@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { attachAlone, attachSmall, clusterVectors, assignToClusters } from './clustering';
 import { commonComponent, withoutCommon } from './common';
 import { createEmbedder, LEXICAL_DIMS } from './embed';
-import { foldIn, latentRank, latentTerms, latentVectors } from './latent';
+import { foldIn, latentRank, latentScores, latentTerms, latentVectors } from './latent';
 import { decodeLatentTerms, encodeLatentTerms } from './latent-codec';
 import { loadWordVectors } from './model';
 import { classTerms, recluster } from './recluster';
@@ -224,6 +224,20 @@ describe('clustering', () => {
     // No word of the set's vocabulary: nothing to place it by.
     expect([...foldIn(terms, 'a sentence of its own')].every((x) => x === 0)).toBe(true);
     expect([...foldIn(latentTerms([], 2), 'lock debit')]).toEqual([0, 0]);
+  });
+
+  it('latent scores: the query is moved toward the first `feedback` texts, so a query the vocabulary cannot place is placed by its first results', () => {
+    const cards = ['freeze my debit card', 'lock my visa card', 'freeze the visa card', 'lock the debit card', 'card freeze and lock', 'debit visa card lock freeze'];
+    const transfers = ['wire money abroad', 'send money overseas', 'wire funds overseas', 'send funds abroad', 'money transfer abroad', 'wire send transfer funds money'];
+    const terms = latentTerms([...cards, ...transfers], 2);
+    const candidates = ['lock visa', 'send money overseas', 'freeze debit'];
+    // Without feedback, a query of no known word scores every candidate 0; moved toward the first candidate, the cards lead.
+    expect(latentScores(terms, 'stolen purse', candidates, 0, 2)).toEqual([0, 0, 0]);
+    const moved = latentScores(terms, 'stolen purse', candidates, 1, 2);
+    expect(moved[2]).toBeGreaterThan(moved[1]! + 0.5);
+    // Feedback from a first result that answers the query keeps the answers first.
+    const transfer = latentScores(terms, 'wire abroad', ['send money overseas', 'lock visa', 'wire funds'], 1, 2);
+    expect(Math.min(transfer[0]!, transfer[2]!)).toBeGreaterThan(transfer[1]! + 0.5);
   });
 
   it('latent terms: encoded and decoded, a vocabulary places texts as before; bytes of anything else are refused', () => {

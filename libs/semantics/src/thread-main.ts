@@ -7,8 +7,8 @@ import { loadWordVectors } from './model';
 import type { SemanticsRequest, SemanticsResponse } from './thread-protocol';
 import { VectorIndex } from './vector-index';
 import { createRemoteEmbeddings, remoteVersionOf, type RemoteEmbeddingsOptions } from './remote';
-import { dot, normalize } from './vectors';
-import { foldIn, latentTerms, type LatentTerms } from './latent';
+import { normalize } from './vectors';
+import { latentScores, latentTerms, type LatentTerms } from './latent';
 import { decodeLatentTerms, encodeLatentTerms } from './latent-codec';
 import { createWordMatcher } from './word-match';
 
@@ -100,12 +100,6 @@ const indexes = new Map<string, VectorIndex>();
 /** The collections' own vocabularies (libs/sources/src/vocabulary.ts), for the second stage of their searches. */
 const vocabularies = new Map<string, LatentTerms>();
 
-/** Each text's likeness to the query in the vocabulary: both folded in (zeros when a text shares no term with it). */
-function latentScores(vocabulary: LatentTerms, query: string, texts: string[]): number[] {
-  const q = foldIn(vocabulary, query);
-  return texts.map((text) => dot(q, foldIn(vocabulary, text)));
-}
-
 const buffers = (...arrays: Array<{ buffer: ArrayBufferLike }>) => arrays.map((a) => a.buffer as ArrayBuffer);
 
 async function handle(request: SemanticsRequest): Promise<{ result: unknown; transfer: ArrayBuffer[] }> {
@@ -151,13 +145,13 @@ async function handle(request: SemanticsRequest): Promise<{ result: unknown; tra
       return { result: { hits: index.search(query, request.k, request.filter, request.minScore), loaded: true }, transfer: [] };
     }
     case 'rerank': {
-      const words = wordMatcher.scores(request.text, request.texts);
+      const words = request.words ? wordMatcher.scores(request.text, request.texts) : undefined;
       const vocabulary = vocabularies.get(request.collection);
-      const latent = vocabulary ? latentScores(vocabulary, request.text, request.texts) : undefined;
+      const latent = vocabulary ? latentScores(vocabulary, request.text, request.texts, request.feedback, request.beta) : undefined;
       const index = indexes.get(request.collection);
       const query = index ? searchedQueryVector(request.text) : undefined;
       const feedback = index && typeof query === 'object' && query.length === index.dims ? index.feedbackScores(query, request.ids, request.feedback, request.beta) : undefined;
-      return { result: { ...(feedback ? { feedback } : {}), words, ...(latent ? { latent } : {}), vocabulary: vocabulary !== undefined }, transfer: [] };
+      return { result: { ...(feedback ? { feedback } : {}), ...(words ? { words } : {}), ...(latent ? { latent } : {}), vocabulary: vocabulary !== undefined }, transfer: [] };
     }
     case 'vocabulary-learn': {
       const vocabulary = latentTerms(request.texts, request.rank);

@@ -12,10 +12,11 @@ export type SemanticsRequest =
   | { id: number; op: 'index-search'; collection: string; text: string; k: number; filter?: IndexFilter; minScore?: number }
   /**
    * The second stage of a search over its first candidates (ids, best first, with their texts): each
-   * candidate's score against the query moved toward the first `feedback` of them, its word-by-word match,
-   * and its likeness to the query in the collection's vocabulary (vocabulary-set) when the thread holds one.
+   * candidate's score against the query moved toward the first `feedback` of them, its word-by-word match
+   * (unless `words` is false), and its likeness to the query in the collection's vocabulary (vocabulary-set),
+   * moved the same way, when the thread holds one.
    */
-  | { id: number; op: 'rerank'; collection: string; text: string; ids: string[]; texts: string[]; feedback: number; beta: number }
+  | { id: number; op: 'rerank'; collection: string; text: string; ids: string[]; texts: string[]; feedback: number; beta: number; words: boolean }
   /** A set of texts' own vocabulary (latentTerms at `rank`), encoded (encodeLatentTerms) to be stored. */
   | { id: number; op: 'vocabulary-learn'; texts: string[]; rank: number }
   /** The collection's vocabulary (encoded) for its searches' second stage; null drops it. */
@@ -35,10 +36,10 @@ export interface SemanticsResults {
    */
   'index-search': { hits: IndexHit[]; loaded: boolean; unavailable?: string };
   /**
-   * Per candidate: `feedback` (NaN where not indexed; absent when the query has no vector), `words`, and `latent`
-   * when the thread holds the collection's vocabulary (`vocabulary`).
+   * Per candidate: `feedback` (NaN where not indexed; absent when the query has no vector), `words` (when
+   * asked), and `latent` when the thread holds the collection's vocabulary (`vocabulary`).
    */
-  rerank: { feedback?: number[]; words: number[]; latent?: number[]; vocabulary: boolean };
+  rerank: { feedback?: number[]; words?: number[]; latent?: number[]; vocabulary: boolean };
   'vocabulary-learn': { model: Uint8Array; terms: number };
   'vocabulary-set': { terms: number };
   'index-drop': { dropped: boolean };

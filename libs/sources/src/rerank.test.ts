@@ -19,10 +19,10 @@ describe('the second stage of search', () => {
     const seen: number[] = [];
     const reversed: Reranker = async (_q, candidates) => {
       seen.push(candidates.length);
-      return { words: candidates.map((_, i) => i), feedback: candidates.map((_, i) => i) };
+      return { words: candidates.map((c) => Number(c.id.slice(1))), feedback: candidates.map((c) => Number(c.id.slice(1))) };
     };
     const out = await rerankTop(ranked(n), 'q', texts, reversed);
-    expect(seen).toEqual([RERANK.depth]);
+    expect(seen).toEqual([RERANK.depth, RERANK.depth]);
     expect(out.slice(RERANK.depth).map((r) => r.sourceId)).toEqual(ranked(n).slice(RERANK.depth).map((r) => r.sourceId));
     expect(new Set(out.slice(0, RERANK.depth).map((r) => r.sourceId))).toEqual(new Set(ranked(n).slice(0, RERANK.depth).map((r) => r.sourceId)));
     expect(out[0]!.sourceId).not.toBe('s0');
@@ -36,15 +36,32 @@ describe('the second stage of search', () => {
     expect(await rerankTop(ranked(1), 'q', texts, wordsOnly)).toEqual(ranked(1));
   });
 
+  /** Scores 1 for the candidate `id`, 0 for the others, wherever the pass puts it. */
+  const favouring = (id: string) => (candidates: Array<{ id: string }>) => candidates.map((c) => (c.id === id ? 1 : 0));
+
   it('fuses the workspace\'s own vocabulary when the scorer has it, as one more ranking', async () => {
-    const third = (latent?: number[]): Reranker => async () => ({ feedback: [0, 0, 1], words: [0, 0, 1], ...(latent ? { latent } : {}) });
-    expect((await rerankTop(ranked(3), 'q', texts, third())).map((r) => r.sourceId)).toEqual(['s0', 's2', 's1']);
-    expect((await rerankTop(ranked(3), 'q', texts, third([0, 0, 1]))).map((r) => r.sourceId)).toEqual(['s2', 's0', 's1']);
+    const third = (latent?: string): Reranker => async (_q, candidates, again) => ({
+      feedback: favouring('none')(candidates), ...(again ? {} : { words: favouring('s2')(candidates) }), ...(latent ? { latent: favouring(latent)(candidates) } : {}),
+    });
+    expect((await rerankTop(ranked(3), 'q', texts, third())).map((r) => r.sourceId)).toEqual(['s0', 's1', 's2']);
+    expect((await rerankTop(ranked(3), 'q', texts, third('s2'))).map((r) => r.sourceId)).toEqual(['s0', 's2', 's1']);
+  });
+
+  it('runs twice: the second pass starts from the first pass\'s order, so its feedback comes from the first pass\'s leaders, and reuses the word scores', async () => {
+    const calls: Array<{ ids: string[]; again: boolean }> = [];
+    const scorer: Reranker = async (_q, candidates, again) => {
+      calls.push({ ids: candidates.map((c) => c.id), again: again === true });
+      return { feedback: favouring('s2')(candidates), ...(again ? {} : { words: favouring('s2')(candidates) }) };
+    };
+    const out = await rerankTop(ranked(3), 'q', texts, scorer);
+    expect(calls).toEqual([{ ids: ['s0', 's1', 's2'], again: false }, { ids: ['s0', 's2', 's1'], again: true }]);
+    // After one pass s2 is second; the second pass, with the first pass's order as its start and the reused words, puts it first.
+    expect(out.map((r) => r.sourceId)).toEqual(['s2', 's0', 's1']);
   });
 
   it('gives the scorer each candidate\'s text', async () => {
     const got: string[] = [];
-    await rerankTop(ranked(2), 'the query', texts, async (q, candidates) => (got.push(q, ...candidates.map((c) => c.text)), { words: [0, 0] }));
-    expect(got).toEqual(['the query', 'text of s0', 'text of s1']);
+    await rerankTop(ranked(2), 'the query', texts, async (q, candidates, again) => (got.push(q, ...candidates.map((c) => c.text)), again ? {} : { words: [0, 0] }));
+    expect(got).toEqual(['the query', 'text of s0', 'text of s1', 'the query', 'text of s0', 'text of s1']);
   });
 });

@@ -8,8 +8,11 @@ import { textToEmbed } from './text-to-embed';
  *  - by meaning, against the query moved toward its first FEEDBACK results (pseudo-relevance feedback:
  *    the results a search gets right say what the query is about better than its few words);
  *  - word by word: each query word's best match among the source's words (libs/semantics' word matcher);
- *  - by the workspace's own vocabulary, once the worker has learned it (./vocabulary): the query and each
- *    candidate folded into its latent space (`RerankScores.latent`).
+ *  - by the workspace's own vocabulary, once the worker has learned it (./vocabulary): the query, moved
+ *    toward the same first results, and each candidate folded into its latent space (`RerankScores.latent`).
+ * It runs twice: the second pass takes its feedback from the first pass's leaders, which are more often
+ * right than the first stage's, and starts from the first pass's order (iterated feedback, as Rocchio's
+ * rounds); the word-by-word scores do not depend on the order and are reused.
  * Only the order within the first RERANK_DEPTH changes: a later page never holds a source of an earlier
  * one, and the stage costs the same at a million sources as at a thousand.
  * Measured with `npm run eval:evidence -- --within-domain` (docs/architecture/search.md).
@@ -19,7 +22,8 @@ export const RERANK = { depth: 50, feedback: 10, beta: 2, weights: { feedback: 1
 export interface RerankScores {
   /** Per candidate, in order: its score against the moved query (NaN: no vector); absent when the query has none. */
   feedback?: number[];
-  words: number[];
+  /** Per candidate: its word-by-word match; absent on the second pass (`again`), which reuses the first's. */
+  words?: number[];
   /**
    * Per candidate: its likeness to the query in the workspace's own vocabulary (latent semantic analysis
    * of its sources, libs/semantics' latentTerms); absent when the workspace has none.
@@ -27,8 +31,11 @@ export interface RerankScores {
   latent?: number[];
 }
 
-/** Scores the candidates (ids with their texts, best first) against the query. */
-export type Reranker = (query: string, candidates: Array<{ id: string; text: string }>) => Promise<RerankScores>;
+/**
+ * Scores the candidates (ids with their texts, best first: the first FEEDBACK of them are the feedback)
+ * against the query; `again`: the second pass, which needs no word-by-word scores.
+ */
+export type Reranker = (query: string, candidates: Array<{ id: string; text: string }>, again?: boolean) => Promise<RerankScores>;
 
 interface Ranked {
   sourceId: string;
@@ -65,15 +72,9 @@ function order(scores: readonly number[]): number[] {
     .map(([, i]) => i);
 }
 
-/** The ranking with its first RERANK.depth reordered by the fused ranks; the rest as it was. */
-export async function rerankTop<T extends Ranked>(
-  ranked: readonly T[], query: string, texts: (top: readonly T[]) => Promise<string[]>, scorer: Reranker,
-): Promise<T[]> {
-  if (ranked.length < 2) return [...ranked];
-  const top = ranked.slice(0, RERANK.depth);
-  const candidateText = await texts(top);
-  const scores = await scorer(query, top.map((r, i) => ({ id: r.sourceId, text: candidateText[i]! })));
-  const fused = top.map((r, i) => ({ r, i, score: 1 / (RRF_K + i + 1) }));
+/** Positions of the candidates, best first, by their place (the base) fused with each ranking of theirs. */
+function fusedOrder(scores: RerankScores, count: number): number[] {
+  const fused = Array.from({ length: count }, (_, i) => ({ i, score: 1 / (RRF_K + i + 1) }));
   const add = (list: readonly number[] | undefined, weight: number) => {
     if (!list) return;
     order(list).forEach((i, rank) => (fused[i]!.score += weight / (RRF_K + rank + 1)));
@@ -81,6 +82,21 @@ export async function rerankTop<T extends Ranked>(
   add(scores.feedback, RERANK.weights.feedback);
   add(scores.words, RERANK.weights.words);
   add(scores.latent, RERANK.weights.latent);
-  fused.sort((a, b) => b.score - a.score || a.i - b.i);
-  return [...fused.map((f) => f.r), ...ranked.slice(RERANK.depth)];
+  return fused.sort((a, b) => b.score - a.score || a.i - b.i).map((f) => f.i);
+}
+
+/** The ranking with its first RERANK.depth reordered by two passes of fused ranks; the rest as it was. */
+export async function rerankTop<T extends Ranked>(
+  ranked: readonly T[], query: string, texts: (top: readonly T[]) => Promise<string[]>, scorer: Reranker,
+): Promise<T[]> {
+  if (ranked.length < 2) return [...ranked];
+  const top = ranked.slice(0, RERANK.depth);
+  const candidateText = await texts(top);
+  const candidates = top.map((r, i) => ({ id: r.sourceId, text: candidateText[i]! }));
+  const first = await scorer(query, candidates);
+  const once = fusedOrder(first, top.length);
+  const second = await scorer(query, once.map((i) => candidates[i]!), true);
+  const words = first.words && once.map((i) => first.words![i]!);
+  const twice = fusedOrder({ ...second, words }, top.length);
+  return [...twice.map((j) => top[once[j]!]!), ...ranked.slice(RERANK.depth)];
 }

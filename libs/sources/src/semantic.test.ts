@@ -160,7 +160,7 @@ describe('semantic search of sources', () => {
     expect(new Set(page.items.map((i) => i.id))).toEqual(new Set(plain.items.map((i) => i.id)));
     // The scores the stage gives: the words of "arrived" answer the query better than those of "working".
     const scores = await reranker('new card not arrived', [seen.find((c) => c.id === arrived)!, seen.find((c) => c.id === working)!]);
-    expect(scores.words[0]).toBeGreaterThan(scores.words[1]!);
+    expect(scores.words![0]).toBeGreaterThan(scores.words![1]!);
     expect(scores.feedback).toHaveLength(2);
     await t.pool.query('DELETE FROM sources WHERE id = ANY($1)', [[arrived, working]]);
   });

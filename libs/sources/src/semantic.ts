@@ -295,10 +295,11 @@ export function createSemanticSearch(
       return count;
     },
     reranker(workspaceId) {
-      return async (query, candidates) => {
+      return async (query, candidates, again) => {
         await vocabularies.ready(workspaceId);
         const out = await deps.semantics.run('rerank', {
           collection: workspaceId, text: query, ids: candidates.map((c) => c.id), texts: candidates.map((c) => c.text), feedback: RERANK.feedback, beta: RERANK.beta,
+          words: !again,
         });
         if (!out.vocabulary) vocabularies.missing(workspaceId);
         return out;

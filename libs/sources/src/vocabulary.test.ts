@@ -71,8 +71,8 @@ describe('a workspace\'s own vocabulary for search', () => {
     try {
       const scores = await rerank(search, ws);
       expect(scores.latent).toHaveLength(2);
-      expect(scores.latent![1]).toBeGreaterThan(0.3);
-      expect(scores.latent![0]).toBeLessThan(0.1);
+      // The query is moved toward both candidates alike (its feedback: the first ten), so what parts them is the query's own place.
+      expect(scores.latent![1]).toBeGreaterThan(scores.latent![0]! + 0.25);
       // A workspace without one: no third ranking.
       expect((await rerank(search, small)).latent).toBeUndefined();
     } finally {
