@@ -9,6 +9,7 @@ export { commonComponent, withoutCommon, COMMON_DIRECTIONS, DENSE_SHARE, type Co
 export { clusterVectors, assignToClusters, nearestCluster, EXACT_LIMIT, CELL_LIMIT, SMOOTH_LIMIT, type Clusters, type Assignment } from './clustering';
 export { startSemanticsThread, type EmbeddingInfo, type SemanticsThread } from './thread';
 export { latentVectors, latentRank, latentTerms, latentScores, foldIn, type LatentTerms } from './latent';
+export { fusedOrder, rankOrder, type StageScores, type StageWeights } from './fused-order';
 export { encodeLatentTerms, decodeLatentTerms } from './latent-codec';
 export { recluster, classTerms, LATENT_SHARE, type ReclusterInput, type ReclusterOutput } from './recluster';
 export { VectorIndex, quantize, type IndexItem, type IndexFilter, type IndexHit } from './vector-index';

@@ -293,7 +293,11 @@ export function foldIn(terms: LatentTerms, text: string): Float32Array {
  * folded in; a text that shares no term with the vocabulary scores 0.
  */
 export function latentScores(terms: LatentTerms, query: string, texts: readonly string[], feedback: number, beta: number): number[] {
-  const folded = texts.map((text) => foldIn(terms, text));
+  return latentScoresOfFolded(terms, query, texts.map((text) => foldIn(terms, text)), feedback, beta);
+}
+
+/** latentScores of texts already folded in (foldIn), so a second pass over them in another order folds nothing again. */
+export function latentScoresOfFolded(terms: LatentTerms, query: string, folded: readonly Float32Array[], feedback: number, beta: number): number[] {
   const moved = foldIn(terms, query);
   const given = folded.slice(0, feedback);
   for (const f of given) for (let r = 0; r < moved.length; r++) moved[r]! += (beta * f[r]!) / given.length;

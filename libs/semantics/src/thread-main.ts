@@ -8,7 +8,8 @@ import type { SemanticsRequest, SemanticsResponse } from './thread-protocol';
 import { VectorIndex } from './vector-index';
 import { createRemoteEmbeddings, remoteVersionOf, type RemoteEmbeddingsOptions } from './remote';
 import { normalize } from './vectors';
-import { latentScores, latentTerms, type LatentTerms } from './latent';
+import { foldIn, latentScoresOfFolded, latentTerms, type LatentTerms } from './latent';
+import { fusedOrder } from './fused-order';
 import { decodeLatentTerms, encodeLatentTerms } from './latent-codec';
 import { createWordMatcher } from './word-match';
 
@@ -145,13 +146,25 @@ async function handle(request: SemanticsRequest): Promise<{ result: unknown; tra
       return { result: { hits: index.search(query, request.k, request.filter, request.minScore), loaded: true }, transfer: [] };
     }
     case 'rerank': {
-      const words = request.words ? wordMatcher.scores(request.text, request.texts) : undefined;
+      const { ids, texts } = request;
+      const words = request.words ? wordMatcher.scores(request.text, texts) : undefined;
       const vocabulary = vocabularies.get(request.collection);
-      const latent = vocabulary ? latentScores(vocabulary, request.text, request.texts, request.feedback, request.beta) : undefined;
+      const folded = vocabulary ? texts.map((text) => foldIn(vocabulary, text)) : undefined;
       const index = indexes.get(request.collection);
       const query = index ? searchedQueryVector(request.text) : undefined;
-      const feedback = index && typeof query === 'object' && query.length === index.dims ? index.feedbackScores(query, request.ids, request.feedback, request.beta) : undefined;
-      return { result: { ...(feedback ? { feedback } : {}), ...(words ? { words } : {}), ...(latent ? { latent } : {}), vocabulary: vocabulary !== undefined }, transfer: [] };
+      const byMeaning = index && typeof query === 'object' && query.length === index.dims ? query : undefined;
+      // The rankings that depend on the order (their feedback is its first results), in that order.
+      const inOrder = (order: readonly number[]) => ({
+        ...(byMeaning ? { feedback: index!.feedbackScores(byMeaning, order.map((i) => ids[i]!), request.feedback, request.beta) } : {}),
+        ...(folded ? { latent: latentScoresOfFolded(vocabulary!, request.text, order.map((i) => folded[i]!), request.feedback, request.beta) } : {}),
+      });
+      const first = inOrder(ids.map((_, i) => i));
+      let again: { order: number[]; feedback?: number[]; latent?: number[] } | undefined;
+      if (request.twice && words) {
+        const order = fusedOrder({ ...first, words }, ids.length, request.twice.weights, request.twice.k);
+        again = { order, ...inOrder(order) };
+      }
+      return { result: { ...first, ...(words ? { words } : {}), ...(again ? { again } : {}), vocabulary: vocabulary !== undefined }, transfer: [] };
     }
     case 'vocabulary-learn': {
       const vocabulary = latentTerms(request.texts, request.rank);

@@ -1,6 +1,7 @@
 import type { Assignment } from './clustering';
 import type { ReclusterInput, ReclusterOutput } from './recluster';
 import type { IndexFilter, IndexHit, IndexItem } from './vector-index';
+import type { StageWeights } from './fused-order';
 
 /** Messages between the semantics thread and its callers. */
 export type SemanticsRequest =
@@ -14,9 +15,14 @@ export type SemanticsRequest =
    * The second stage of a search over its first candidates (ids, best first, with their texts): each
    * candidate's score against the query moved toward the first `feedback` of them, its word-by-word match
    * (unless `words` is false), and its likeness to the query in the collection's vocabulary (vocabulary-set),
-   * moved the same way, when the thread holds one.
+   * moved the same way, when the thread holds one. With `twice` (and words), the second pass as well: the
+   * candidates in the first pass's fused order (fusedOrder with these weights) and the order-dependent
+   * rankings again in that order, in one message.
    */
-  | { id: number; op: 'rerank'; collection: string; text: string; ids: string[]; texts: string[]; feedback: number; beta: number; words: boolean }
+  | {
+    id: number; op: 'rerank'; collection: string; text: string; ids: string[]; texts: string[]; feedback: number; beta: number; words: boolean;
+    twice?: { weights: StageWeights; k: number };
+  }
   /** A set of texts' own vocabulary (latentTerms at `rank`), encoded (encodeLatentTerms) to be stored. */
   | { id: number; op: 'vocabulary-learn'; texts: string[]; rank: number }
   /** The collection's vocabulary (encoded) for its searches' second stage; null drops it. */
@@ -39,7 +45,7 @@ export interface SemanticsResults {
    * Per candidate: `feedback` (NaN where not indexed; absent when the query has no vector), `words` (when
    * asked), and `latent` when the thread holds the collection's vocabulary (`vocabulary`).
    */
-  rerank: { feedback?: number[]; words?: number[]; latent?: number[]; vocabulary: boolean };
+  rerank: { feedback?: number[]; words?: number[]; latent?: number[]; again?: { order: number[]; feedback?: number[]; latent?: number[] }; vocabulary: boolean };
   'vocabulary-learn': { model: Uint8Array; terms: number };
   'vocabulary-set': { terms: number };
   'index-drop': { dropped: boolean };

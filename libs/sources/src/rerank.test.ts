@@ -59,6 +59,19 @@ describe('the second stage of search', () => {
     expect(out.map((r) => r.sourceId)).toEqual(['s2', 's0', 's1']);
   });
 
+  it('asks a scorer that ran the second pass itself (the search thread, `again`) once, and ranks as the two calls would', async () => {
+    const twoCalls: Reranker = async (_q, candidates, again) => ({ feedback: favouring('s2')(candidates), ...(again ? {} : { words: favouring('s2')(candidates) }) });
+    let asked = 0;
+    const oneCall: Reranker = async (_q, candidates) => {
+      asked++;
+      const once = [0, 2, 1];
+      return { feedback: favouring('s2')(candidates), words: favouring('s2')(candidates), again: { order: once, feedback: favouring('s2')(once.map((i) => candidates[i]!)) } };
+    };
+    const expected = (await rerankTop(ranked(3), 'q', texts, twoCalls)).map((r) => r.sourceId);
+    expect((await rerankTop(ranked(3), 'q', texts, oneCall)).map((r) => r.sourceId)).toEqual(expected);
+    expect(asked).toBe(1);
+  });
+
   it('gives the scorer each candidate\'s text', async () => {
     const got: string[] = [];
     await rerankTop(ranked(2), 'the query', texts, async (q, candidates, again) => (got.push(q, ...candidates.map((c) => c.text)), again ? {} : { words: [0, 0] }));

@@ -1,3 +1,4 @@
+import { fusedOrder } from '@loupe/semantics';
 import type pg from 'pg';
 import { RRF_K } from './fuse';
 import { textToEmbed } from './text-to-embed';
@@ -29,6 +30,11 @@ export interface RerankScores {
    * of its sources, libs/semantics' latentTerms); absent when the workspace has none.
    */
   latent?: number[];
+  /**
+   * The second pass, when the scorer ran it itself: the candidates' positions in the first pass's fused
+   * order (fusedOrder with RERANK.weights and RRF_K), and the order-dependent rankings in that order.
+   */
+  again?: { order: number[]; feedback?: number[]; latent?: number[] };
 }
 
 /**
@@ -64,27 +70,6 @@ export async function candidateTexts(db: Pick<pg.Pool, 'query'>, workspaceId: st
   return top.map((r) => textOf.get(r.sourceId) ?? '');
 }
 
-/** Positions (0-based) of the candidates from best to worst score; NaN scores go last, ties keep their order. */
-function order(scores: readonly number[]): number[] {
-  return scores
-    .map((score, i) => [Number.isNaN(score) ? -Infinity : score, i] as const)
-    .sort((a, b) => b[0] - a[0] || a[1] - b[1])
-    .map(([, i]) => i);
-}
-
-/** Positions of the candidates, best first, by their place (the base) fused with each ranking of theirs. */
-function fusedOrder(scores: RerankScores, count: number): number[] {
-  const fused = Array.from({ length: count }, (_, i) => ({ i, score: 1 / (RRF_K + i + 1) }));
-  const add = (list: readonly number[] | undefined, weight: number) => {
-    if (!list) return;
-    order(list).forEach((i, rank) => (fused[i]!.score += weight / (RRF_K + rank + 1)));
-  };
-  add(scores.feedback, RERANK.weights.feedback);
-  add(scores.words, RERANK.weights.words);
-  add(scores.latent, RERANK.weights.latent);
-  return fused.sort((a, b) => b.score - a.score || a.i - b.i).map((f) => f.i);
-}
-
 /** The ranking with its first RERANK.depth reordered by two passes of fused ranks; the rest as it was. */
 export async function rerankTop<T extends Ranked>(
   ranked: readonly T[], query: string, texts: (top: readonly T[]) => Promise<string[]>, scorer: Reranker,
@@ -94,9 +79,10 @@ export async function rerankTop<T extends Ranked>(
   const candidateText = await texts(top);
   const candidates = top.map((r, i) => ({ id: r.sourceId, text: candidateText[i]! }));
   const first = await scorer(query, candidates);
-  const once = fusedOrder(first, top.length);
-  const second = await scorer(query, once.map((i) => candidates[i]!), true);
+  // The search thread runs the second pass in the same message (`again`); another scorer is asked again.
+  const once = first.again?.order ?? fusedOrder(first, top.length, RERANK.weights, RRF_K);
+  const second = first.again ?? (await scorer(query, once.map((i) => candidates[i]!), true));
   const words = first.words && once.map((i) => first.words![i]!);
-  const twice = fusedOrder({ ...second, words }, top.length);
+  const twice = fusedOrder({ feedback: second.feedback, words, latent: second.latent }, top.length, RERANK.weights, RRF_K);
   return [...twice.map((j) => top[once[j]!]!), ...ranked.slice(RERANK.depth)];
 }

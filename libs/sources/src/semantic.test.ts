@@ -162,6 +162,9 @@ describe('semantic search of sources', () => {
     const scores = await reranker('new card not arrived', [seen.find((c) => c.id === arrived)!, seen.find((c) => c.id === working)!]);
     expect(scores.words![0]).toBeGreaterThan(scores.words![1]!);
     expect(scores.feedback).toHaveLength(2);
+    // The thread runs the second pass in the same message: the first pass's order, and the feedback again in it.
+    expect([...scores.again!.order].sort()).toEqual([0, 1]);
+    expect(scores.again!.feedback).toHaveLength(2);
     await t.pool.query('DELETE FROM sources WHERE id = ANY($1)', [[arrived, working]]);
   });
 

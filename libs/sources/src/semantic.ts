@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { quantize, type IndexFilter, type IndexItem, type SemanticsThread } from '@loupe/semantics';
-import type { RankedHit } from './fuse';
+import { RRF_K, type RankedHit } from './fuse';
 import { RERANK, type Reranker } from './rerank';
 import type { SearchFilters } from './search';
 import { textToEmbed } from './text-to-embed';
@@ -299,7 +299,7 @@ export function createSemanticSearch(
         await vocabularies.ready(workspaceId);
         const out = await deps.semantics.run('rerank', {
           collection: workspaceId, text: query, ids: candidates.map((c) => c.id), texts: candidates.map((c) => c.text), feedback: RERANK.feedback, beta: RERANK.beta,
-          words: !again,
+          words: !again, twice: { weights: RERANK.weights, k: RRF_K },
         });
         if (!out.vocabulary) vocabularies.missing(workspaceId);
         return out;
