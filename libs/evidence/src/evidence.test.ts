@@ -242,13 +242,28 @@ describe('opportunities', () => {
     expect(rows.some((r) => /\n[^\n]+$/.test(r.text))).toBe(true);
   });
 
-  it('the same signals in another order give the same opportunities; a recompute keeps every id', async () => {
+  it('the same signals in another order, in another workspace, give the same opportunities and titles; a recompute keeps every id', async () => {
     const a = await productWithFixture();
     const reversed = FIXTURE.map((_, i) => FIXTURE.length - 1 - i);
     const b = await productWithFixture(reversed);
-    await updateOpportunities(deps(), a.ws, a.prod);
-    await updateOpportunities(deps(), b.ws, b.prod);
+    // The order the grouping sorts signals by (ids aside) must not depend on the workspace: its signal type
+    // ids differ, and a tie between two members as central went one way or the other with it.
+    const orders: string[][] = [];
+    const recording = {
+      ...semantics,
+      describe: () => semantics.describe(),
+      run: (async (name: string, args: { orderKeys?: string[] }, transfer?: ArrayBuffer[]) => {
+        if (name === 'recluster') orders.push(args.orderKeys!.map((key) => key.split('\u0000')[0]!).sort());
+        return semantics.run(name as 'recluster', args as never, transfer);
+      }) as SemanticsThread['run'],
+    };
+    await updateOpportunities({ ...deps(), semantics: recording }, a.ws, a.prod);
+    await updateOpportunities({ ...deps(), semantics: recording }, b.ws, b.prod);
+    expect(orders).toHaveLength(2);
+    expect(orders[1]).toEqual(orders[0]);
     expect(await grouping(b.ws, b.prod, b.groupOf)).toEqual(await grouping(a.ws, a.prod, a.groupOf));
+    const titles = async (ws: string, prod: string) => (await listOpportunities(t.pool, ws, prod, { limit: 100, offset: 0 })).items.map((o) => o.title).sort();
+    expect(await titles(b.ws, b.prod)).toEqual(await titles(a.ws, a.prod));
     const ids = async () => (await listOpportunities(t.pool, a.ws, a.prod, { limit: 100, offset: 0 })).items.map((o) => o.id).sort();
     const before = await ids();
     expect(await updateOpportunities(deps(), a.ws, a.prod, { full: true })).toMatchObject({ embedded: 0, reclustered: true });

@@ -384,7 +384,10 @@ export async function refreshCounts(client: pg.PoolClient, workspaceId: string, 
 export { subtitleOf };
 
 type ClusterRow = {
-  id: string; content_hash: string; type: string; company: string | null; updated_at: Date; cluster_pending: boolean; embedding: Buffer | null; keywords: string[] | null;
+  id: string;
+  /** What the signal says and its type, hashed: the order it is clustered in, the same in any workspace. */
+  text_hash: string;
+  type: string; company: string | null; updated_at: Date; cluster_pending: boolean; embedding: Buffer | null; keywords: string[] | null;
   /**
    * What the signal says (title, content, theme; the start of a long one), for the latent vectors over the
    * product's own words; null in a product too large to be drawn toward neighbours (SMOOTH_LIMIT), which has none.
@@ -454,7 +457,7 @@ async function reclusterOnce(deps: OpportunityDeps, workspaceId: string, product
   const pages: Float32Array[] = [];
   await time('read', async () => { for (;;) {
     const { rows: page } = await deps.pool.query<ClusterRow>(
-      `SELECT s.id, s.content_hash, t.key AS type, ${COMPANY_KEY_SQL('s')} AS company, s.updated_at, s.cluster_pending, s.embedding, s.keywords,
+      `SELECT s.id, ${signalTextHash('s.')} || ' ' || t.key AS text_hash, t.key AS type, ${COMPANY_KEY_SQL('s')} AS company, s.updated_at, s.cluster_pending, s.embedding, s.keywords,
               ${withTexts ? `left(s.title || E'\n' || s.content || E'\n' || coalesce(s.theme, ''), ${LATENT_TEXT_CHARS})` : 'NULL'} AS text,
               CASE WHEN s.pinned THEN (SELECT os.opportunity_id FROM opportunity_signals os WHERE os.signal_id = s.id) END AS pinned_to
          FROM signals s JOIN signal_types t ON t.id = s.type_id
@@ -498,8 +501,9 @@ async function reclusterOnce(deps: OpportunityDeps, workspaceId: string, product
     keywords: rows.map((r) => r.keywords ?? []),
     // Beyond SMOOTH_LIMIT the thread would not use them (signals added since the count may pass it).
     texts: withTexts && rows.length <= SMOOTH_LIMIT ? rows.map((r) => r.text ?? '') : undefined,
-    // The order of arrival must not matter: cluster in content order (sorted in the thread).
-    orderKeys: rows.map((r) => `${r.content_hash}\u0000${r.id}`),
+    // Neither the order of arrival nor the workspace may matter: cluster in the order of what the signals
+    // say (sorted in the thread). The stored content_hash will not do: it hashes the workspace's type id.
+    orderKeys: rows.map((r) => `${r.text_hash}\u0000${r.id}`),
     threshold: OPPORTUNITY_THRESHOLD,
     neighbours: OPPORTUNITY_NEIGHBOURS,
     stableFloor: OPPORTUNITY_STABLE_FLOOR,

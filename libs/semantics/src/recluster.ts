@@ -126,7 +126,8 @@ export function recluster(input: ReclusterInput): ReclusterOutput {
   const k = clusters.sizes.length;
   const central = new Int32Array(k).fill(-1);
   const best = new Float64Array(k).fill(-Infinity);
-  for (let i = 0; i < n; i++) {
+  // In clustering order, so that of two members as central the same one is chosen whatever the input order.
+  for (const i of order) {
     const c = clusters.labels[i]!;
     let s = 0;
     for (let d = 0; d < dims; d++) s += inputCentred[i * dims + d]! * clusters.sums[c * dims + d]!;

@@ -183,13 +183,19 @@ describe('clustering', () => {
       const sorted = [...texts].sort();
       const name = new Map<number, string>();
       for (const text of sorted) if (!name.has(byText.get(text)!)) name.set(byText.get(text)!, text);
-      return { mean: Array.from(out.common.mean), direction: Array.from(out.common.direction), groups: sorted.map((text) => name.get(byText.get(text)!)) };
+      // Each cluster's central text (texts that differ only by a number have one vector: a tie broken the same way).
+      const centralOf = new Map([...out.central].map((at, c) => [name.get(c)!, texts[order[at]!]!]));
+      return {
+        mean: Array.from(out.common.mean), direction: Array.from(out.common.direction), groups: sorted.map((text) => name.get(byText.get(text)!)),
+        centrals: [...centralOf].sort(),
+      };
     };
     const forward = run(texts.map((_, i) => i));
     const backward = run(texts.map((_, i) => texts.length - 1 - i));
     expect(backward.mean).toEqual(forward.mean);
     expect(backward.direction).toEqual(forward.direction);
     expect(backward.groups).toEqual(forward.groups);
+    expect(backward.centrals).toEqual(forward.centrals);
   });
 
   it('latent vectors: words a set uses together bring its texts together, even texts without a word in common', () => {
