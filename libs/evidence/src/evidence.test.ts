@@ -311,6 +311,29 @@ describe('opportunities', () => {
     for (const theme of ['pricing', 'slack', 'sso', 'crash', 'export']) expect(settled.filter((g) => g.includes(theme)), theme).toHaveLength(1);
   });
 
+  it('signals placed incrementally start an opportunity named after its most central signal, the same in any workspace', async () => {
+    const offline = [
+      { type: 'feature_request', title: 'Offline mode', content: 'Please let the app work offline.' },
+      { type: 'feature_request', title: 'Works without internet on site visits', content: 'Our inspectors lose the network on site visits; the app must keep working offline and sync later.' },
+      { type: 'feature_request', title: 'Offline access for field teams', content: 'Field teams need offline access to the app when there is no network, with their changes synced later.' },
+    ];
+    const titles: string[][] = [];
+    for (const order of [[0, 1, 2], [2, 1, 0], [1, 2, 0]]) {
+      const { ws, prod, src } = await productWithFixture();
+      await updateOpportunities(deps(), ws, prod);
+      const before = new Set((await listOpportunities(t.pool, ws, prod, { limit: 100, offset: 0 })).items.map((o) => o.id));
+      await addSignals(t.pool, { workspaceId: ws, sourceId: src, items: order.map((i) => offline[i]!) }, clock);
+      expect(await updateOpportunities(deps(), ws, prod, { smallProduct: 0 })).toMatchObject({ placed: 3, reclustered: false });
+      const started = (await listOpportunities(t.pool, ws, prod, { limit: 100, offset: 0 })).items.filter((o) => !before.has(o.id));
+      titles.push(started.map((o) => o.title).sort());
+    }
+    expect(titles[0]).toHaveLength(1);
+    expect(titles[1]).toEqual(titles[0]);
+    expect(titles[2]).toEqual(titles[0]);
+    // The one the others are most like, whichever arrived first.
+    expect(titles[0]).toEqual(['Offline mode']);
+  });
+
   it('a product clustered by an earlier grouping method is clustered again in full once, keeping its ids', async () => {
     const { ws, prod } = await productWithFixture();
     await updateOpportunities(deps(), ws, prod);

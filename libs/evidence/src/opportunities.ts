@@ -18,6 +18,7 @@
  * re-clustering matches new clusters to old opportunities by overlap, so an opportunity keeps its id
  * while most of its signals stay together.
  */
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { withTransaction } from '@loupe/db';
 import type { Clock } from '@loupe/http';
@@ -133,6 +134,8 @@ export const signalText = (r: { title: string; content: string }) => `${r.title}
 
 /** Lets requests waiting on the event loop run between the steps of a large re-clustering. */
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, d) => sum + x * b[d]!, 0);
 
 const toBase64 = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64');
 
@@ -254,6 +257,10 @@ async function placePending(deps: OpportunityDeps, workspaceId: string, productI
       [workspaceId, productId],
     );
     if (rows.length === 0) return { embedded, placed };
+    // Each joins by the rule that formed the opportunities before it, so the order matters: that of what
+    // they say, as a full re-clustering's, the same in any workspace.
+    const orderKey = new Map(rows.map((r) => [r.id, `${createHash('md5').update(`${r.type}\n${r.title}\n${r.content}\n${r.theme ?? ''}`).digest('hex')}\u0000${r.id}`]));
+    rows.sort((a, b) => (orderKey.get(a.id)! < orderKey.get(b.id)! ? -1 : 1));
     const { rows: opportunities } = await deps.pool.query<{ id: string; member_sum: Buffer | null; evidence_count: number }>(
       'SELECT id, member_sum, evidence_count FROM opportunities WHERE workspace_id = $1 AND product_id = $2 ORDER BY id',
       [workspaceId, productId],
@@ -307,11 +314,15 @@ async function placePending(deps: OpportunityDeps, workspaceId: string, productI
     const now = new Date(deps.clock.now());
     await withTransaction(deps.pool, async (client) => {
       await lockProduct(client, workspaceId, productId);
-      const created = new Map<number, { id: string; row: PendingRow }>();
+      const created = new Map<number, { id: string; row: PendingRow; score: number }>();
       const membership = rows.map((r, i) => {
         const c = clusters[i]!;
         if (c < ids.length) return ids[c]!;
-        if (!created.has(c)) created.set(c, { id: `opp_${r.id.replace(/^sig_/, '')}`, row: r });
+        // Named, as a re-clustering names it, after its most central signal: the one most like the sum.
+        const score = dot(centred.subarray(i * dims, (i + 1) * dims), out.sums.subarray(c * dims, (c + 1) * dims));
+        const known = created.get(c);
+        if (!known) created.set(c, { id: `opp_${r.id.replace(/^sig_/, '')}`, row: r, score });
+        else if (score > known.score) Object.assign(known, { row: r, score });
         return created.get(c)!.id;
       });
       for (const { id, row } of created.values()) {
