@@ -139,6 +139,10 @@ const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, d) => sum + 
 
 const toBase64 = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64');
 
+/** The order signals are grouped in: what they say (`signalTextHash`), then their type; as the re-clustering reads it in SQL. */
+const orderHash = (r: { title: string; content: string; theme: string | null; type: string }) =>
+  `${createHash('md5').update(`${r.title}\n${r.content}\n${r.theme ?? ''}`).digest('hex')} ${r.type}`;
+
 /** What a signal's vector and keywords are made of (title, content, theme), hashed: the version a write of them is guarded on. */
 const signalTextHash = (row = '') => `md5(${row}title || E'\\n' || ${row}content || E'\\n' || coalesce(${row}theme, ''))`;
 
@@ -259,7 +263,7 @@ async function placePending(deps: OpportunityDeps, workspaceId: string, productI
     if (rows.length === 0) return { embedded, placed };
     // Each joins by the rule that formed the opportunities before it, so the order matters: that of what
     // they say, as a full re-clustering's, the same in any workspace.
-    const orderKey = new Map(rows.map((r) => [r.id, `${createHash('md5').update(`${r.type}\n${r.title}\n${r.content}\n${r.theme ?? ''}`).digest('hex')}\u0000${r.id}`]));
+    const orderKey = new Map(rows.map((r) => [r.id, `${orderHash(r)}\u0000${r.id}`]));
     rows.sort((a, b) => (orderKey.get(a.id)! < orderKey.get(b.id)! ? -1 : 1));
     const { rows: opportunities } = await deps.pool.query<{ id: string; member_sum: Buffer | null; evidence_count: number }>(
       'SELECT id, member_sum, evidence_count FROM opportunities WHERE workspace_id = $1 AND product_id = $2 ORDER BY id',
