@@ -18,11 +18,10 @@
  * re-clustering matches new clusters to old opportunities by overlap, so an opportunity keeps its id
  * while most of its signals stay together.
  */
-import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { withTransaction } from '@loupe/db';
 import type { Clock } from '@loupe/http';
-import { LATENT_SHARE, SMOOTH_LIMIT, withoutCommon, type CommonComponent, type EmbeddingInfo, type SemanticsThread } from '@loupe/semantics';
+import { dot, LATENT_SHARE, SMOOTH_LIMIT, withoutCommon, type CommonComponent, type EmbeddingInfo, type SemanticsThread } from '@loupe/semantics';
 import { addChanges, loadClusteringState, saveClusteringState, type ClusteringState } from './clustering-state';
 import { lockProduct } from './product-lock';
 import { COMPANY_KEY_SQL, refreshImpact, type Impact } from './impact';
@@ -135,16 +134,16 @@ export const signalText = (r: { title: string; content: string }) => `${r.title}
 /** Lets requests waiting on the event loop run between the steps of a large re-clustering. */
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, d) => sum + x * b[d]!, 0);
-
 const toBase64 = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64');
-
-/** The order signals are grouped in: what they say (`signalTextHash`), then their type; as the re-clustering reads it in SQL. */
-const orderHash = (r: { title: string; content: string; theme: string | null; type: string }) =>
-  `${createHash('md5').update(`${r.title}\n${r.content}\n${r.theme ?? ''}`).digest('hex')} ${r.type}`;
 
 /** What a signal's vector and keywords are made of (title, content, theme), hashed: the version a write of them is guarded on. */
 const signalTextHash = (row = '') => `md5(${row}title || E'\\n' || ${row}content || E'\\n' || coalesce(${row}theme, ''))`;
+
+/**
+ * The order signals are grouped in (then by id), the same in any workspace: what they say, then their type's
+ * key (`t`). The stored content_hash will not do: it hashes the workspace's own type id.
+ */
+const orderKeySql = `${signalTextHash('s.')} || ' ' || t.key`;
 
 /** Embeds signals of the product whose vector is missing or of another version, `EMBED_SLICE` at a time. */
 async function embedSignals(deps: OpportunityDeps, workspaceId: string, productId: string, info: EmbeddingInfo, onlyPending: boolean): Promise<number> {
@@ -238,7 +237,7 @@ async function countOpportunities(pool: pg.Pool, workspaceId: string, productId:
 }
 
 type PendingRow = {
-  id: string; title: string; content: string; theme: string | null; type: string; updated_at: Date;
+  id: string; order_key: string; title: string; content: string; theme: string | null; type: string; updated_at: Date;
   embedding: Buffer | null; embedding_version: string | null; keywords: string[] | null; opportunity_id: string | null; pinned: boolean;
 };
 
@@ -253,7 +252,7 @@ async function placePending(deps: OpportunityDeps, workspaceId: string, productI
   let embedded = 0;
   for (;;) {
     const { rows } = await deps.pool.query<PendingRow>(
-      `SELECT s.id, s.title, s.content, s.theme, t.key AS type, s.updated_at, s.embedding, s.embedding_version, s.keywords, os.opportunity_id, s.pinned
+      `SELECT s.id, ${orderKeySql} AS order_key, s.title, s.content, s.theme, t.key AS type, s.updated_at, s.embedding, s.embedding_version, s.keywords, os.opportunity_id, s.pinned
          FROM signals s JOIN signal_types t ON t.id = s.type_id
          LEFT JOIN opportunity_signals os ON os.signal_id = s.id
         WHERE s.workspace_id = $1 AND s.product_id = $2 AND s.cluster_pending
@@ -263,8 +262,7 @@ async function placePending(deps: OpportunityDeps, workspaceId: string, productI
     if (rows.length === 0) return { embedded, placed };
     // Each joins by the rule that formed the opportunities before it, so the order matters: that of what
     // they say, as a full re-clustering's, the same in any workspace.
-    const orderKey = new Map(rows.map((r) => [r.id, `${orderHash(r)}\u0000${r.id}`]));
-    rows.sort((a, b) => (orderKey.get(a.id)! < orderKey.get(b.id)! ? -1 : 1));
+    rows.sort((a, b) => (a.order_key < b.order_key ? -1 : a.order_key > b.order_key ? 1 : a.id < b.id ? -1 : 1));
     const { rows: opportunities } = await deps.pool.query<{ id: string; member_sum: Buffer | null; evidence_count: number }>(
       'SELECT id, member_sum, evidence_count FROM opportunities WHERE workspace_id = $1 AND product_id = $2 ORDER BY id',
       [workspaceId, productId],
@@ -400,8 +398,8 @@ export { subtitleOf };
 
 type ClusterRow = {
   id: string;
-  /** What the signal says and its type, hashed: the order it is clustered in, the same in any workspace. */
-  text_hash: string;
+  /** The order it is clustered in (orderKeySql). */
+  order_key: string;
   type: string; company: string | null; updated_at: Date; cluster_pending: boolean; embedding: Buffer | null; keywords: string[] | null;
   /**
    * What the signal says (title, content, theme; the start of a long one), for the latent vectors over the
@@ -472,7 +470,7 @@ async function reclusterOnce(deps: OpportunityDeps, workspaceId: string, product
   const pages: Float32Array[] = [];
   await time('read', async () => { for (;;) {
     const { rows: page } = await deps.pool.query<ClusterRow>(
-      `SELECT s.id, ${signalTextHash('s.')} || ' ' || t.key AS text_hash, t.key AS type, ${COMPANY_KEY_SQL('s')} AS company, s.updated_at, s.cluster_pending, s.embedding, s.keywords,
+      `SELECT s.id, ${orderKeySql} AS order_key, t.key AS type, ${COMPANY_KEY_SQL('s')} AS company, s.updated_at, s.cluster_pending, s.embedding, s.keywords,
               ${withTexts ? `left(s.title || E'\n' || s.content || E'\n' || coalesce(s.theme, ''), ${LATENT_TEXT_CHARS})` : 'NULL'} AS text,
               CASE WHEN s.pinned THEN (SELECT os.opportunity_id FROM opportunity_signals os WHERE os.signal_id = s.id) END AS pinned_to
          FROM signals s JOIN signal_types t ON t.id = s.type_id
@@ -516,9 +514,8 @@ async function reclusterOnce(deps: OpportunityDeps, workspaceId: string, product
     keywords: rows.map((r) => r.keywords ?? []),
     // Beyond SMOOTH_LIMIT the thread would not use them (signals added since the count may pass it).
     texts: withTexts && rows.length <= SMOOTH_LIMIT ? rows.map((r) => r.text ?? '') : undefined,
-    // Neither the order of arrival nor the workspace may matter: cluster in the order of what the signals
-    // say (sorted in the thread). The stored content_hash will not do: it hashes the workspace's type id.
-    orderKeys: rows.map((r) => `${r.text_hash}\u0000${r.id}`),
+    // Neither the order of arrival nor the workspace may matter (sorted in the thread).
+    orderKeys: rows.map((r) => `${r.order_key}\u0000${r.id}`),
     threshold: OPPORTUNITY_THRESHOLD,
     neighbours: OPPORTUNITY_NEIGHBOURS,
     stableFloor: OPPORTUNITY_STABLE_FLOOR,
