@@ -1,5 +1,5 @@
 import { newId } from '@loupe/db';
-import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
+import { createTestDatabase, statementsOf, type TestDatabase } from '@loupe/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fuseRankings, lexicalSearch, queryShape, readSource, refreshSearchDocuments, SEARCH_LIMITS, searchSources, SearchQueryError } from './index';
 
@@ -137,6 +137,44 @@ describe('lexical search of sources', () => {
     }
     const docs = await lexicalSearch(t.pool, ws, 'onboarding', { sourceType: 'document' }, { plan: 'walk' });
     expect(docs.hits.map((h) => h.sourceId)).toEqual([ids.document]);
+  });
+
+  it('a search waits for few round trips: the query parsed as the transaction opens, the plan set only when it changes, the page read with its excerpts', async () => {
+    const word = await statementsOf(() => searchSources(t.pool, ws, { query: 'onboarding' }));
+    // The opening (with the parse), the candidates, the page's matching segments, the page with its excerpts; then the COMMIT, not waited for.
+    expect(word).toHaveLength(5);
+    expect(word[0]).toMatch(/^BEGIN READ ONLY; .*SET LOCAL enable_bitmapscan = on; SET LOCAL enable_indexscan = off; SELECT websearch_to_tsquery\('english', 'onboarding'\)/);
+    expect(word.at(-1)).toBe('COMMIT');
+    // The strict pass, then the loose one, both through the index the transaction opened with: no SET between.
+    const sentence = await statementsOf(() => searchSources(t.pool, ws, { query: 'customers struggling with onboarding' }));
+    expect(sentence.filter((s) => s.startsWith('SET'))).toEqual([]);
+    expect(sentence).toHaveLength(6);
+    // Walking newest first (here finding too few, so handing over to the index, then walking for the loose
+    // pass): each SET changes the plan, none puts back the one in force.
+    const walked = await statementsOf(() => lexicalSearch(t.pool, ws, 'customers struggling with onboarding', {}, { plan: 'walk' }));
+    const plans = [walked[0]!.match(/SET LOCAL enable_bitmapscan = \w+; SET LOCAL enable_indexscan = \w+/)![0], ...walked.filter((s) => s.startsWith('SET'))];
+    expect(plans[1]).toBe('SET LOCAL enable_bitmapscan = off; SET LOCAL enable_indexscan = on');
+    plans.slice(1).forEach((plan, i) => expect(plan).not.toBe(plans[i]));
+    // A query a quote mark cannot break out of.
+    const quoted = await searchSources(t.pool, ws, { query: "onboarding'; SELECT 1; --" });
+    expect(quoted.items.map((i) => i.id)).toEqual(expect.arrayContaining([ids.onboarding]));
+  });
+
+  it('excerpts of sources another ranking brought: the segment it named, or the opening when it named none', async () => {
+    const statements: string[] = [];
+    const page = await (async () => {
+      let result!: Awaited<ReturnType<typeof searchSources>>;
+      statements.push(...await statementsOf(async () => {
+        result = await searchSources(t.pool, ws, { query: 'zanzibar', extraRankings: [[{ sourceId: ids.phrase, position: null }, { sourceId: ids.onboarding, position: 2 }]] });
+      }));
+      return result;
+    })();
+    expect(page.matched).toBe('none');
+    expect(page.items.map((i) => [i.id, i.excerpts!.map((e) => [e.position, e.speaker, e.snippet])])).toEqual([
+      [ids.phrase, [[0, 'Ada', 'Hello there']]],
+      [ids.onboarding, [[2, 'Eve', 'Our new hires find the onboarding flow confusing and give up halfway']]],
+    ]);
+    expect(statements).toHaveLength(4); // opening, candidates (none), the page with its excerpts, COMMIT
   });
 
   it('returns ranked (source, position, score) candidates for fusion', async () => {

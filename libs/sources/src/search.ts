@@ -10,22 +10,50 @@ type Database = Queryable & Partial<Pick<pg.Pool, 'connect'>>;
  * Runs a search's statements on one connection in a read-only transaction that forbids sequential
  * scans (with a LIMIT the planner likes to read sources in table order until enough match: cheap for a
  * common word, ruinous for a rare one or under a filter), with a statement timeout bounding the rest.
+ *
+ * Every statement is a round trip that waits for the process's event loop, which under ingestion is
+ * busy with other work: a search makes as few as it can. The transaction opens in the candidates' first
+ * plan (`usePlan`), with the query parsed in the same message (`query`: `fn` is handed the text of
+ * its tsquery), and its COMMIT is not waited for (the connection runs it before anything its next user asks).
  */
-export async function withSearchSession<T>(db: Database, fn: (q: Queryable) => Promise<T>): Promise<T> {
+export async function withSearchSession<T>(db: Database, fn: (q: Queryable, parsed?: string) => Promise<T>, query?: string): Promise<T> {
   if (!db.connect) return fn(db);
   const client = await db.connect();
   statsOwner.set(client, db);
   try {
-    await client.query(`BEGIN READ ONLY; SET LOCAL enable_seqscan = off; SET LOCAL statement_timeout = '${SEARCH_LIMITS.statementTimeoutMs}ms'`);
-    const result = await fn(client);
-    await client.query('COMMIT');
+    // A query's first statement reads candidates through the index (the plan of most words); a listing's, any way.
+    const plan: Plan = query === undefined ? 'free' : 'index';
+    const opening = `BEGIN READ ONLY; SET LOCAL enable_seqscan = off; SET LOCAL statement_timeout = '${SEARCH_LIMITS.statementTimeoutMs}ms'; ${PLAN_SETTINGS[plan]}`;
+    const results = (await client.query(query === undefined ? opening : `${opening}; ${PARSE_SQL(client.escapeLiteral(query))}`)) as unknown as pg.QueryResult[];
+    planOf.set(client, plan);
+    const result = await fn(client, query === undefined ? undefined : (results.at(-1)!.rows[0] as { q: string }).q);
+    client.query('COMMIT').catch(() => {}).finally(() => client.release());
     return result;
   } catch (err) {
     await client.query('ROLLBACK').catch(() => {});
-    throw err;
-  } finally {
     client.release();
+    throw err;
   }
+}
+
+/**
+ * How the candidates are read: through the document index's bitmap (rare words) or newest first (common
+ * ones); a listing leaves the planner free. The statements after the candidates read rows by primary
+ * key, which either plan does through its index.
+ */
+type Plan = 'index' | 'walk' | 'free';
+const PLAN_SETTINGS: Record<Plan, string> = {
+  index: 'SET LOCAL enable_bitmapscan = on; SET LOCAL enable_indexscan = off',
+  walk: 'SET LOCAL enable_bitmapscan = off; SET LOCAL enable_indexscan = on',
+  free: 'SET LOCAL enable_bitmapscan = on; SET LOCAL enable_indexscan = on',
+};
+/** The plan a session's connection is set to (set only when it changes: each SET is a round trip). */
+const planOf = new WeakMap<object, Plan>();
+
+async function usePlan(db: Queryable, plan: Plan): Promise<void> {
+  if (planOf.get(db) === plan) return;
+  await db.query(PLAN_SETTINGS[plan]);
+  planOf.set(db, plan);
 }
 
 /**
@@ -242,7 +270,7 @@ async function sourcePass(db: Queryable, workspaceId: string, filters: SearchFil
        ORDER BY s.occurred_at DESC, s.id DESC LIMIT ${each})`);
   // Each plan forced: left to itself the planner walked newest first for a word it could not price
   // (reading a million sources for a miss) and read bitmaps for words it thought rare.
-  await db.query(walk ? 'SET LOCAL enable_bitmapscan = off; SET LOCAL enable_indexscan = on' : 'SET LOCAL enable_bitmapscan = on; SET LOCAL enable_indexscan = off');
+  await usePlan(db, walk ? 'walk' : 'index');
   // The title's vector is computed once a row (OFFSET 0 keeps the planner from inlining it into each
   // of its uses: the rank, the match and every operand's coverage, six computations a row in the loose pass).
   const { rows } = await db.query<PassRow>(
@@ -254,7 +282,6 @@ async function sourcePass(db: Queryable, workspaceId: string, filters: SearchFil
       CROSS JOIN LATERAL (SELECT ${TITLE_VECTOR_SQL('c.title')} AS v OFFSET 0) t`,
     [...params, ...match, ...f.params],
   );
-  await db.query('SET LOCAL enable_bitmapscan = on; SET LOCAL enable_indexscan = on');
   // The same source brought by two words: once.
   const seen = new Set<string>();
   const unique = rows.filter((r) => !seen.has(r.source_id) && !!seen.add(r.source_id));
@@ -266,11 +293,10 @@ async function sourcePass(db: Queryable, workspaceId: string, filters: SearchFil
     // Counted on the workspace and dates alone (the index holds them: no heap reads): an upper bound
     // of the rows the walk could read, enough to tell it reached the end.
     const scope = filterSql(workspaceId, { since: filters.since, until: filters.until }, 1);
-    await db.query('SET LOCAL enable_bitmapscan = off');
+    await usePlan(db, 'walk');
     const { rows: counted } = await db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM (SELECT 1 FROM sources s WHERE ${scope.clause} ORDER BY s.occurred_at DESC, s.id DESC LIMIT ${walkLimit}) x`, scope.params,
     );
-    await db.query('SET LOCAL enable_bitmapscan = on');
     const stoppedShort = counted[0]!.n >= walkLimit;
     if (stoppedShort && unique.length < each / 4) return sourcePass(db, workspaceId, filters, match, rankBy, weights);
     return { rows: unique, capped: stoppedShort };
@@ -314,14 +340,17 @@ export async function refreshSearchDocuments(db: Queryable, sourceIds: string[])
   );
 }
 
+const PARSE_SQL = (query: string) => `SELECT websearch_to_tsquery('english', ${query})::text AS q`;
+
 /** Parses the query with websearch_to_tsquery: its text form, or undefined when it holds no word to look for. */
 export async function parseQuery(db: Queryable, query: string): Promise<{ tsquery: string; shape: QueryShape } | undefined> {
-  const { rows } = await db.query<{ q: string }>({
-    name: 'sources-search-parse',
-    text: `SELECT websearch_to_tsquery('english', $1)::text AS q`,
-    values: [query],
-  });
-  const tsquery = rows[0]!.q.trim();
+  const { rows } = await db.query<{ q: string }>({ name: 'sources-search-parse', text: PARSE_SQL('$1'), values: [query] });
+  return readParsed(rows[0]!.q);
+}
+
+/** websearch_to_tsquery's text: the tsquery and its shape, or undefined when it holds no word to look for. */
+function readParsed(text: string): { tsquery: string; shape: QueryShape } | undefined {
+  const tsquery = text.trim();
   const shape = queryShape(tsquery);
   // Only stop words ("a", "the"), or only exclusions ("-word", which would match nearly everything).
   if (!tsquery || shape.positives.length === 0) return undefined;
@@ -346,11 +375,12 @@ export interface LexicalOptions {
 }
 
 export async function lexicalSearch(db: Database, workspaceId: string, query: string, filters: SearchFilters = {}, options: LexicalOptions = {}): Promise<LexicalResult> {
-  return withSearchSession(db, (q) => lexicalIn(q, workspaceId, query, filters, options));
+  return withSearchSession(db, (q, parsed) => lexicalIn(q, workspaceId, query, filters, options, parsed), query);
 }
 
-async function lexicalIn(db: Queryable, workspaceId: string, query: string, filters: SearchFilters, options: LexicalOptions): Promise<LexicalResult> {
-  const parsed = await parseQuery(db, query);
+/** `parsedText`: websearch_to_tsquery's text of the query when the session parsed it already. */
+async function lexicalIn(db: Queryable, workspaceId: string, query: string, filters: SearchFilters, options: LexicalOptions, parsedText?: string): Promise<LexicalResult> {
+  const parsed = parsedText === undefined ? await parseQuery(db, query) : readParsed(parsedText);
   if (!parsed) {
     throw new SearchQueryError('The query has no word to search for: it holds only common words such as "a" or "the", or only excluded words. Add a meaningful word.');
   }
@@ -560,21 +590,23 @@ async function listSources(db: Queryable, workspaceId: string, filters: SearchFi
  * query it lists newest first. Throws SearchQueryError for a query with no word to look for.
  */
 export async function searchSources(db: Database, workspaceId: string, request: SearchRequest = {}): Promise<SearchPage> {
-  return withSearchSession(db, (q) => searchIn(q, workspaceId, request));
-}
-
-async function searchIn(db: Queryable, workspaceId: string, request: SearchRequest): Promise<SearchPage> {
   const limit = request.limit ?? SEARCH_LIMITS.defaultLimit;
   const offset = request.offset ?? 0;
-  const filters = request.filters ?? {};
   if (!Number.isInteger(limit) || limit < 1 || limit > SEARCH_LIMITS.maxLimit) throw new SearchQueryError(`limit must be a whole number from 1 to ${SEARCH_LIMITS.maxLimit}`);
   if (!Number.isInteger(offset) || offset < 0) throw new SearchQueryError('offset must be a whole number from 0');
   if (offset > SEARCH_LIMITS.maxOffset) throw new SearchQueryError(OFFSET_TOO_LARGE);
-  const query = request.query?.trim();
+  const query = request.query?.trim() || undefined;
+  return withSearchSession(db, (q, parsed) => searchIn(q, workspaceId, request, limit, offset, query, parsed), query);
+}
+
+async function searchIn(db: Queryable, workspaceId: string, request: SearchRequest, limit: number, offset: number, query: string | undefined,
+  parsedText: string | undefined): Promise<SearchPage> {
+  const filters = request.filters ?? {};
   if (!query) return listSources(db, workspaceId, filters, limit, offset);
 
   // The segments are looked up below for the page's sources alone, not for every source before the offset.
-  const lexicalOrError = lexicalIn(db, workspaceId, query, filters, { wanted: offset + limit, positionsFor: 0 }).catch((error: unknown) => error as Error);
+  const lexicalOrError = lexicalIn(db, workspaceId, query, filters, { wanted: offset + limit, positionsFor: 0 }, parsedText)
+    .catch((error: unknown) => error as Error);
   const extra = (await request.extraRankings)?.filter((list) => list.length) ?? [];
   const lexicalOrFailure = await lexicalOrError;
   let lexical: LexicalResult;
@@ -615,48 +647,28 @@ async function searchIn(db: Queryable, workspaceId: string, request: SearchReque
       if (words.length) r.positions = [...words, ...r.positions.filter((p) => !words.includes(p))];
     }
   }
-  // Found for their meaning alone (no word matches): their opening is the excerpt.
-  const opening = page.filter((r) => r.positions.length === 0).map((r) => r.sourceId);
-  if (opening.length) {
-    const { rows } = await db.query<{ source_id: string; position: number }>(
-      'SELECT DISTINCT ON (source_id) source_id, position FROM source_segments WHERE source_id = ANY($1::text[]) ORDER BY source_id, position',
-      [opening],
-    );
-    const first = new Map(rows.map((r) => [r.source_id, r.position]));
-    for (const r of page) if (r.positions.length === 0 && first.has(r.sourceId)) r.positions = [first.get(r.sourceId)!];
-  }
-  const ids = page.map((r) => r.sourceId);
-  const wanted = page.flatMap((r) => r.positions.slice(0, SEARCH_LIMITS.excerptsPerSource).map((p) => ({ source_id: r.sourceId, position: p })));
-  const [{ rows: sources }, { rows: excerpts }] = await Promise.all([
-    db.query<SourceRow>(`SELECT ${SOURCE_COLUMNS} FROM sources s WHERE s.workspace_id = $1 AND s.id = ANY($2::text[])`, [workspaceId, ids]),
-    wanted.length
-      ? db.query<SearchExcerpt & { source_id: string }>(
-        `SELECT g.source_id, g.position, g.speaker, g.heading, ts_headline('english', g.text, $2::tsquery, $3) AS snippet
-           FROM json_to_recordset($1::json) AS w(source_id text, position int)
-           JOIN source_segments g ON g.source_id = w.source_id AND g.position = w.position
-           JOIN sources s ON s.id = g.source_id AND s.workspace_id = $4`,
-        [JSON.stringify(wanted), lexical.highlightQuery, HEADLINE_OPTIONS, workspaceId],
-      )
-      : Promise.resolve({ rows: [] as Array<SearchExcerpt & { source_id: string }> }),
-  ]);
-  const sourceById = new Map(sources.map((s) => [s.id, s]));
-  const excerptsOf = new Map<string, Map<number, SearchExcerpt>>();
-  for (const { source_id, ...e } of excerpts) {
-    const m = excerptsOf.get(source_id) ?? new Map<number, SearchExcerpt>();
-    m.set(e.position, e);
-    excerptsOf.set(source_id, m);
-  }
+  // The page's sources with their excerpts, in one statement: the positions chosen above, or, for a
+  // source found for its meaning alone (no word matches), its opening.
+  const wanted = page.map((r) => ({ id: r.sourceId, positions: r.positions.slice(0, SEARCH_LIMITS.excerptsPerSource) }));
+  const { rows } = await db.query<SourceRow & { excerpts: SearchExcerpt[] }>(
+    `SELECT ${SOURCE_COLUMNS}, coalesce((
+              SELECT json_agg(json_build_object('position', e.position, 'speaker', e.speaker, 'heading', e.heading,
+                       'snippet', ts_headline('english', e.text, $2::tsquery, $3)) ORDER BY e.rank)
+                FROM (SELECT g.position, g.speaker, g.heading, g.text, array_position(w.positions, g.position) AS rank
+                        FROM source_segments g WHERE g.source_id = w.id AND g.position = ANY(w.positions)
+                      UNION ALL
+                      (SELECT g.position, g.speaker, g.heading, g.text, 1 FROM source_segments g
+                        WHERE cardinality(w.positions) = 0 AND g.source_id = w.id ORDER BY g.position LIMIT 1)) e), '[]'::json) AS excerpts
+       FROM json_to_recordset($1::json) AS w(id text, positions int[])
+       JOIN sources s ON s.id = w.id AND s.workspace_id = $4`,
+    [JSON.stringify(wanted), lexical.highlightQuery, HEADLINE_OPTIONS, workspaceId],
+  );
+  const sourceById = new Map(rows.map((s) => [s.id, s]));
   const items: FoundSource[] = [];
   for (const r of page) {
     const row = sourceById.get(r.sourceId);
     if (!row) continue; // another ranking named a source outside this workspace: never shown
-    const found = excerptsOf.get(r.sourceId);
-    items.push({
-      ...sourceItem(row),
-      score: Math.round(r.score * 10_000) / 10_000,
-      title_matched: r.titleMatched,
-      excerpts: r.positions.slice(0, SEARCH_LIMITS.excerptsPerSource).map((p) => found?.get(p)).filter((e): e is SearchExcerpt => !!e),
-    });
+    items.push({ ...sourceItem(row), score: Math.round(r.score * 10_000) / 10_000, title_matched: r.titleMatched, excerpts: row.excerpts });
   }
   return { items, offset, total: ranked.length, total_is_lower_bound: lexical.capped, sort, matched: lexical.matched, with_all_words: lexical.withAllWords };
 }
