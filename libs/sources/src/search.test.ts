@@ -158,6 +158,9 @@ describe('lexical search of sources', () => {
     // A query a quote mark cannot break out of.
     const quoted = await searchSources(t.pool, ws, { query: "onboarding'; SELECT 1; --" });
     expect(quoted.items.map((i) => i.id)).toEqual(expect.arrayContaining([ids.onboarding]));
+    // Nor a NUL (which PostgreSQL refuses in any text) or a lone surrogate.
+    const odd = await searchSources(t.pool, ws, { query: 'onboarding\u0000flow \ud800' });
+    expect(odd.items.map((i) => i.id)).toEqual(expect.arrayContaining([ids.onboarding]));
   });
 
   it('excerpts of sources another ranking brought: the segment it named, or the opening when it named none', async () => {

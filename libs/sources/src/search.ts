@@ -595,7 +595,8 @@ export async function searchSources(db: Database, workspaceId: string, request: 
   if (!Number.isInteger(limit) || limit < 1 || limit > SEARCH_LIMITS.maxLimit) throw new SearchQueryError(`limit must be a whole number from 1 to ${SEARCH_LIMITS.maxLimit}`);
   if (!Number.isInteger(offset) || offset < 0) throw new SearchQueryError('offset must be a whole number from 0');
   if (offset > SEARCH_LIMITS.maxOffset) throw new SearchQueryError(OFFSET_TOO_LARGE);
-  const query = request.query?.trim() || undefined;
+  // No text holds a NUL (libs/sources/src/text.ts) and PostgreSQL takes none: it is a space here.
+  const query = request.query?.toWellFormed().replace(/\u0000/g, ' ').trim() || undefined;
   return withSearchSession(db, (q, parsed) => searchIn(q, workspaceId, request, limit, offset, query, parsed), query);
 }
 
