@@ -144,6 +144,8 @@ const signalTextHash = (row = '') => `md5(${row}title || E'\\n' || ${row}content
  * key (`t`). The stored content_hash will not do: it hashes the workspace's own type id.
  */
 const orderKeySql = `${signalTextHash('s.')} || ' ' || t.key`;
+/** A signal's place in that order: its order key (read as `order_key`), then its id. */
+const clusteringOrder = (r: { order_key: string; id: string }) => `${r.order_key}\u0000${r.id}`;
 
 /** Embeds signals of the product whose vector is missing or of another version, `EMBED_SLICE` at a time. */
 async function embedSignals(deps: OpportunityDeps, workspaceId: string, productId: string, info: EmbeddingInfo, onlyPending: boolean): Promise<number> {
@@ -262,7 +264,7 @@ async function placePending(deps: OpportunityDeps, workspaceId: string, productI
     if (rows.length === 0) return { embedded, placed };
     // Each joins by the rule that formed the opportunities before it, so the order matters: that of what
     // they say, as a full re-clustering's, the same in any workspace.
-    rows.sort((a, b) => (a.order_key < b.order_key ? -1 : a.order_key > b.order_key ? 1 : a.id < b.id ? -1 : 1));
+    rows.sort((a, b) => (clusteringOrder(a) < clusteringOrder(b) ? -1 : 1));
     const { rows: opportunities } = await deps.pool.query<{ id: string; member_sum: Buffer | null; evidence_count: number }>(
       'SELECT id, member_sum, evidence_count FROM opportunities WHERE workspace_id = $1 AND product_id = $2 ORDER BY id',
       [workspaceId, productId],
@@ -515,7 +517,7 @@ async function reclusterOnce(deps: OpportunityDeps, workspaceId: string, product
     // Beyond SMOOTH_LIMIT the thread would not use them (signals added since the count may pass it).
     texts: withTexts && rows.length <= SMOOTH_LIMIT ? rows.map((r) => r.text ?? '') : undefined,
     // Neither the order of arrival nor the workspace may matter (sorted in the thread).
-    orderKeys: rows.map((r) => `${r.order_key}\u0000${r.id}`),
+    orderKeys: rows.map(clusteringOrder),
     threshold: OPPORTUNITY_THRESHOLD,
     neighbours: OPPORTUNITY_NEIGHBOURS,
     stableFloor: OPPORTUNITY_STABLE_FLOOR,

@@ -24,7 +24,7 @@ export async function withSearchSession<T>(db: Database, fn: (q: Queryable, pars
     // A query's first statement reads candidates through the index (the plan of most words); a listing's, any way.
     const plan: Plan = query === undefined ? 'free' : 'index';
     const opening = `BEGIN READ ONLY; SET LOCAL enable_seqscan = off; SET LOCAL statement_timeout = '${SEARCH_LIMITS.statementTimeoutMs}ms'; ${PLAN_SETTINGS[plan]}`;
-    const results = (await client.query(query === undefined ? opening : `${opening}; ${PARSE_SQL(client.escapeLiteral(query))}`)) as unknown as pg.QueryResult[];
+    const results = (await client.query(query === undefined ? opening : `${opening}; ${PARSE_SQL(client.escapeLiteral(parsable(query)))}`)) as unknown as pg.QueryResult[];
     planOf.set(client, plan);
     const result = await fn(client, query === undefined ? undefined : (results.at(-1)!.rows[0] as { q: string }).q);
     client.query('COMMIT').catch(() => {}).finally(() => client.release());
@@ -341,10 +341,12 @@ export async function refreshSearchDocuments(db: Queryable, sourceIds: string[])
 }
 
 const PARSE_SQL = (query: string) => `SELECT websearch_to_tsquery('english', ${query})::text AS q`;
+/** The query as PostgreSQL takes it: well formed, and a NUL (which no stored text holds, ./text) a space. */
+const parsable = (query: string) => query.toWellFormed().replace(/\u0000/g, ' ');
 
 /** Parses the query with websearch_to_tsquery: its text form, or undefined when it holds no word to look for. */
 export async function parseQuery(db: Queryable, query: string): Promise<{ tsquery: string; shape: QueryShape } | undefined> {
-  const { rows } = await db.query<{ q: string }>({ name: 'sources-search-parse', text: PARSE_SQL('$1'), values: [query] });
+  const { rows } = await db.query<{ q: string }>({ name: 'sources-search-parse', text: PARSE_SQL('$1'), values: [parsable(query)] });
   return readParsed(rows[0]!.q);
 }
 
@@ -595,8 +597,7 @@ export async function searchSources(db: Database, workspaceId: string, request: 
   if (!Number.isInteger(limit) || limit < 1 || limit > SEARCH_LIMITS.maxLimit) throw new SearchQueryError(`limit must be a whole number from 1 to ${SEARCH_LIMITS.maxLimit}`);
   if (!Number.isInteger(offset) || offset < 0) throw new SearchQueryError('offset must be a whole number from 0');
   if (offset > SEARCH_LIMITS.maxOffset) throw new SearchQueryError(OFFSET_TOO_LARGE);
-  // No text holds a NUL (libs/sources/src/text.ts) and PostgreSQL takes none: it is a space here.
-  const query = request.query?.toWellFormed().replace(/\u0000/g, ' ').trim() || undefined;
+  const query = request.query?.trim() || undefined;
   return withSearchSession(db, (q, parsed) => searchIn(q, workspaceId, request, limit, offset, query, parsed), query);
 }
 
