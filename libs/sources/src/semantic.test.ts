@@ -336,4 +336,78 @@ describe('semantic search of sources', () => {
     await new Promise((r) => setTimeout(r, 1_100));
     expect((await search.search(ws, query, {}, 3)).hits.map((h) => h.sourceId)).not.toContain(held);
   });
+
+  it('reads each change once while a transaction stays open, and that transaction\'s own writes once it commits (issue 46)', async () => {
+    const read: string[] = [];
+    const watched: SemanticsThread = {
+      ...semantics,
+      run: ((op: 'index-upsert', args: { items: Array<{ id: string }>; removed: string[] }, transfer?: ArrayBuffer[]) => {
+        if (op === 'index-upsert') read.push(...args.items.map((i) => i.id), ...args.removed);
+        return semantics.run(op, args as never, transfer);
+      }) as SemanticsThread['run'],
+    };
+    const search = createSemanticSearch({ pool: t.pool, semantics: watched });
+    const query = 'invoices are emailed to the wrong billing contact';
+    const held = await source(ws, 'Billing contact', [['Ivy', 'Our invoices keep going to the old billing contact instead of the new one']]);
+    await embedPendingSources({ pool: t.pool, semantics }, ws);
+    let found = await search.search(ws, query, {}, 3);
+    for (let i = 0; (found.indexing || found.hits[0]?.sourceId !== held) && i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      found = await search.search(ws, query, {}, 3);
+    }
+    expect(found.hits[0]!.sourceId).toBe(held);
+    read.length = 0;
+    const client = await t.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query("UPDATE source_semantics SET pending = true, vector = NULL, version = NULL, seq = nextval('source_semantic_seq') WHERE source_id = $1", [held]);
+      const later = await source(ws, 'Exports', [['Jo', 'The CSV export of our contacts is missing the phone numbers column']]);
+      await embedPendingSources({ pool: t.pool, semantics }, ws);
+      // Refreshed several times (each search after a second, and in the background) while the transaction stays open.
+      for (let i = 0; i < 3; i++) {
+        await new Promise((r) => setTimeout(r, 1_100));
+        expect((await search.search(ws, 'contacts export lacks phone numbers', {}, 3)).hits[0]!.sourceId).toBe(later);
+      }
+      expect(read.filter((id) => id === later)).toEqual([later]);
+      expect(read).not.toContain(held);
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+    await new Promise((r) => setTimeout(r, 1_100));
+    expect((await search.search(ws, query, {}, 3)).hits.map((h) => h.sourceId)).not.toContain(held);
+    expect(read.filter((id) => id === held)).toEqual([held]);
+    search.close();
+  });
+
+  it('fills and refreshes an index a page at a time: what every page read stays in it (issue 46)', async () => {
+    const search = createSemanticSearch({ pool: t.pool, semantics, loadPage: 3 });
+    const okta = 'our staff cannot log in through Okta';
+    let found = await search.search(ws, okta, {}, 3);
+    for (let i = 0; found.indexing && i < 200; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      found = await search.search(ws, okta, {}, 3);
+    }
+    expect(found.hits[0]!.sourceId).toBe(ids.okta);
+    const client = await t.pool.connect();
+    try {
+      // A transaction takes its id and stays open while seven sources are written and read, three at a time.
+      await client.query('BEGIN');
+      await client.query('SELECT pg_current_xact_id()');
+      const written: string[] = [];
+      for (const [i, text] of ['The billing page times out for large accounts', 'Our webhook retries flood the endpoint', 'Search results ignore the date filter',
+        'The Slack alerts arrive an hour late', 'Exported PDFs lose their page numbers', 'Two-factor codes expire before they arrive by text', 'Bulk editing tags freezes the browser'].entries()) {
+        written.push(await source(ws, `Paged ${i}`, [['Kim', text]]));
+      }
+      await embedPendingSources({ pool: t.pool, semantics }, ws);
+      await new Promise((r) => setTimeout(r, 1_100));
+      expect((await search.search(ws, 'webhook retries flood our endpoint', {}, 3)).hits[0]!.sourceId).toBe(written[1]);
+      expect((await search.search(ws, 'bulk tag editing freezes the browser', {}, 3)).hits[0]!.sourceId).toBe(written[6]);
+      expect((await search.search(ws, okta, {}, 3)).hits[0]!.sourceId).toBe(ids.okta);
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+    search.close();
+  });
 });

@@ -118,18 +118,23 @@ const FROM_THE_START: ChangeCursor = { xid: '0', id: '' };
 
 interface Collection {
   /**
-   * The changes read into the index: every row written by a transaction before `after.xid` (and, of
-   * that transaction, up to `after.id`). It moves only up to the oldest transaction still running when
-   * it was read (pg_snapshot_xmin), so a change committed later by a transaction open meanwhile is
-   * never passed over; the rows of newer transactions already read are read again, harmlessly.
+   * The changes read into the index: every row written by a committed transaction before `after.xid`
+   * (and, of that transaction, up to `after.id`), except the writes of the transactions in `running`.
    */
   after: ChangeCursor;
+  /**
+   * Transactions before `after.xid` still running when the rows around them were read (the
+   * snapshot's in-progress list): their writes are read once they commit. Only these are looked for
+   * again. The cursor used to stop at the oldest transaction running, and every row after it was read
+   * again on each refresh for as long as that transaction stayed open.
+   */
+  running: string[];
   /** Whether the index holds every source embedded at the time it was filled (false while filling). */
   complete: boolean;
   /** When the last finished refresh started: the index holds every change committed before. */
   refreshedAt: number;
   /** The fill or refresh in progress. */
-  running?: Promise<void>;
+  refreshing?: Promise<void>;
   /** When it was last searched, and the timer that keeps it fresh meanwhile. */
   searchedAt: number;
   keepFresh?: NodeJS.Timeout;
@@ -187,32 +192,40 @@ export const SEMANTIC_MIN_SCORE = 0.3;
 const REFILL_AFTER_MS = 12 * 3600 * 1000;
 
 export function createSemanticSearch(
-  deps: { pool: pg.Pool; semantics: SemanticsThread; refillAfterMs?: number; keepFreshForMs?: number; vocabularyCheckMs?: number },
+  deps: { pool: pg.Pool; semantics: SemanticsThread; refillAfterMs?: number; keepFreshForMs?: number; vocabularyCheckMs?: number; loadPage?: number },
 ): SemanticSearch {
   const refillAfterMs = deps.refillAfterMs ?? REFILL_AFTER_MS;
   const keepFreshForMs = deps.keepFreshForMs ?? KEEP_FRESH_FOR_MS;
+  const loadPage = deps.loadPage ?? LOAD_PAGE;
   const collections = new Map<string, Collection>();
   const vocabularies = createVocabularyLoader({ pool: deps.pool, semantics: deps.semantics, checkMs: deps.vocabularyCheckMs });
   const pendingCounts = new Map<string, { at: number; count: Promise<number> }>();
   let closed = false;
 
-  async function readPage(workspaceId: string, after: ChangeCursor, version: string): Promise<{ items: IndexItem[]; removed: string[]; last: ChangeCursor; horizon: string }> {
-    const { rows } = await deps.pool.query<{ horizon: string; id: string | null; v: Buffer | null; version: string | null; product_id: string; type: string; nature: string; at: Date; projects: string[] | null; xid: string }>(
+  /**
+   * A page of the changes after `after` (of the transactions `only`, when given), in the order of the
+   * transactions that wrote them, and the transactions the statement's snapshot saw running.
+   */
+  async function readPage(workspaceId: string, after: ChangeCursor, version: string, only?: string[]) {
+    const scope = only ? 'AND change_xid = ANY($4::xid8[])' : '';
+    const { rows } = await deps.pool.query<{ running: string[]; id: string | null; v: Buffer | null; version: string | null; product_id: string; type: string; nature: string; at: Date; projects: string[] | null; xid: string }>(
       // Deleted sources are gone from `sources`: libs/lifecycle logs each in source_deletions in the
       // deleting transaction, so a deletion is read in order with the writes and drops the id.
-      `WITH horizon AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xid)
-       SELECT h.xid::text AS horizon, x.id, x.v, x.version, x.product_id, x.type, x.nature, x.at, x.projects, x.xid::text AS xid
-         FROM horizon h LEFT JOIN (
+      `WITH snapshot AS (SELECT ARRAY(SELECT pg_snapshot_xip(pg_current_snapshot())::text) AS running)
+       SELECT h.running, x.id, x.v, x.version, x.product_id, x.type, x.nature, x.at, x.projects, x.xid::text AS xid
+         FROM snapshot h LEFT JOIN (
            (SELECT m.source_id AS id, m.vector AS v, m.version, s.product_id, s.type, s.nature, s.occurred_at AS at, s.project_ids AS projects, m.change_xid AS xid
               FROM source_semantics m JOIN sources s ON s.id = m.source_id
-             WHERE m.workspace_id = $1 AND (m.change_xid, m.source_id) > ($2::xid8, $3::text) ORDER BY m.change_xid, m.source_id LIMIT ${LOAD_PAGE})
+             WHERE m.workspace_id = $1 AND (m.change_xid, m.source_id) > ($2::xid8, $3::text) ${scope.replace('change_xid', 'm.change_xid')}
+             ORDER BY m.change_xid, m.source_id LIMIT ${loadPage})
            UNION ALL
            (SELECT source_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, change_xid
-              FROM source_deletions WHERE workspace_id = $1 AND (change_xid, source_id) > ($2::xid8, $3::text) ORDER BY change_xid, source_id LIMIT ${LOAD_PAGE})
-           ORDER BY xid, id LIMIT ${LOAD_PAGE}
+              FROM source_deletions WHERE workspace_id = $1 AND (change_xid, source_id) > ($2::xid8, $3::text) ${scope}
+             ORDER BY change_xid, source_id LIMIT ${loadPage})
+           ORDER BY xid, id LIMIT ${loadPage}
          ) x ON true
         ORDER BY x.xid, x.id`,
-      [workspaceId, after.xid, after.id],
+      only ? [workspaceId, after.xid, after.id, only] : [workspaceId, after.xid, after.id],
     );
     const items: IndexItem[] = [];
     const removed: string[] = [];
@@ -225,47 +238,70 @@ export function createSemanticSearch(
       }
     }
     const last = rows.at(-1)!;
-    return { items, removed, last: last.id === null ? after : { xid: last.xid, id: last.id }, horizon: rows[0]!.horizon };
+    return { items, removed, last: last.id === null ? after : { xid: last.xid, id: last.id }, running: rows[0]!.running };
   }
 
   /**
-   * Reads every change since the collection's cursor into the thread's index, a page at a time, then
-   * sets the cursor to the oldest transaction running when the first page was read (or where it was,
-   * if that is further): what was read past it is read again next time.
+   * Reads changes into the thread's index a page at a time, from `from` to the end (of the
+   * transactions `only`, when given). Returns where it ended, the transactions whose writes it may
+   * have passed over because they were running, and false if the thread had lost the index.
    */
-  async function catchUp(workspaceId: string, c: Collection, version: string): Promise<void> {
-    const started = Date.now();
-    let cursor = c.after;
-    let horizon: string | undefined;
+  async function readChanges(workspaceId: string, from: ChangeCursor, version: string, only?: string[]) {
+    const passed = new Set<string>();
+    let cursor = from;
     for (;;) {
-      const fill = cursor === FROM_THE_START;
-      const page = await readPage(workspaceId, cursor, version);
-      horizon ??= page.horizon;
+      // The first page of a fill starts the index afresh.
+      const fill = cursor === FROM_THE_START && !only;
+      const page = await readPage(workspaceId, cursor, version, only);
       if (fill || page.items.length || page.removed.length) {
         const out = await deps.semantics.run('index-upsert', { collection: workspaceId, items: page.items, removed: page.removed, fill });
-        if (out.missing) {
-          // The thread was started again and lost this index: fill it from the start.
-          c.after = cursor = FROM_THE_START;
-          c.complete = false;
-          horizon = undefined;
-          continue;
-        }
+        if (out.missing) return { last: cursor, passed: [], lost: true };
+      }
+      // A transaction running when this page was read, between where it began and where it ended
+      // (or, reading given transactions, any of them), may commit writes there later.
+      const begin = BigInt(cursor.xid);
+      const end = BigInt(page.last.xid);
+      for (const xid of page.running) {
+        if (only ? only.includes(xid) : BigInt(xid) > begin && BigInt(xid) < end) passed.add(xid);
       }
       cursor = page.last;
-      if (page.items.length + page.removed.length < LOAD_PAGE) break;
+      if (page.items.length + page.removed.length < loadPage) return { last: cursor, passed: [...passed], lost: false };
       // Let requests run between pages of a large fill.
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
-    c.after = BigInt(horizon!) > BigInt(c.after.xid) ? { xid: horizon!, id: '' } : c.after;
-    c.complete = true;
-    c.refreshedAt = started;
+  }
+
+  /**
+   * Brings the index up to date: the writes of the transactions that were running last time, then
+   * every change after the cursor. Nothing is passed over: a transaction's id is below a page's last
+   * row only if it was assigned before that page was read, so it had committed (its rows were read),
+   * had rolled back, or was running (in the page's snapshot's list).
+   */
+  async function catchUp(workspaceId: string, c: Collection, version: string): Promise<void> {
+    const started = Date.now();
+    for (;;) {
+      const settled = c.running.length ? await readChanges(workspaceId, FROM_THE_START, version, c.running) : undefined;
+      const changes = settled?.lost ? undefined : await readChanges(workspaceId, c.after, version);
+      if (!changes || changes.lost) {
+        // The thread was started again and lost this index: fill it from the start.
+        c.after = FROM_THE_START;
+        c.running = [];
+        c.complete = false;
+        continue;
+      }
+      c.after = changes.last;
+      c.running = [...new Set([...(settled?.passed ?? []), ...changes.passed])];
+      c.complete = true;
+      c.refreshedAt = started;
+      return;
+    }
   }
 
   function refresh(workspaceId: string, c: Collection, version: string): Promise<void> {
-    c.running ??= catchUp(workspaceId, c, version).finally(() => {
-      c.running = undefined;
+    c.refreshing ??= catchUp(workspaceId, c, version).finally(() => {
+      c.refreshing = undefined;
     });
-    return c.running;
+    return c.refreshing;
   }
 
   /** Refreshes a complete index every KEEP_FRESH_EVERY_MS until it goes unsearched for keepFreshForMs. */
@@ -276,7 +312,7 @@ export function createSemanticSearch(
       if (Date.now() - c.searchedAt > keepFreshForMs || collections.get(workspaceId) !== c) {
         clearInterval(c.keepFresh);
         c.keepFresh = undefined;
-      } else if (c.complete && !c.running) {
+      } else if (c.complete && !c.refreshing) {
         // A failure is met again by the next search, which awaits its own refresh.
         refresh(workspaceId, c, version).catch(() => undefined);
       }
@@ -310,10 +346,11 @@ export function createSemanticSearch(
       const info = { version: await deps.semantics.version() };
       let c = collections.get(workspaceId);
       if (!c) {
-        c = { after: FROM_THE_START, complete: false, refreshedAt: 0, searchedAt: 0 };
+        c = { after: FROM_THE_START, running: [], complete: false, refreshedAt: 0, searchedAt: 0 };
         collections.set(workspaceId, c);
-      } else if (c.complete && !c.running && Date.now() - c.refreshedAt > refillAfterMs) {
+      } else if (c.complete && !c.refreshing && Date.now() - c.refreshedAt > refillAfterMs) {
         c.after = FROM_THE_START;
+        c.running = [];
         c.complete = false;
       }
       if (c.complete && Date.now() - c.refreshedAt > REFRESH_MS) await refresh(workspaceId, c, info.version);
@@ -324,7 +361,7 @@ export function createSemanticSearch(
         since: filters.since?.getTime(), until: filters.until?.getTime(),
       };
       const out = await deps.semantics.run('index-search', { collection: workspaceId, text: query, k, filter, minScore: SEMANTIC_MIN_SCORE });
-      if (!out.loaded && c.complete && !c.running) {
+      if (!out.loaded && c.complete && !c.refreshing) {
         // The thread was started again (it lost its indexes): fill this one again.
         collections.delete(workspaceId);
         return { hits: [], indexing: true };
