@@ -2,7 +2,8 @@ import { newId } from '@loupe/db';
 import { createTestDatabase, type TestDatabase } from '@loupe/db/testing';
 import { quantize, startSemanticsThread, type SemanticsThread } from '@loupe/semantics';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSemanticSearch, embedPendingSources, pendingSemanticSources, refreshSearchDocuments, searchSources } from './index';
+import type { PoolClient } from 'pg';
+import { createSemanticSearch, embedPendingSources, pendingSemanticSources, refreshSearchDocuments, searchSources, type SemanticSearch } from './index';
 import { pendingCountStatement } from './semantic';
 
 const FILLER = [
@@ -57,6 +58,22 @@ describe('semantic search of sources', () => {
     await semantics.close();
     await t.close();
   });
+
+  /** Searches until the index is filled and `expected` comes first. */
+  async function expectFirstOnceFilled(search: SemanticSearch, query: string, expected: string) {
+    let found = await search.search(ws, query, {}, 3);
+    for (let i = 0; (found.indexing || found.hits[0]?.sourceId !== expected) && i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      found = await search.search(ws, query, {}, 3);
+    }
+    expect(found.hits[0]!.sourceId).toBe(expected);
+  }
+
+  /** What an erasure's slice does: the source's vector dropped, in a transaction left open. */
+  async function dropVectorInOpenTransaction(client: PoolClient, sourceId: string) {
+    await client.query('BEGIN');
+    await client.query("UPDATE source_semantics SET pending = true, vector = NULL, version = NULL, seq = nextval('source_semantic_seq') WHERE source_id = $1", [sourceId]);
+  }
 
   it('embeds the waiting sources of a workspace and no other', async () => {
     expect(await pendingSemanticSources(t.pool, ws)).toBe(33);
@@ -313,17 +330,11 @@ describe('semantic search of sources', () => {
     const query = 'the mobile app logs everyone out after each update';
     const held = await source(ws, 'Logged out', [['Gus', 'Since the last update the mobile app logs everyone out every morning']]);
     await embedPendingSources({ pool: t.pool, semantics }, ws);
-    let found = await search.search(ws, query, {}, 3);
-    for (let i = 0; (found.indexing || found.hits[0]?.sourceId !== held) && i < 100; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      found = await search.search(ws, query, {}, 3);
-    }
-    expect(found.hits[0]!.sourceId).toBe(held);
+    await expectFirstOnceFilled(search, query, held);
     // An erasure's slice takes its sequence value and its transaction stays open...
     const client = await t.pool.connect();
     try {
-      await client.query('BEGIN');
-      await client.query("UPDATE source_semantics SET pending = true, vector = NULL, version = NULL, seq = nextval('source_semantic_seq') WHERE source_id = $1", [held]);
+      await dropVectorInOpenTransaction(client, held);
       // ...while another source is embedded, committed and read into the index.
       const later = await source(ws, 'Seats', [['Hal', 'Please add three more seats to our subscription before Monday']]);
       await embedPendingSources({ pool: t.pool, semantics }, ws);
@@ -350,17 +361,11 @@ describe('semantic search of sources', () => {
     const query = 'invoices are emailed to the wrong billing contact';
     const held = await source(ws, 'Billing contact', [['Ivy', 'Our invoices keep going to the old billing contact instead of the new one']]);
     await embedPendingSources({ pool: t.pool, semantics }, ws);
-    let found = await search.search(ws, query, {}, 3);
-    for (let i = 0; (found.indexing || found.hits[0]?.sourceId !== held) && i < 100; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      found = await search.search(ws, query, {}, 3);
-    }
-    expect(found.hits[0]!.sourceId).toBe(held);
+    await expectFirstOnceFilled(search, query, held);
     read.length = 0;
     const client = await t.pool.connect();
     try {
-      await client.query('BEGIN');
-      await client.query("UPDATE source_semantics SET pending = true, vector = NULL, version = NULL, seq = nextval('source_semantic_seq') WHERE source_id = $1", [held]);
+      await dropVectorInOpenTransaction(client, held);
       const later = await source(ws, 'Exports', [['Jo', 'The CSV export of our contacts is missing the phone numbers column']]);
       await embedPendingSources({ pool: t.pool, semantics }, ws);
       // Refreshed several times (each search after a second, and in the background) while the transaction stays open.
