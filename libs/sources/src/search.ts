@@ -341,7 +341,10 @@ export async function refreshSearchDocuments(db: Queryable, sourceIds: string[])
 }
 
 const PARSE_SQL = (query: string) => `SELECT websearch_to_tsquery('english', ${query})::text AS q`;
-/** The query as PostgreSQL takes it: well formed, and a NUL (which no stored text holds, ./text) a space. */
+/**
+ * The query as PostgreSQL takes it: well formed, and a NUL (which no stored text holds, ./text) a space.
+ * Not `clean` (./text): its U+FFFD would join the words on either side into one the parser cannot find.
+ */
 const parsable = (query: string) => query.toWellFormed().replace(/\u0000/g, ' ');
 
 /** Parses the query with websearch_to_tsquery: its text form, or undefined when it holds no word to look for. */
