@@ -2,7 +2,7 @@ import { createMetrics } from '@loupe/metrics';
 import { baseUrl, type Config } from '@loupe/config';
 import { createBackgroundPool, createPrismaClient, migrationsApplied, migrationsDir, openDatabase, type Database, type Pool } from '@loupe/db';
 import {
-  appShell, createDrain, createInFlight, createLogger, createPerIpLimiter, databaseReadiness, healthRouter, listen, systemClock, type Clock, type Listening, type Logger,
+  appShell, createDrain, createInFlight, createLogger, createPacing, createPerIpLimiter, databaseReadiness, healthRouter, listen, systemClock, type Clock, type Listening, type Logger,
 } from '@loupe/http';
 import { createIngestApp } from '@loupe/ingest-api';
 import { createAuthApp, inboundReplyHandler, OAUTH_TOKEN_PATH } from '@loupe/auth-server';
@@ -60,7 +60,9 @@ export async function startService({ config, log = createLogger(config.logLevel)
   let http: Listening | undefined;
   let workerPool: Pool | undefined;
   const drain = createDrain();
-  const inFlight = createInFlight();
+  // The ingestion API's requests are machines' (nobody waits on them): the worker rests for the others.
+  const inFlight = createInFlight({ background: (path) => path.startsWith('/api/v1/') });
+  const pacing = createPacing({ inFlight, busyShare: config.workerBusyShare, maxWaitMs: YIELD_AT_MOST_MS });
   try {
     await boss.start();
     await ensureQueues(boss, config.jobs);
@@ -107,8 +109,9 @@ export async function startService({ config, log = createLogger(config.logLevel)
       // On the embedded server, the worker's statements run at a lower CPU priority than the requests'.
       workerPool = database.embedded ? createBackgroundPool(database.url, config.workerConcurrency * 2 + 2, config.workerDbNice) : undefined;
       const workerDb = workerPool ? { pool: workerPool, db: createPrismaClient(workerPool) } : { pool: database.pool, db: database.db };
-      // The worker shares this event loop with the requests: between slices of work it lets those in flight finish first.
-      worker = createWorker({ ...workerDb, boss, clock, log: log.child({ component: 'worker' }), config, storage, yieldToRequests: () => inFlight.whenIdle(YIELD_AT_MOST_MS) });
+      // The worker shares this event loop and these cores with the requests: before each slice of work it rests
+      // while people and AI clients are answered (WORKER_BUSY_SHARE), and lets the requests in flight finish first.
+      worker = createWorker({ ...workerDb, boss, clock, log: log.child({ component: 'worker' }), config, storage, yieldToRequests: pacing.beforeSlice });
       await worker.start();
     }
     http = await listen(app, config.port, config.host, { requestTimeoutMs: config.requestTimeoutMs });

@@ -6,7 +6,7 @@ import { applyRetentionSlice, pruneSourceDeletions, sweepStorageDeletions, works
 import { embedPendingSources, markOutdatedSources, refreshVocabulary, vocabularyNeverLearned, vocabularyState, vocabularyToLearnAgain } from '@loupe/sources';
 import type { Config } from '@loupe/config';
 import type { Db } from '@loupe/db';
-import type { Clock, Logger } from '@loupe/http';
+import { slicesOf, type Clock, type Logger } from '@loupe/http';
 import { enqueue, QUEUES, payloadSchemas, type Boss } from '@loupe/jobs';
 import { startSemanticsThread, type SemanticsThread } from '@loupe/semantics';
 import { createSafeFetch, type SafeFetch } from '@loupe/safe-fetch';
@@ -33,10 +33,11 @@ export interface WorkerDeps {
   /** Embedding and clustering off the event loop; a thread of the worker's own by default (closed with it). */
   semantics?: SemanticsThread;
   /**
-   * Resolves when the requests of the process this worker runs in are answered (or soon enough): the worker
-   * inside `npm start` waits on it between slices of work, so searches and pages go first. None alone.
+   * Resolves when the requests of the process this worker runs in have had their turn: the worker inside
+   * `npm start` waits on it before each slice of work, passing how long the loop worked since its last one
+   * (`slicesOf`, `createPacing` in @loupe/http), so searches and pages go first. None alone.
    */
-  yieldToRequests?: () => Promise<void>;
+  yieldToRequests?: (workedMs: number) => Promise<void>;
   /** How connection syncs wait out a vendor's Retry-After; a real timer by default (tests move time instead). */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   options?: Partial<WorkerOptions>;
@@ -149,9 +150,10 @@ export function createWorker(deps: WorkerDeps): Worker {
         // Batches come first: with several waiting (a bulk load), embedding stops between slices and
         // goes on a moment later, so that it does not take the CPU that keeps the pipeline at its rate.
         let yielded = false;
+        const nextSlice = slicesOf(deps.yieldToRequests);
         const embedded = await embedPendingSources({ pool: ctx.pool, semantics }, workspaceId, {
           yieldWhen: async () => {
-            await deps.yieldToRequests?.();
+            await nextSlice();
             return (yielded = (await batchesWaiting()) >= EMBED_YIELDS_TO_BATCHES);
           },
         });
@@ -239,7 +241,7 @@ export function createWorker(deps: WorkerDeps): Worker {
         if (!job) return undefined;
         const { workspaceId, importId } = payloadSchemas[QUEUES.importFile].parse(job.data);
         return runFileImport(
-          { pool: ctx.pool, boss: deps.boss, storage: ctx.storage, clock: ctx.clock, log: deps.log, ...(deps.yieldToRequests ? { between: deps.yieldToRequests } : {}) },
+          { pool: ctx.pool, boss: deps.boss, storage: ctx.storage, clock: ctx.clock, log: deps.log, ...(deps.yieldToRequests ? { between: slicesOf(deps.yieldToRequests) } : {}) },
           workspaceId, importId, { signal: AbortSignal.any([job.signal, shutdown.signal]), finalAttempt: job.retryCount >= job.retryLimit },
         );
       },

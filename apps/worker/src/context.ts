@@ -18,8 +18,8 @@ export interface WorkerContext {
   options: WorkerOptions;
   /** Aborted when a stop runs past its grace period: handlers give up and their jobs are retried. */
   shutdown: AbortSignal;
-  /** Waited on between slices of work: the requests of the process it shares go first (see WorkerDeps). */
-  yieldToRequests?: (() => Promise<void>) | undefined;
+  /** Waited on before each slice of work, given how long the loop worked since its last one (see WorkerDeps; loops use `slicesOf`). */
+  yieldToRequests?: ((workedMs: number) => Promise<void>) | undefined;
 }
 
 /** The attempt pg-boss is running: attempt `retryCount + 1` of `retryLimit + 1`. */

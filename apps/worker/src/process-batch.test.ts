@@ -79,6 +79,19 @@ describe('processing batches', () => {
     expect(await balance(t.pool, ws)).toBe(600);
   });
 
+  it('awaits its pacing before each chunk with how long the chunk before took (the worker inside npm start rests while calls are answered)', async () => {
+    const ws = await createWorkspace(t.pool, 100);
+    const batchId = await land(t.pool, boss, ws, 'call', transcriptRecords(30));
+    const worked: number[] = [];
+    const ctx = { ...testContext(t.pool, boss, testConfig(dataDir), { chunkSize: 10 }), yieldToRequests: async (ms: number) => void worked.push(ms) };
+    expect(await processBatch(ctx, { workspaceId: ws, batchId }, FIRST_ATTEMPT)).toBe('COMPLETE');
+    // Three chunks of ten, then the look that finds none left: the first slice follows no work.
+    expect(worked).toHaveLength(4);
+    expect(worked[0]).toBe(0);
+    for (const ms of worked.slice(1)) expect(ms).toBeGreaterThan(0);
+    expect(await effects(t.pool, ws, batchId)).toMatchObject({ records: 30, processed: 30, sources: 30 });
+  });
+
   it('shares a batch between two worker processes without double work', async () => {
     const ws = await createWorkspace(t.pool);
     const other = await startBoss(t.url);

@@ -1,6 +1,7 @@
 import { finalDownloadStatus, transitionBatch, transitionDownloads, type BatchStatus, type DownloadStatus } from '@loupe/batches';
 import { withTransaction } from '@loupe/db';
 import { QUEUES, enqueue } from '@loupe/jobs';
+import { slicesOf } from '@loupe/http';
 import type pg from 'pg';
 import { isLastAttempt, type Attempt, type WorkerContext } from './context';
 import { enqueueDownloads } from './download-jobs';
@@ -118,9 +119,10 @@ export async function processBatch(ctx: WorkerContext, job: BatchJob, attempt: A
     await begin(ctx, job, status);
     let totals = { processed: 0, failed: 0, charged: 0 };
     let after = -1;
+    const nextSlice = slicesOf(ctx.yieldToRequests);
     for (;;) {
       if (attempt.signal.aborted || ctx.shutdown.aborted) throw new Error('stopped before the batch was finished; it resumes on retry');
-      await ctx.yieldToRequests?.();
+      await nextSlice();
       const chunk = await processChunk(ctx, job.workspaceId, job.batchId, after);
       if (chunk.taken === 0) break;
       after = chunk.lastPosition;

@@ -124,6 +124,11 @@ export const envSchema = z.object({
     group: 'worker',
     description: 'With the embedded PostgreSQL and the worker inside the same process (`npm start`), the worker\'s database connections run at this CPU priority (`nice`, 0–19), so searches and pages keep their share of a small machine while records are processed. `0` turns it off. Ignored with `DATABASE_URL` (the server is elsewhere).',
   }),
+  WORKER_BUSY_SHARE: doc(z.coerce.number().gt(0).max(1).default(0.5), {
+    group: 'worker',
+    format: 'a number above 0, at most 1',
+    description: 'With the worker inside the same process (`npm start`): while searches, tool calls or pages are being answered (one began or ended in the last second), the worker works at most this share of the time, resting after each slice of work as long as keeps it there, so those answers keep their headroom on a small machine. With nobody waiting it runs flat out. `1` turns the rest off. Ingestion API requests do not count: nobody watches them.',
+  }),
   WORKER_CONCURRENCY: doc(z.coerce.number().int().min(1).max(64).default(4), {
     group: 'worker',
     description: 'Batch jobs one worker process handles at once, and as many attachment downloads besides.',
@@ -410,6 +415,8 @@ export interface Config {
   workerConcurrency: number;
   /** CPU priority of the in-process worker's connections to the embedded PostgreSQL (WORKER_DB_NICE; 0: unchanged). */
   workerDbNice: number;
+  /** Share of the time the in-process worker may work while interactive requests are answered (WORKER_BUSY_SHARE; 1: no rest). */
+  workerBusyShare: number;
   dbPoolSize: number;
   fetchAllowLoopback: boolean;
   /** Where attachments live: the local disk (DATA_DIR/attachments) or an S3-compatible bucket (STORAGE_URL). */
@@ -503,6 +510,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     workerEnabled: e.WORKER_ENABLED,
     workerConcurrency: e.WORKER_CONCURRENCY,
     workerDbNice: e.WORKER_DB_NICE,
+    workerBusyShare: e.WORKER_BUSY_SHARE,
     dbPoolSize: e.DB_POOL_SIZE,
     fetchAllowLoopback: e.FETCH_ALLOW_LOOPBACK,
     demo: e.LOUPE_DEMO ?? !e.DATABASE_URL,

@@ -9,12 +9,25 @@ export interface InFlight {
   middleware: RequestHandler;
   readonly count: number;
   whenIdle(maxWaitMs: number): Promise<void>;
+  /** Of those, the ones a person or an AI client waits on (not `background`). */
+  readonly interactiveCount: number;
+  /** When the last interactive request began or ended (ms since the epoch; 0: none yet). */
+  readonly lastInteractiveAt: number;
 }
 
 const NOT_COUNTED = new Set(['/healthz', '/readyz', '/metrics']);
 
-export function createInFlight(): InFlight {
+export interface InFlightOptions {
+  /** Requests that machines send and nobody watches (the ingestion API): counted, but not interactive. */
+  background?: (path: string) => boolean;
+  now?: () => number;
+}
+
+export function createInFlight(options: InFlightOptions = {}): InFlight {
+  const now = options.now ?? Date.now;
   let count = 0;
+  let interactiveCount = 0;
+  let lastInteractiveAt = 0;
   let waiters: Array<() => void> = [];
   const release = () => {
     count--;
@@ -28,10 +41,19 @@ export function createInFlight(): InFlight {
     middleware(req, res, next) {
       if (NOT_COUNTED.has(req.path)) return next();
       count++;
+      const interactive = !options.background?.(req.path);
+      if (interactive) {
+        interactiveCount++;
+        lastInteractiveAt = now();
+      }
       let done = false;
       const finish = () => {
         if (done) return;
         done = true;
+        if (interactive) {
+          interactiveCount--;
+          lastInteractiveAt = now();
+        }
         release();
       };
       res.once('finish', finish);
@@ -40,6 +62,12 @@ export function createInFlight(): InFlight {
     },
     get count() {
       return count;
+    },
+    get interactiveCount() {
+      return interactiveCount;
+    },
+    get lastInteractiveAt() {
+      return lastInteractiveAt;
     },
     whenIdle(maxWaitMs) {
       if (count === 0) return Promise.resolve();
