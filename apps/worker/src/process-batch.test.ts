@@ -85,10 +85,9 @@ describe('processing batches', () => {
     const worked: number[] = [];
     const ctx = { ...testContext(t.pool, boss, testConfig(dataDir), { chunkSize: 10 }), yieldToRequests: async (ms: number) => void worked.push(ms) };
     expect(await processBatch(ctx, { workspaceId: ws, batchId }, FIRST_ATTEMPT)).toBe('COMPLETE');
-    // Three chunks of ten, then the look that finds none left: the first slice follows no work.
+    // Three chunks of ten, then the look that finds none left: the first slice follows no chunk.
     expect(worked).toHaveLength(4);
-    expect(worked[0]).toBe(0);
-    for (const ms of worked.slice(1)) expect(ms).toBeGreaterThan(0);
+    for (const ms of worked.slice(1)) expect(ms).toBeGreaterThan(worked[0]!);
     expect(await effects(t.pool, ws, batchId)).toMatchObject({ records: 30, processed: 30, sources: 30 });
   });
 

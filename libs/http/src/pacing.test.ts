@@ -73,20 +73,21 @@ describe('pacing background work while people and AI clients are answered', () =
     await another();
   });
 
-  it('paces each loop by its own work: the time since that loop last began a slice', async () => {
+  it('paces each loop by its own work: the time since that loop last began a slice, or since it started', async () => {
     let clock = 0;
     const seen: Array<[string, number]> = [];
     const record = (loop: string) => async (worked: number) => void seen.push([loop, worked]);
     const a = slicesOf(record('a'), () => clock);
-    const b = slicesOf(record('b'), () => clock);
     await a();
+    clock += 5;
+    const b = slicesOf(record('b'), () => clock);
     clock += 40;
     await b();
     clock += 10;
     await a();
     clock += 25;
     await b();
-    expect(seen).toEqual([['a', 0], ['b', 0], ['a', 50], ['b', 35]]);
+    expect(seen).toEqual([['a', 0], ['b', 40], ['a', 55], ['b', 35]]);
     // Without a pacing (a worker in a process of its own) a loop goes straight on.
     await expect(slicesOf(undefined)()).resolves.toBeUndefined();
   });

@@ -45,14 +45,15 @@ export function createPacing(options: PacingOptions): Pacing {
 }
 
 /**
- * One loop's slices: awaited before each slice, it passes `beforeSlice` how long this loop worked since its
- * previous slice began (0 for the first), so that loops running at once are each paced by their own work.
+ * One loop's slices: awaited between slices, it passes `beforeSlice` how long this loop worked since its
+ * previous slice began (the first time: since the loop started), so that loops running at once are each paced
+ * by their own work.
  */
 export function slicesOf(beforeSlice: ((workedMs: number) => Promise<void>) | undefined, now: () => number = () => performance.now()): () => Promise<void> {
-  let began: number | undefined;
+  let began = now();
   return async () => {
     if (!beforeSlice) return;
-    await beforeSlice(began === undefined ? 0 : now() - began);
+    await beforeSlice(now() - began);
     began = now();
   };
 }
