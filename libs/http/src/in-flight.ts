@@ -3,7 +3,9 @@ import type { RequestHandler } from 'express';
 /**
  * The requests a process is answering, so background work sharing its event loop (the worker inside
  * `npm start`) can let them go first: `whenIdle` resolves once none is in flight, or after `maxWaitMs`
- * at the latest, so the background work never starves. Health checks and metrics do not count.
+ * at the latest, so the background work never starves. Health checks and metrics do not count. Which of
+ * them a person or an AI client waits on, and when the last one began or ended, tell the pacing
+ * (./pacing) when to rest.
  */
 export interface InFlight {
   middleware: RequestHandler;
