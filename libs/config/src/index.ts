@@ -127,7 +127,7 @@ export const envSchema = z.object({
   WORKER_BUSY_SHARE: doc(z.coerce.number().gt(0).max(1).default(0.5), {
     group: 'worker',
     format: 'a number above 0, at most 1',
-    description: 'With the worker inside the same process (`npm start`): while searches, tool calls or pages are being answered (one began or ended in the last second), the worker works at most this share of the time, resting after each slice of work as long as keeps it there, so those answers keep their headroom on a small machine. With nobody waiting it runs flat out. `1` turns the rest off. Ingestion API requests do not count: nobody watches them.',
+    description: 'With the worker inside the same process (`npm start`): while searches, tool calls or pages are being answered (one began or ended in the last second), the worker works at most this share of the time, resting after each slice of work for as long as it takes to stay within that share, so those answers keep their headroom on a small machine. With nobody waiting it runs flat out. `1` turns the rest off. Ingestion API requests do not count: nobody watches them.',
   }),
   WORKER_CONCURRENCY: doc(z.coerce.number().int().min(1).max(64).default(4), {
     group: 'worker',
