@@ -59,6 +59,11 @@ async function loopDelay(): Promise<{ p99Ms: number; maxMs: number }> {
   };
   return { p99Ms: read('p99'), maxMs: read('max') };
 }
+/**
+ * The most the service's resident memory may grow while the document bombs are read: measured 351 and 424 MB
+ * (586 → 937, 557 → 981) for nine bombs, six at once; read whole, one ran the process out of heap (issue 23).
+ */
+const BOMB_RSS_GROWTH_MB = 768;
 /** The slowest /healthz answer allowed while bombs are read, seen from this test process. */
 const HEALTH_BOUND_MS = Number(process.env.HOSTILE_HEALTH_MAX_MS ?? 500);
 /** Issue 21: a long-signal product does not delay /healthz beyond 50 ms (p99 as its client sees it). */
@@ -75,7 +80,8 @@ const rssMb = () => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/
 /** /healthz latency and the service's memory, sampled until `stop()`. */
 function sampleWhile() {
   const health: number[] = [];
-  let rss = rssMb();
+  const rssBefore = rssMb();
+  let rss = rssBefore;
   let on = true;
   const probing = (async () => {
     while (on) {
@@ -91,7 +97,7 @@ function sampleWhile() {
       on = false;
       await probing;
       const sorted = [...health].sort((a, b) => a - b);
-      return { probes: health.length, p99Ms: Math.round(sorted[Math.floor(sorted.length * 0.99)] ?? 0), maxMs: Math.round(sorted.at(-1) ?? 0), rssMaxMb: rss };
+      return { probes: health.length, p99Ms: Math.round(sorted[Math.floor(sorted.length * 0.99)] ?? 0), maxMs: Math.round(sorted.at(-1) ?? 0), rssBeforeMb: rssBefore, rssMaxMb: rss };
     },
   };
 }
@@ -363,7 +369,7 @@ describe('hostile input to the MCP endpoint and the authorization server', () =>
     const health = await sampler.stop();
     const delay = await loopDelay();
     console.log([
-      `Document bombs (add_source): /healthz ${health.probes} probes, p99 ${health.p99Ms} ms, max ${health.maxMs} ms; service RSS max ${health.rssMaxMb} MB; ${delayLine(delay)}`,
+      `Document bombs (add_source): /healthz ${health.probes} probes, p99 ${health.p99Ms} ms, max ${health.maxMs} ms; service RSS ${health.rssBeforeMb} MB before, max ${health.rssMaxMb} MB; ${delayLine(delay)}`,
       '| bomb                           |     size |  st | answer     |     time | message',
       ...rows,
     ].join('\n'));
@@ -373,7 +379,9 @@ describe('hostile input to the MCP endpoint and the authorization server', () =>
       expect(r.text).toMatch(/^file_base64: /);
       expect(ms).toBeLessThan(5000);
     }
-    expect(health.rssMaxMb).toBeLessThan(1024);
+    // What the bombs add, not what the service held before them: the total of the same code reached 945 MB in
+    // one CI run and 1,027 MB in the next, with the service's state after the tests above.
+    expect(health.rssMaxMb - health.rssBeforeMb).toBeLessThan(BOMB_RSS_GROWTH_MB);
     // /healthz as its client sees it (client and machine noise included): never the seconds-long stalls of before.
     expect(health.maxMs).toBeLessThan(HEALTH_BOUND_MS);
     expectLoopWithinBounds(delay);
