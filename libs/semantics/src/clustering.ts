@@ -71,6 +71,12 @@ export interface ClusterOptions {
   stableFloor?: number | undefined;
   /** Largest set smoothed, SMOOTH_LIMIT by default (tests lower it). */
   smoothLimit?: number | undefined;
+  /**
+   * How many texts each vector stands for (1 each by default): a group of near-duplicates clustered once
+   * (./near-duplicates). A cluster's size and sum count each vector this many times, in average link, the
+   * stable cut and the joins; neighbours are distinct vectors, and a vector alone is one vector.
+   */
+  weights?: ArrayLike<number> | undefined;
 }
 
 /**
@@ -111,23 +117,75 @@ function drawnTowardNeighbours(vectors: Float32Array, dims: number, k: number, f
 
 /**
  * A set beyond the exact path drawn toward its neighbours found within cells of `cellLimit` (k-means on
- * the raw vectors); `near` in input positions. Neighbours across a cell's border are missed, which the
- * cells of average link, made again on the smoothed vectors, partly make up for.
+ * the raw vectors), `near` in input positions: each vector's candidates are the vectors of its own cell and
+ * of the cell whose centroid is next nearest to it (two probes, as an inverted-file index searches its
+ * nearest lists), so a vector near a cell's border finds its neighbours on both sides. CLINC150 all 150
+ * intents × 100 (8,549 groups of near-duplicates): one probe 1.47 opportunities per intent, NMI 0.809, ARI
+ * 0.515; two probes 1.37 / 0.830 / 0.552, as with every vector compared with every other (1.37 / 0.830 /
+ * 0.552) at about half its cost.
  */
-function smoothedInCells(input: Float32Array, dims: number, all: Int32Array, k: number, floor: number, cellLimit: number): { vectors: Float32Array; near: Int32Array } {
-  const vectors = new Float32Array(input.length);
-  const near = new Int32Array(all.length * k).fill(-1);
-  for (const cell of partition(input, dims, all, cellLimit)) {
-    const local = new Float32Array(cell.length * dims);
-    cell.forEach((i, r) => local.set(input.subarray(i * dims, i * dims + dims), r * dims));
-    const drawn = drawnTowardNeighbours(local, dims, k, floor);
-    cell.forEach((i, r) => {
-      vectors.set(drawn.vectors.subarray(r * dims, r * dims + dims), i * dims);
-      for (let q = 0; q < k; q++) {
-        const j = drawn.near[r * k + q]!;
-        near[i * k + q] = j < 0 ? -1 : cell[j]!;
+export function smoothedInCells(input: Float32Array, dims: number, all: Int32Array, k: number, floor: number, cellLimit: number): { vectors: Float32Array; near: Int32Array } {
+  const n = all.length;
+  const cells = partition(input, dims, all, cellLimit);
+  const near = new Int32Array(n * k).fill(-1);
+  const nearSim = new Float32Array(n * k).fill(-Infinity);
+  /** j as a neighbour of i, when at least floor alike and more alike than i's least alike so far. */
+  const offer = (i: number, j: number, s: number) => {
+    if (s < floor) return;
+    const base = i * k;
+    let low = base;
+    for (let q = base; q < base + k; q++) {
+      if (near[q] === j) return;
+      if (nearSim[q]! < nearSim[low]!) low = q;
+    }
+    if (s > nearSim[low]!) {
+      nearSim[low] = s;
+      near[low] = j;
+    }
+  };
+  const cellOf = new Int32Array(n);
+  const centroids = new Float32Array(cells.length * dims);
+  cells.forEach((cell, c) => {
+    for (const i of cell) {
+      cellOf[i] = c;
+      for (let d = 0; d < dims; d++) centroids[c * dims + d]! += input[i * dims + d]!;
+    }
+    normalize(centroids.subarray(c * dims, c * dims + dims));
+    for (let a = 0; a < cell.length; a++) {
+      for (let b = a + 1; b < cell.length; b++) {
+        const s = dotAt(input, cell[a]! * dims, input, cell[b]! * dims, dims);
+        offer(cell[a]!, cell[b]!, s);
+        offer(cell[b]!, cell[a]!, s);
       }
-    });
+    }
+  });
+  if (cells.length > 1) {
+    for (let i = 0; i < n; i++) {
+      let next = -1;
+      let best = -Infinity;
+      for (let c = 0; c < cells.length; c++) {
+        if (c === cellOf[i]) continue;
+        const s = dotAt(input, i * dims, centroids, c * dims, dims);
+        if (s > best) {
+          best = s;
+          next = c;
+        }
+      }
+      for (const j of cells[next]!) {
+        const s = dotAt(input, i * dims, input, j * dims, dims);
+        offer(i, j, s);
+        offer(j, i, s);
+      }
+    }
+  }
+  const vectors = Float32Array.from(input);
+  for (let i = 0; i < n; i++) {
+    const y = vectors.subarray(i * dims, i * dims + dims);
+    for (let q = i * k; q < i * k + k; q++) {
+      const j = near[q]!;
+      if (j >= 0) for (let d = 0; d < dims; d++) y[d]! += input[j * dims + d]! / k;
+    }
+    normalize(y);
   }
   return { vectors, near };
 }
@@ -141,10 +199,11 @@ function smoothedInCells(input: Float32Array, dims: number, all: Int32Array, k: 
  * intent (banking): 3.27 opportunities per intent → 2.60, NMI 0.798 → 0.793, ARI 0.568 → 0.569.
  * Members and sums change in place; a cluster emptied keeps size 0.
  */
-export function attachAlone(members: number[][], sums: Float32Array, sizes: Int32Array, near: Int32Array, k: number, raw: Float32Array, dims: number) {
+export function attachAlone(members: number[][], sums: Float32Array, sizes: Float64Array, near: Int32Array, k: number, raw: Float32Array, dims: number) {
   const groupOf = new Int32Array(raw.length / dims);
   members.forEach((list, g) => list.forEach((i) => (groupOf[i] = g)));
-  const before = Int32Array.from(sizes);
+  // Vectors per group, whatever they weigh: a message said twice and like nothing else is still alone.
+  const before = Int32Array.from(members, (list) => list.length);
   members.forEach((list, g) => {
     if (before[g] !== 1) return;
     const i = list[0]!;
@@ -164,7 +223,7 @@ export function attachAlone(members: number[][], sums: Float32Array, sizes: Int3
 }
 
 /** Group `from` joins group `to`: its members, size and sum; `from` is left empty (size 0). */
-function joinGroup(members: number[][], sums: Float32Array, sizes: Int32Array, dims: number, from: number, to: number) {
+function joinGroup(members: number[][], sums: Float32Array, sizes: Float64Array, dims: number, from: number, to: number) {
   members[to]!.push(...members[from]!);
   members[from] = [];
   sizes[to]! += sizes[from]!;
@@ -183,7 +242,7 @@ function joinGroup(members: number[][], sums: Float32Array, sizes: Int32Array, d
  * ten domains alone × 50, 2.69 / 0.793 / 0.594 → 2.44 / 0.793 / 0.599 (docs/adr/0017).
  * Members and sums change in place; a group emptied keeps size 0.
  */
-export function attachSmall(members: number[][], sums: Float32Array, sizes: Int32Array, dims: number, minSize: number, floor: number) {
+export function attachSmall(members: number[][], sums: Float32Array, sizes: Float64Array, dims: number, minSize: number, floor: number) {
   // Only clusters of at least minSize can be joined (nearestCluster skips a size of 0).
   const clusterSizes = sizes.map((size) => (size >= minSize ? size : 0));
   const moves: Array<[from: number, to: number]> = [];
@@ -274,12 +333,13 @@ function similarityMatrix(vectors: Float32Array, dims: number, idx: Int32Array):
  * group (index into idx) of each, cut at `threshold`, or chosen between `stableFloor` and it (./stable-cut,
  * with the smallest cluster size it learned).
  */
-function exactAverageLink(vectors: Float32Array, dims: number, idx: Int32Array, threshold: number, similarity?: Float32Array, stableFloor?: number): { groups: Int32Array; minSize?: number } {
+function exactAverageLink(vectors: Float32Array, dims: number, idx: Int32Array, threshold: number, similarity?: Float32Array, stableFloor?: number, weights?: ArrayLike<number>): { groups: Int32Array; minSize?: number } {
   const n = idx.length;
   if (n < 2) return { groups: new Int32Array(n).map((_, i) => i) };
-  const merges = averageLinkMerges(similarity ?? similarityMatrix(vectors, dims, idx), n);
+  const sizes = weights && Float64Array.from(idx, (i) => weights[i]!);
+  const merges = averageLinkMerges(similarity ?? similarityMatrix(vectors, dims, idx), n, sizes);
   // Average link has no inversions: the merges at or above the threshold form the cut.
-  return stableFloor === undefined ? { groups: cutAt(n, merges, threshold) } : stableCut(n, merges, threshold, stableFloor);
+  return stableFloor === undefined ? { groups: cutAt(n, merges, threshold) } : stableCut(n, merges, threshold, stableFloor, sizes);
 }
 
 /**
@@ -356,21 +416,17 @@ function groupsOf(items: ArrayLike<number>, group: Int32Array): number[][] {
  * per intent, NMI 0.809 → 0.823, ARI 0.495 → 0.535. Undefined when the cut leaves more than exactLimit
  * groups: the cells are then merged as before.
  */
-function clusteredAsOne(vectors: Float32Array, dims: number, cells: Int32Array[], exactLimit: number, threshold: number, stableFloor: number): { members: number[][]; minSize: number } | undefined {
+function clusteredAsOne(vectors: Float32Array, dims: number, cells: Int32Array[], exactLimit: number, threshold: number, stableFloor: number, weights: ArrayLike<number>): { members: number[][]; minSize: number } | undefined {
   const n = cells.reduce((total, cell) => total + cell.length, 0);
   const small: number[][] = [];
   for (const cell of cells) {
-    const merges = averageLinkMerges(similarityMatrix(vectors, dims, cell), cell.length);
+    const merges = averageLinkMerges(similarityMatrix(vectors, dims, cell), cell.length, Float64Array.from(cell, (i) => weights[i]!));
     const share = Math.max(1, Math.floor((cell.length * exactLimit) / n));
     small.push(...groupsOf(cell, cutToCount(cell.length, merges, share, threshold)));
   }
   const m = small.length;
   if (m > exactLimit) return undefined;
-  const sums = new Float32Array(m * dims);
-  const sizes = small.map((list) => list.length);
-  small.forEach((list, g) => {
-    for (const i of list) for (let d = 0; d < dims; d++) sums[g * dims + d]! += vectors[i * dims + d]!;
-  });
+  const { sums, sizes } = sumsOf(small, vectors, dims, weights);
   // Average similarity of two groups: the dot product of their sums over the product of their sizes.
   const S = similarityMatrix(sums, dims, Int32Array.from({ length: m }, (_, g) => g));
   for (let a = 0; a < m; a++) for (let b = 0; b < m; b++) S[a * m + b]! /= sizes[a]! * sizes[b]!;
@@ -483,8 +539,23 @@ class MergeHeap {
   }
 }
 
+/** Each group's weighted sum of vectors and its weight. */
+function sumsOf(members: readonly number[][], vectors: Float32Array, dims: number, weights: ArrayLike<number>): { sums: Float32Array; sizes: Float64Array } {
+  const sums = new Float32Array(members.length * dims);
+  const sizes = new Float64Array(members.length);
+  members.forEach((list, g) => {
+    for (const i of list) {
+      const w = weights[i]!;
+      sizes[g]! += w;
+      for (let d = 0; d < dims; d++) sums[g * dims + d]! += w * vectors[i * dims + d]!;
+    }
+  });
+  return { sums, sizes };
+}
+
 export function clusterVectors(input: Float32Array, dims: number, options: ClusterOptions): Clusters {
   const n = input.length / dims;
+  const weights = options.weights ?? new Float64Array(n).fill(1);
   const exactLimit = options.exactLimit ?? EXACT_LIMIT;
   const all = new Int32Array(n).map((_, i) => i);
   const exact = n <= exactLimit;
@@ -496,14 +567,14 @@ export function clusterVectors(input: Float32Array, dims: number, options: Clust
   const cells = exact ? [all] : partition(vectors, dims, all, Math.min(CELL_LIMIT, exactLimit));
   const threshold = smooth ? smooth.threshold : options.threshold;
   const stableFloor = smooth ? options.stableFloor : undefined;
-  const asOne = !exact && stableFloor !== undefined ? clusteredAsOne(vectors, dims, cells, exactLimit, threshold, stableFloor) : undefined;
+  const asOne = !exact && stableFloor !== undefined ? clusteredAsOne(vectors, dims, cells, exactLimit, threshold, stableFloor, weights) : undefined;
   // Clusters of every cell (or of the whole set): members, sum, size; with stableFloor, the smallest cluster.
   const members: number[][] = asOne?.members ?? [];
   let minSize = asOne?.minSize;
   const cellOf: number[] = [];
   if (!asOne) {
     for (const [c, cell] of cells.entries()) {
-      const grouped = exactAverageLink(vectors, dims, cell, threshold, drawn?.similarity, exact ? stableFloor : undefined);
+      const grouped = exactAverageLink(vectors, dims, cell, threshold, drawn?.similarity, exact ? stableFloor : undefined, options.weights);
       minSize ??= grouped.minSize;
       for (const list of groupsOf(cell, grouped.groups)) {
         members.push(list);
@@ -511,12 +582,7 @@ export function clusterVectors(input: Float32Array, dims: number, options: Clust
       }
     }
   }
-  const sums = new Float32Array(members.length * dims);
-  const sizes = new Int32Array(members.length);
-  members.forEach((list, g) => {
-    sizes[g] = list.length;
-    for (const i of list) for (let d = 0; d < dims; d++) sums[g * dims + d]! += vectors[i * dims + d]!;
-  });
+  const { sums, sizes } = sumsOf(members, vectors, dims, weights);
   if (cellOf.length && cells.length > 1) mergeAcrossCells(members, sums, sizes, cellOf, cells.length, dims, threshold);
   if (drawn) attachAlone(members, sums, sizes, drawn.near, smooth!.count, input, dims);
   if (minSize !== undefined) attachSmall(members, sums, sizes, dims, minSize, stableFloor!);
@@ -544,7 +610,7 @@ export function clusterVectors(input: Float32Array, dims: number, options: Clust
   return { labels, sums: outSums, sizes: outSizes };
 }
 
-function mergeAcrossCells(members: number[][], sums: Float32Array, sizes: Int32Array, cellOf: number[], cellCount: number, dims: number, threshold: number) {
+function mergeAcrossCells(members: number[][], sums: Float32Array, sizes: Float64Array, cellOf: number[], cellCount: number, dims: number, threshold: number) {
   const g = members.length;
   const version = new Int32Array(g);
   // Cell centroids, and each cluster's nearest cells: candidates are the clusters of those cells.
@@ -600,7 +666,7 @@ function mergeAcrossCells(members: number[][], sums: Float32Array, sizes: Int32A
 }
 
 /** The stored cluster whose members the vector is most like on average, if that reaches the threshold. */
-export function nearestCluster(vector: Float32Array, sums: Float32Array, sizes: Int32Array | number[], threshold: number): number {
+export function nearestCluster(vector: Float32Array, sums: Float32Array, sizes: ArrayLike<number>, threshold: number): number {
   const dims = vector.length;
   let best = -1;
   let bestSim = threshold;

@@ -12,6 +12,7 @@ export { latentVectors, latentRank, latentTerms, latentScores, foldIn, type Late
 export { fusedOrder, rankOrder, type StageScores, type StageWeights } from './fused-order';
 export { encodeLatentTerms, decodeLatentTerms } from './latent-codec';
 export { recluster, classTerms, LATENT_SHARE, type ReclusterInput, type ReclusterOutput } from './recluster';
+export { nearDuplicates, type Vocabulary } from './near-duplicates';
 export { VectorIndex, quantize, type IndexItem, type IndexFilter, type IndexHit } from './vector-index';
 export { createRemoteEmbeddings, embeddingsEndpoint, retryAfterMs, remoteVersionOf, EmbeddingsError, REMOTE_DEFAULTS, type RemoteEmbeddings, type RemoteEmbeddingsOptions } from './remote';
 

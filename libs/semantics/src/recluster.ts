@@ -1,11 +1,13 @@
 import { clusterVectors, SMOOTH_LIMIT } from './clustering';
 import { commonComponent, withoutCommon, type CommonComponent } from './common';
 import { latentRank, latentVectors } from './latent';
+import { nearDuplicates, type Vocabulary } from './near-duplicates';
 import { isZero } from './vectors';
 
 /**
  * One full clustering of a set of texts given their raw vectors and distinctive words: the common
- * component removed, average-link clusters, each cluster's most central member and its distinctive
+ * component removed, near-duplicate texts clustered once (./near-duplicates; when the texts and a
+ * vocabulary are given), average-link clusters, each cluster's most central member and its distinctive
  * terms (class-based TF-IDF, as BERTopic names topics: a term weighs its frequency in the cluster times
  * log(1 + average words per cluster / its frequency overall)).
  */
@@ -100,7 +102,44 @@ function evenSample(vectors: Float32Array, dims: number, order: number[], max: n
   return out;
 }
 
-export function recluster(input: ReclusterInput): ReclusterOutput {
+/**
+ * The positions (in clustering order) clustered: the first text of each group of near-duplicates, with
+ * how many texts it stands for, and each position's index among them. Undefined when no two are alike.
+ */
+function groupedDuplicates(texts: readonly string[], vocabulary: Vocabulary): { kept: number[]; weights: Float64Array; keptIndex: Int32Array } | undefined {
+  const first = nearDuplicates(texts, vocabulary);
+  const kept: number[] = [];
+  const keptIndex = new Int32Array(texts.length);
+  first.forEach((f, at) => {
+    if (f === at) keptIndex[at] = kept.push(at) - 1;
+    else keptIndex[at] = keptIndex[f]!;
+  });
+  if (kept.length === texts.length) return undefined;
+  const weights = new Float64Array(kept.length);
+  for (const k of keptIndex) weights[k]!++;
+  return { kept, weights, keptIndex };
+}
+
+/**
+ * Each group's mean vector at unit length: the texts of a group differ by a word, and their mean is closer
+ * to what they say than any one of them (all 150 intents × 100: 1.60 opportunities per intent with the
+ * first text's vector, 1.47 with the mean).
+ */
+function groupMeans(vectors: Float32Array, dims: number, groups: { kept: number[]; keptIndex: Int32Array }): Float32Array {
+  const out = new Float32Array(groups.kept.length * dims);
+  groups.keptIndex.forEach((k, at) => {
+    for (let d = 0; d < dims; d++) out[k * dims + d]! += vectors[at * dims + d]!;
+  });
+  for (let k = 0; k < groups.kept.length; k++) {
+    let norm = 0;
+    for (let d = 0; d < dims; d++) norm += out[k * dims + d]! ** 2;
+    norm = Math.sqrt(norm);
+    if (norm > 0) for (let d = 0; d < dims; d++) out[k * dims + d]! /= norm;
+  }
+  return out;
+}
+
+export function recluster(input: ReclusterInput, vocabulary?: Vocabulary): ReclusterOutput {
   const { dims } = input;
   const n = input.vectors.length / dims;
   const keys = input.orderKeys;
@@ -110,16 +149,21 @@ export function recluster(input: ReclusterInput): ReclusterOutput {
   const centred = new Float32Array(input.vectors.length);
   order.forEach((from, at) => centred.set(withoutCommon(input.vectors.subarray(from * dims, from * dims + dims), common), at * dims));
   const neighbours = isZero(common.direction) ? undefined : input.neighbours;
-  const texts = input.texts;
-  const grouped = neighbours && texts && n <= SMOOTH_LIMIT ? withLatent(centred, dims, order.map((from) => texts[from]!)) : { vectors: centred, dims };
-  const sorted = clusterVectors(grouped.vectors, grouped.dims, { threshold: input.threshold, exactLimit: input.exactLimit, neighbours, stableFloor: input.stableFloor });
+  const texts = input.texts && order.map((from) => input.texts![from]!);
+  const duplicates = texts && vocabulary ? groupedDuplicates(texts, vocabulary) : undefined;
+  const clustered = duplicates ? groupMeans(centred, dims, duplicates) : centred;
+  const clusteredTexts = duplicates ? duplicates.kept.map((at) => texts![at]!) : texts;
+  const grouped = neighbours && clusteredTexts && clusteredTexts.length <= SMOOTH_LIMIT ? withLatent(clustered, dims, clusteredTexts) : { vectors: clustered, dims };
+  const sorted = clusterVectors(grouped.vectors, grouped.dims, {
+    threshold: input.threshold, exactLimit: input.exactLimit, neighbours, stableFloor: input.stableFloor, weights: duplicates?.weights,
+  });
   // The sums as placement compares with them: of the members' own part, back to its scale.
   const sums = grouped.dims === dims ? sorted.sums : ownPart(sorted.sums, grouped.dims, dims);
   // Back to input positions (the centred vectors too, for the central members below).
   const labels = new Int32Array(n);
   const inputCentred = new Float32Array(input.vectors.length);
   order.forEach((from, at) => {
-    labels[from] = sorted.labels[at]!;
+    labels[from] = sorted.labels[duplicates ? duplicates.keptIndex[at]! : at]!;
     inputCentred.set(centred.subarray(at * dims, at * dims + dims), from * dims);
   });
   const clusters = { labels, sums, sizes: sorted.sizes };

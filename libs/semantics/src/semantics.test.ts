@@ -1,16 +1,19 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { attachAlone, attachSmall, clusterVectors, assignToClusters } from './clustering';
+import { attachAlone, attachSmall, clusterVectors, assignToClusters, smoothedInCells } from './clustering';
 import { commonComponent, withoutCommon } from './common';
 import { createEmbedder, LEXICAL_DIMS } from './embed';
 import { foldIn, latentRank, latentScores, latentTerms, latentVectors } from './latent';
 import { decodeLatentTerms, encodeLatentTerms } from './latent-codec';
 import { loadWordVectors } from './model';
+import type { Vocabulary } from './near-duplicates';
 import { classTerms, recluster } from './recluster';
 import { startSemanticsThread } from './thread';
 import { dot, normalize } from './vectors';
 import { PREFILTER_MIN, quantize, VectorIndex } from './vector-index';
 
-const embedder = createEmbedder(loadWordVectors());
+const wordVectors = loadWordVectors();
+const embedder = createEmbedder(wordVectors);
+const vocabulary: Vocabulary = { rankOf: (word) => wordVectors.rowOf.get(word) };
 
 const TEXTS = [
   'Exporting the report to Excel takes twenty minutes',
@@ -120,7 +123,7 @@ describe('clustering', () => {
     const raw = Float32Array.from([1, 0, 0, 0.99, 0.14, 0, 0.8, 0.6, 0, 0.6, 0.8, 0, 0.28, 0.96, 0, 0, 0, 1]);
     const drawn = raw.map((x) => x * 2); // as clustered (drawn toward neighbours): the sums take these
     const members = [[0, 1, 2], [3], [4], [5]];
-    const sizes = Int32Array.from([3, 1, 1, 1]);
+    const sizes = Float64Array.from([3, 1, 1, 1]);
     const sums = new Float32Array(4 * dims);
     members.forEach((list, g) => list.forEach((i) => { for (let d = 0; d < dims; d++) sums[g * dims + d]! += drawn[i * dims + d]!; }));
     // Two nearest neighbours each, at least the cut alike (-1: none).
@@ -130,6 +133,32 @@ describe('clustering', () => {
     expect([...sizes]).toEqual([4, 0, 1, 1]);
     expect([...sums.subarray(0, dims)].map((x) => +x.toFixed(3))).toEqual([6.78, 3.08, 0]);
     expect([...sums.subarray(dims, 2 * dims)]).toEqual([0, 0, 0]);
+  });
+
+  it('beyond the exact path, a vector finds its neighbours in the cell next nearest too (two probes)', () => {
+    const dims = 3;
+    const around = (axis: number) => Array.from({ length: 6 }, (_, i) => {
+      const v = [0.02 * i, 0.02 * (5 - i), 0.01 * i];
+      v[axis] = 1;
+      return v;
+    });
+    // Three themes along the axes, then p (in B's cell, nearer B's centre) and q (in A's), each the other's nearest neighbour.
+    const points = [...around(0), ...around(1), ...around(2), [0.6, 0.8, 0], [0.8, 0.6, 0]];
+    const vectors = new Float32Array(points.flat());
+    for (let i = 0; i < points.length; i++) normalize(vectors.subarray(i * dims, i * dims + dims));
+    const p = 18;
+    const q = 19;
+    const { near } = smoothedInCells(vectors, dims, Int32Array.from(points, (_, i) => i), 5, 0.4, 19);
+    expect([...near.subarray(p * 5, p * 5 + 5)]).toContain(q);
+    expect([...near.subarray(q * 5, q * 5 + 5)]).toContain(p);
+    // Every neighbour is at least the floor alike, and none is the vector itself.
+    for (let i = 0; i < points.length; i++) {
+      for (const j of near.subarray(i * 5, i * 5 + 5)) {
+        if (j < 0) continue;
+        expect(j).not.toBe(i);
+        expect(dot(vectors.subarray(i * dims, i * dims + dims), vectors.subarray(j * dims, j * dims + dims))).toBeGreaterThanOrEqual(0.4);
+      }
+    }
   });
 
   it('a product is drawn toward neighbours only from 50 texts, when its common directions are removed; no opportunity then mixes themes', () => {
@@ -167,6 +196,35 @@ describe('clustering', () => {
     expect(latent.k).toBeLessThan(smooth.k);
     expect(latent.sums.length).toBe(latent.k * embedder.dims);
     expect(group(40, drawn, true).labels).toEqual(group(40).labels);
+  });
+
+  it('recluster: texts said again, word for word or with their words moved, are clustered as if said once', () => {
+    const variants = (template: string[][]): string[] =>
+      template.reduce<string[]>((texts, options) => texts.flatMap((t) => options.map((o) => `${t} ${o}`.trim())), ['']);
+    const texts = [
+      ...variants([['The CSV export', 'Exporting to Excel', 'The report download'], ['is far too slow', 'takes twenty minutes', 'times out'], ['for big reports', 'at month end', 'with many rows']]),
+      ...variants([['We need', 'Security requires', 'IT asks for'], ['single sign-on', 'SAML login', 'Okta sign-in'], ['for every employee', 'before rollout', 'across the company']]),
+      ...variants([['The mobile app', 'The Android app', 'The iPhone app'], ['crashes', 'freezes', 'quits'], ['when uploading a photo', 'on the camera screen', 'after the update']]),
+    ];
+    const run = (list: string[], words?: Vocabulary) => {
+      const vectors = new Float32Array(list.length * embedder.dims);
+      list.forEach((t, i) => vectors.set(embedder.embed(t), i * embedder.dims));
+      return recluster({
+        vectors, dims: embedder.dims, denseDims: embedder.denseDims, keywords: list.map(() => []), threshold: 0.35,
+        neighbours: { count: 5, threshold: 0.4 }, stableFloor: 0.25, texts: list, orderKeys: list.map((t, i) => `${t}\u0000${i}`),
+      }, words);
+    };
+    const once = run(texts, vocabulary);
+    const n = texts.length;
+    const again = run([...texts, ...texts], vocabulary);
+    expect([...again.labels].slice(0, n)).toEqual([...once.labels]);
+    expect([...again.labels].slice(n)).toEqual([...once.labels]);
+    expect([...again.sizes]).toEqual([...once.sizes].map((size) => 2 * size));
+    const moved = run([...texts, ...texts.map((t) => t.split(' ').reverse().join(' '))], vocabulary);
+    expect(moved.sizes.length).toBe(once.sizes.length);
+    for (let i = 0; i < n; i++) expect(moved.labels[n + i]).toBe(moved.labels[i]);
+    // Clustered as separate texts, the repeats broke themes into more opportunities.
+    expect(run([...texts, ...texts]).sizes.length).toBeGreaterThan(once.sizes.length);
   });
 
   it('recluster: the same texts read in another order give the same result to the last bit, common component included', () => {
@@ -329,7 +387,7 @@ describe('clustering', () => {
     members.forEach((list, g) => list.forEach((i) => {
       for (let d = 0; d < dims; d++) sums[g * dims + d]! += vectors[i * dims + d]!;
     }));
-    const sizes = Int32Array.from(members.map((list) => list.length));
+    const sizes = Float64Array.from(members, (list) => list.length);
     attachSmall(members, sums, sizes, dims, 4, 0.25);
     expect(members).toEqual([[0, 1, 2, 3], [4, 5, 6, 7, 8, 9], [], [10]]);
     expect([...sizes]).toEqual([4, 6, 0, 1]);

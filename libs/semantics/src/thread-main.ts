@@ -27,6 +27,8 @@ if (process.platform === 'linux' && (workerData as { background?: boolean } | nu
 const wordVectors = loadWordVectors();
 const embedder = createEmbedder(wordVectors);
 const wordMatcher = createWordMatcher(wordVectors);
+/** The word vectors' ranking tells a mistyped word and a frequent one (near-duplicates in a re-clustering). */
+const vocabulary = { rankOf: (word: string) => wordVectors.rowOf.get(word) };
 const remoteOptions = (workerData as { embeddings?: RemoteEmbeddingsOptions } | null)?.embeddings;
 /** With EMBEDDINGS_URL: the dense part comes from the provider; the lexical part and keywords stay the built-in ones. */
 const remote = remoteOptions ? createRemoteEmbeddings(remoteOptions) : undefined;
@@ -116,7 +118,7 @@ async function handle(request: SemanticsRequest): Promise<{ result: unknown; tra
       return { result: { version }, transfer: [] };
     case 'recluster': {
       const { id: _id, op: _op, ...input } = request;
-      const out = recluster(input);
+      const out = recluster(input, vocabulary);
       return { result: out, transfer: buffers(out.labels, out.sums, out.sizes, out.central, out.common.mean, out.common.direction) };
     }
     case 'assign': {
