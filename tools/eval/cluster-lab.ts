@@ -2,7 +2,7 @@
  * Opportunities measured in process, without the service: the CLINC150 texts (../shared/data) embedded as
  * the worker embeds a signal, then one full re-clustering as libs/evidence runs it (the same thresholds,
  * neighbours and texts, in content order), with the product's stable floor and with the plain cut beside it.
- * Prints opportunities per true intent / NMI / ARI per set. `npm run eval:evidence -- --within-domain`
+ * Prints opportunities per true intent / NMI / ARI per set, and the seconds each clustering took. `npm run eval:evidence -- --within-domain`
  * measures the real thing end to end (placement between re-clusterings, ids, the order signals arrive in);
  * this is where a change of the grouping is tried first (seconds, not minutes).
  *
@@ -10,12 +10,20 @@
  *
  * A set is `scope:per intent`: `all` (150 intents), a domain (`banking`, or several joined by +), or `each`
  * (every domain alone, and their mean). Beyond 50 per intent, edited copies as in eval:evidence.
+ *
+ * CLUSTER_LAB_ENCODER=1: the dense part from the sentence encoder of `npm run embeddings:serve`, loaded in
+ * process, as the semantics thread joins a provider's vectors with the built-in lexical part (vectors kept
+ * in the system's temporary directory, so a second run does not encode again: 15,000 texts take ~3 minutes).
+ * CLUSTER_LAB_DUPLICATES=apart: near-duplicates clustered as separate texts (no vocabulary), as before.
  */
 import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { OPPORTUNITY_NEIGHBOURS, OPPORTUNITY_STABLE_FLOOR, OPPORTUNITY_THRESHOLD, signalText } from '@loupe/evidence';
-import { createEmbedder, loadWordVectors, recluster } from '@loupe/semantics';
+import { createEmbedder, loadWordVectors, normalize, recluster, type Vocabulary } from '@loupe/semantics';
+import { loadUseLite } from '../src/embeddings-server/encoder';
 import { sampleWithCopies, type Labelled } from './clinc-sets';
 import { ari, nmi, readLabelledCsv } from './metrics';
 
@@ -26,35 +34,62 @@ const pool = [
   ...readLabelledCsv(await readFile(path.join(dataDir, 'clinc150-val.csv'), 'utf8')),
 ];
 const domainOf = new Map((await readFile(path.join(dataDir, 'clinc150-domains.csv'), 'utf8')).trim().split('\n').slice(1).map((l) => l.split(',') as [string, string]));
-const embedder = createEmbedder(loadWordVectors());
+const wordVectors = loadWordVectors();
+const embedder = createEmbedder(wordVectors);
+const vocabulary: Vocabulary | undefined = process.env.CLUSTER_LAB_DUPLICATES === 'apart' ? undefined : { rankOf: (word) => wordVectors.rowOf.get(word) };
+const encoder = process.env.CLUSTER_LAB_ENCODER === '1' ? await loadUseLite() : undefined;
+const encodedFile = path.join(tmpdir(), `loupe-cluster-lab-${encoder?.model}.json`);
+const encodedTexts: Record<string, number[]> = encoder && existsSync(encodedFile) ? JSON.parse(readFileSync(encodedFile, 'utf8')) : {};
 
-type Figures = [perIntent: number, nmi: number, ari: number];
+/** The texts' vectors: the built-in ones, or the encoder's (unit length) joined with the built-in lexical part. */
+async function vectorsOf(texts: string[]): Promise<{ vectors: Float32Array; dims: number; denseDims: number }> {
+  if (!encoder) {
+    const vectors = new Float32Array(texts.length * embedder.dims);
+    texts.forEach((t, i) => vectors.set(embedder.embed(t), i * embedder.dims));
+    return { vectors, dims: embedder.dims, denseDims: embedder.denseDims };
+  }
+  const missing = [...new Set(texts.filter((t) => !encodedTexts[t]))];
+  for (let at = 0; at < missing.length; at += 64) {
+    const batch = missing.slice(at, at + 64);
+    (await encoder.embed(batch)).forEach((v, i) => (encodedTexts[batch[i]!] = v));
+  }
+  if (missing.length) writeFileSync(encodedFile, JSON.stringify(encodedTexts));
+  const dims = encoder.dims + embedder.dims - embedder.denseDims;
+  const vectors = new Float32Array(texts.length * dims);
+  texts.forEach((t, i) => {
+    vectors.set(normalize(Float32Array.from(encodedTexts[t]!)), i * dims);
+    vectors.set(embedder.embed(t).subarray(embedder.denseDims), i * dims + encoder.dims);
+  });
+  return { vectors, dims, denseDims: encoder.dims };
+}
+
+type Figures = [perIntent: number, nmi: number, ari: number, seconds: number];
 
 /** One full re-clustering of the rows as signals (title: the text's first 200 characters; content: the text), with and without the stable floor. */
-function measure(rows: Labelled[]): { cut: Figures; stable: Figures } {
-  const dims = embedder.dims;
-  const vectors = new Float32Array(rows.length * dims);
+async function measure(rows: Labelled[]): Promise<{ cut: Figures; stable: Figures }> {
   const texts = rows.map((r) => signalText({ title: r.text.slice(0, 200), content: r.text }));
-  texts.forEach((t, i) => vectors.set(embedder.embed(t), i * dims));
+  const { vectors, dims, denseDims } = await vectorsOf(texts);
   const input = {
-    dims, denseDims: embedder.denseDims, keywords: texts.map((t) => embedder.keywords(t)), texts: texts.map((t) => `${t}\n`),
+    dims, denseDims, keywords: texts.map((t) => embedder.keywords(t)), texts: texts.map((t) => `${t}\n`),
     orderKeys: rows.map((r, i) => `${createHash('md5').update(r.text).digest('hex')}\u0000${i}`),
     threshold: OPPORTUNITY_THRESHOLD, neighbours: OPPORTUNITY_NEIGHBOURS,
   };
   const labels = rows.map((r) => r.label);
   const intents = new Set(labels).size;
   const figures = (stableFloor: number | undefined): Figures => {
-    const out = recluster({ ...input, vectors: Float32Array.from(vectors), stableFloor });
+    const started = performance.now();
+    const out = recluster({ ...input, vectors: Float32Array.from(vectors), stableFloor }, vocabulary);
+    const seconds = (performance.now() - started) / 1000;
     const clusters = [...out.labels].map(String);
-    return [out.sizes.length / intents, nmi(labels, clusters), ari(labels, clusters)];
+    return [out.sizes.length / intents, nmi(labels, clusters), ari(labels, clusters), seconds];
   };
   return { cut: figures(undefined), stable: figures(OPPORTUNITY_STABLE_FLOOR) };
 }
 
-const show = (f: Figures) => `${f[0].toFixed(2)} / ${f[1].toFixed(3)} / ${f[2].toFixed(3)}`;
-const mean = (list: Figures[]): Figures => [0, 1, 2].map((k) => list.reduce((a, f) => a + f[k]!, 0) / list.length) as Figures;
+const show = (f: Figures) => `${f[0].toFixed(2)} / ${f[1].toFixed(3)} / ${f[2].toFixed(3)} (${f[3].toFixed(1)} s)`;
+const mean = (list: Figures[]): Figures => [0, 1, 2, 3].map((k) => list.reduce((a, f) => a + f[k]!, 0) / list.length) as Figures;
 
-console.log(`Opportunities in process (CLINC150; per true intent / NMI / ARI), the cut at ${OPPORTUNITY_NEIGHBOURS.threshold} → kept where they last (floor ${OPPORTUNITY_STABLE_FLOOR}):`);
+console.log(`Opportunities in process (CLINC150, ${encoder ? encoder.model : 'built-in vectors'}${vocabulary ? '' : ', near-duplicates apart'}; per true intent / NMI / ARI (seconds)), the cut at ${OPPORTUNITY_NEIGHBOURS.threshold} → kept where they last (floor ${OPPORTUNITY_STABLE_FLOOR}):`);
 console.log('| set | signals | the cut | kept where they last |');
 console.log('|---|---|---|---|');
 for (const set of sets) {
@@ -64,7 +99,7 @@ for (const set of sets) {
   for (const one of scopes) {
     const domains = one.split('+');
     const rows = sampleWithCopies(one === 'all' ? pool : pool.filter((r) => domains.includes(domainOf.get(r.label)!)), Number(per)).rows;
-    const r = measure(rows);
+    const r = await measure(rows);
     results.push(r);
     console.log(`| ${one} × ${per} | ${rows.length} | ${show(r.cut)} | ${show(r.stable)} |`);
   }
