@@ -17,7 +17,8 @@
  * Texts come from test then val (50 per intent); beyond that, copies of them with one small
  * deterministic edit each (a word dropped, two words swapped, or two letters swapped), as the output says.
  *
- *   npm run eval:evidence -- --within-domain      (EVAL_PER_INTENT=0 EVAL_QUERIES=0 to run only this)
+ *   npm run eval:evidence -- --within-domain      (EVAL_PER_INTENT=0 EVAL_QUERIES=0 to run only this;
+ *                                                  EVAL_DOMAIN_SEARCH=0 for its clustering alone)
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -39,6 +40,8 @@ const queryCount = Number(process.env.EVAL_QUERIES ?? 300);
 const withinDomain = process.argv.includes('--within-domain');
 const domainPerIntent = (process.env.EVAL_DOMAIN_PER_INTENT ?? '10,30,100').split(',').map(Number).filter((n) => n > 0);
 const clusterDomain = process.env.EVAL_CLUSTER_DOMAIN ?? 'banking';
+const domainSearch = process.env.EVAL_DOMAIN_SEARCH !== '0';
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /** An MCP client on a fresh key each 900 calls (the spec's 1,000 calls an hour per key). */
 class Mcp {
@@ -221,18 +224,12 @@ async function searchRun(service: BenchTarget, corpus: Labelled[], queries: Labe
   }
 }
 
-/** Issue 46, item 1: search and clustering within one domain, where the intents are close. */
-async function withinDomainRun(service: BenchTarget, test: Labelled[], val: Labelled[]) {
-  const domainOf = new Map(
-    (await readFile(path.join(dataDir, 'clinc150-domains.csv'), 'utf8')).trim().split('\n').slice(1).map((line) => line.split(',') as [string, string]),
-  );
-  const domains = [...new Set(domainOf.values())].sort();
-  console.log(`\nWithin one domain (--within-domain): each of the ${domains.length} CLINC150 domains alone, its own workspace.`);
+/** Search within each domain alone, beside the same queries against every domain's sources. */
+async function domainSearchRun(service: BenchTarget, test: Labelled[], val: Labelled[], domains: string[], domainOf: Map<string, string>) {
   console.log('\nSearch: a domain\'s clinc150-val texts as find_sources queries against that domain\'s clinc150-test texts only, beside the same queries against all 4,500 test texts:');
   const all = await searchRun(service, test, val);
   const table: string[] = [];
   const means = { fused: [] as number[], lexical: [] as number[], semantic: [] as number[], all: [] as number[], wrongHere: [] as number[] };
-  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   for (const domain of domains) {
     const corpus = test.filter((r) => domainOf.get(r.label) === domain);
     const queries = val.filter((r) => domainOf.get(r.label) === domain);
@@ -261,6 +258,18 @@ async function withinDomainRun(service: BenchTarget, test: Labelled[], val: Labe
   for (const line of table) console.log(line);
   console.log(`| **mean of the domains** | | | **${round(mean(means.fused), 3)}** | ${round(mean(means.lexical), 3)} | ${round(mean(means.semantic), 3)} | ${round(mean(means.all), 3)} | ${round(100 * mean(means.wrongHere), 1)} % | | |`);
   console.log(`| all domains, one workspace (all ${all.queries} val texts, ${all.sources} sources) | | | ${all.fused.precisionAt10} | ${all.lexical.precisionAt10} | ${all.semantic.precisionAt10} | | | ${all.fused.empty} | ${all.fused.p50Ms} |`);
+
+}
+
+/** Issue 46, item 1: search and clustering within one domain, where the intents are close. */
+async function withinDomainRun(service: BenchTarget, test: Labelled[], val: Labelled[]) {
+  const domainOf = new Map(
+    (await readFile(path.join(dataDir, 'clinc150-domains.csv'), 'utf8')).trim().split('\n').slice(1).map((line) => line.split(',') as [string, string]),
+  );
+  const domains = [...new Set(domainOf.values())].sort();
+  console.log(`\nWithin one domain (--within-domain): each of the ${domains.length} CLINC150 domains alone, its own workspace.`);
+  if (domainSearch) await domainSearchRun(service, test, val, domains, domainOf);
+
 
   const pool = [...test, ...val];
   const sets: Array<{ scope: string; rows: Labelled[] }> = [{ scope: 'all 150 intents', rows: pool }];
