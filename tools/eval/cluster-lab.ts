@@ -22,7 +22,7 @@ import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { OPPORTUNITY_NEIGHBOURS, OPPORTUNITY_STABLE_FLOOR, OPPORTUNITY_THRESHOLD, signalText } from '@loupe/evidence';
-import { createEmbedder, loadWordVectors, normalize, recluster, type Vocabulary } from '@loupe/semantics';
+import { createEmbedder, loadWordVectors, nearDuplicates, normalize, recluster, type Vocabulary } from '@loupe/semantics';
 import { loadUseLite } from '../src/embeddings-server/encoder';
 import { sampleWithCopies, type Labelled } from './clinc-sets';
 import { ari, nmi, readLabelledCsv } from './metrics';
@@ -65,8 +65,24 @@ async function vectorsOf(texts: string[]): Promise<{ vectors: Float32Array; dims
 
 type Figures = [perIntent: number, nmi: number, ari: number, seconds: number];
 
+/** Texts that join an earlier one as its near-duplicate (in the set's order), how many of another intent, and how many edited copies join one. */
+function duplicatesIn(rows: Labelled[], texts: string[], copies: Set<number>): string {
+  if (!vocabulary) return '';
+  const first = nearDuplicates(texts, vocabulary);
+  let joined = 0;
+  let otherIntent = 0;
+  let copiesJoined = 0;
+  first.forEach((f, i) => {
+    if (f === i) return;
+    joined++;
+    if (rows[f]!.label !== rows[i]!.label) otherIntent++;
+    if (copies.has(i) || copies.has(f)) copiesJoined++;
+  });
+  return `${joined} join another (${otherIntent} of another intent${copies.size ? `; ${copiesJoined} of the ${copies.size} edited copies` : ''})`;
+}
+
 /** One full re-clustering of the rows as signals (title: the text's first 200 characters; content: the text), with and without the stable floor. */
-async function measure(rows: Labelled[]): Promise<{ cut: Figures; stable: Figures }> {
+async function measure(rows: Labelled[], copies: Set<number>): Promise<{ cut: Figures; stable: Figures; duplicates: string }> {
   const texts = rows.map((r) => signalText({ title: r.text.slice(0, 200), content: r.text }));
   const { vectors, dims, denseDims } = await vectorsOf(texts);
   const input = {
@@ -83,25 +99,26 @@ async function measure(rows: Labelled[]): Promise<{ cut: Figures; stable: Figure
     const clusters = [...out.labels].map(String);
     return [out.sizes.length / intents, nmi(labels, clusters), ari(labels, clusters), seconds];
   };
-  return { cut: figures(undefined), stable: figures(OPPORTUNITY_STABLE_FLOOR) };
+  return { cut: figures(undefined), stable: figures(OPPORTUNITY_STABLE_FLOOR), duplicates: duplicatesIn(rows, texts, copies) };
 }
 
 const show = (f: Figures) => `${f[0].toFixed(2)} / ${f[1].toFixed(3)} / ${f[2].toFixed(3)} (${f[3].toFixed(1)} s)`;
 const mean = (list: Figures[]): Figures => [0, 1, 2, 3].map((k) => list.reduce((a, f) => a + f[k]!, 0) / list.length) as Figures;
 
 console.log(`Opportunities in process (CLINC150, ${encoder ? encoder.model : 'built-in vectors'}${vocabulary ? '' : ', near-duplicates apart'}; per true intent / NMI / ARI (seconds)), the cut at ${OPPORTUNITY_NEIGHBOURS.threshold} → kept where they last (floor ${OPPORTUNITY_STABLE_FLOOR}):`);
-console.log('| set | signals | the cut | kept where they last |');
-console.log('|---|---|---|---|');
+console.log('| set | signals | the cut | kept where they last | near-duplicates |');
+console.log('|---|---|---|---|---|');
 for (const set of sets) {
   const [scope, per] = set.split(':') as [string, string];
   const scopes = scope === 'each' ? [...new Set(domainOf.values())].sort() : [scope];
   const results: Array<{ cut: Figures; stable: Figures }> = [];
   for (const one of scopes) {
     const domains = one.split('+');
-    const rows = sampleWithCopies(one === 'all' ? pool : pool.filter((r) => domains.includes(domainOf.get(r.label)!)), Number(per)).rows;
-    const r = await measure(rows);
+    const { rows, copies } = sampleWithCopies(one === 'all' ? pool : pool.filter((r) => domains.includes(domainOf.get(r.label)!)), Number(per));
+    // The edited copies are the last rows.
+    const r = await measure(rows, new Set(Array.from({ length: copies }, (_, k) => rows.length - copies + k)));
     results.push(r);
-    console.log(`| ${one} × ${per} | ${rows.length} | ${show(r.cut)} | ${show(r.stable)} |`);
+    console.log(`| ${one} × ${per} | ${rows.length} | ${show(r.cut)} | ${show(r.stable)} | ${r.duplicates} |`);
   }
-  if (results.length > 1) console.log(`| **mean of ${results.length}** × ${per} | | ${show(mean(results.map((r) => r.cut)))} | ${show(mean(results.map((r) => r.stable)))} |`);
+  if (results.length > 1) console.log(`| **mean of ${results.length}** × ${per} | | ${show(mean(results.map((r) => r.cut)))} | ${show(mean(results.map((r) => r.stable)))} | |`);
 }
