@@ -124,9 +124,9 @@ function drawnTowardNeighbours(vectors: Float32Array, dims: number, k: number, f
  * 0.515; two probes 1.37 / 0.830 / 0.552, as with every vector compared with every other (1.37 / 0.830 /
  * 0.552) at about half its cost.
  */
-export function smoothedInCells(input: Float32Array, dims: number, all: Int32Array, k: number, floor: number, cellLimit: number): { vectors: Float32Array; near: Int32Array } {
-  const n = all.length;
-  const cells = partition(input, dims, all, cellLimit);
+export function smoothedInCells(input: Float32Array, dims: number, k: number, floor: number, cellLimit: number): { vectors: Float32Array; near: Int32Array } {
+  const n = input.length / dims;
+  const cells = partition(input, dims, Int32Array.from({ length: n }, (_, i) => i), cellLimit);
   const near = new Int32Array(n * k).fill(-1);
   const nearSim = new Float32Array(n * k).fill(-Infinity);
   /** j as a neighbour of i, when at least floor alike and more alike than i's least alike so far. */
@@ -562,7 +562,7 @@ export function clusterVectors(input: Float32Array, dims: number, options: Clust
   const smooth = n > 1 && n <= (options.smoothLimit ?? SMOOTH_LIMIT) ? options.neighbours : undefined;
   const drawn: { vectors: Float32Array; near: Int32Array; similarity?: Float32Array } | undefined = !smooth ? undefined
     : exact ? smoothed(input, dims, smooth.count, options.threshold)
-    : smoothedInCells(input, dims, all, smooth.count, options.threshold, exactLimit);
+    : smoothedInCells(input, dims, smooth.count, options.threshold, exactLimit);
   const vectors = drawn ? drawn.vectors : input;
   const cells = exact ? [all] : partition(vectors, dims, all, Math.min(CELL_LIMIT, exactLimit));
   const threshold = smooth ? smooth.threshold : options.threshold;

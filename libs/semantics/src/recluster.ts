@@ -2,7 +2,7 @@ import { clusterVectors, SMOOTH_LIMIT } from './clustering';
 import { commonComponent, withoutCommon, type CommonComponent } from './common';
 import { latentRank, latentVectors } from './latent';
 import { nearDuplicates, type Vocabulary } from './near-duplicates';
-import { isZero } from './vectors';
+import { isZero, normalize } from './vectors';
 
 /**
  * One full clustering of a set of texts given their raw vectors and distinctive words: the common
@@ -122,20 +122,15 @@ function groupedDuplicates(texts: readonly string[], vocabulary: Vocabulary): { 
 
 /**
  * Each group's mean vector at unit length: the texts of a group differ by a word, and their mean is closer
- * to what they say than any one of them (all 150 intents × 100: 1.60 opportunities per intent with the
- * first text's vector, 1.47 with the mean).
+ * to what they say than any one of them (all 150 intents × 100, one probe: 1.60 opportunities per
+ * intent with the first text's vector, 1.47 with the mean).
  */
 function groupMeans(vectors: Float32Array, dims: number, groups: { kept: number[]; keptIndex: Int32Array }): Float32Array {
   const out = new Float32Array(groups.kept.length * dims);
   groups.keptIndex.forEach((k, at) => {
     for (let d = 0; d < dims; d++) out[k * dims + d]! += vectors[at * dims + d]!;
   });
-  for (let k = 0; k < groups.kept.length; k++) {
-    let norm = 0;
-    for (let d = 0; d < dims; d++) norm += out[k * dims + d]! ** 2;
-    norm = Math.sqrt(norm);
-    if (norm > 0) for (let d = 0; d < dims; d++) out[k * dims + d]! /= norm;
-  }
+  for (let k = 0; k < groups.kept.length; k++) normalize(out.subarray(k * dims, k * dims + dims));
   return out;
 }
 

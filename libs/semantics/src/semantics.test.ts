@@ -148,7 +148,7 @@ describe('clustering', () => {
     for (let i = 0; i < points.length; i++) normalize(vectors.subarray(i * dims, i * dims + dims));
     const p = 18;
     const q = 19;
-    const { near } = smoothedInCells(vectors, dims, Int32Array.from(points, (_, i) => i), 5, 0.4, 19);
+    const { near } = smoothedInCells(vectors, dims, 5, 0.4, 19);
     expect([...near.subarray(p * 5, p * 5 + 5)]).toContain(q);
     expect([...near.subarray(q * 5, q * 5 + 5)]).toContain(p);
     // Every neighbour is at least the floor alike, and none is the vector itself.
