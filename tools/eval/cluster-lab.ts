@@ -15,6 +15,8 @@
  * process, as the semantics thread joins a provider's vectors with the built-in lexical part (vectors kept
  * in the system's temporary directory, so a second run does not encode again: 15,000 texts take ~3 minutes).
  * CLUSTER_LAB_DUPLICATES=apart: near-duplicates clustered as separate texts (no vocabulary), as before.
+ * CLUSTER_LAB_ORDER=<word>: another order to cluster in (the hash of the word and the text), to see how much
+ * the order moves the figures.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -63,6 +65,8 @@ async function vectorsOf(texts: string[]): Promise<{ vectors: Float32Array; dims
   return { vectors, dims, denseDims: encoder.dims };
 }
 
+const orderSalt = process.env.CLUSTER_LAB_ORDER ?? '';
+
 type Figures = [perIntent: number, nmi: number, ari: number, seconds: number];
 
 /** Texts that join an earlier one as its near-duplicate (in the set's order), how many of another intent, and how many edited copies join one. */
@@ -87,7 +91,7 @@ async function measure(rows: Labelled[], copies: Set<number>): Promise<{ cut: Fi
   const { vectors, dims, denseDims } = await vectorsOf(texts);
   const input = {
     dims, denseDims, keywords: texts.map((t) => embedder.keywords(t)), texts: texts.map((t) => `${t}\n`),
-    orderKeys: rows.map((r, i) => `${createHash('md5').update(r.text).digest('hex')}\u0000${i}`),
+    orderKeys: rows.map((r, i) => `${createHash('md5').update(`${orderSalt}${r.text}`).digest('hex')}\u0000${i}`),
     threshold: OPPORTUNITY_THRESHOLD, neighbours: OPPORTUNITY_NEIGHBOURS,
   };
   const labels = rows.map((r) => r.label);
