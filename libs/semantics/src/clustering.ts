@@ -103,8 +103,13 @@ function drawnTowardNeighbours(vectors: Float32Array, dims: number, k: number, f
   const n = vectors.length / dims;
   const similarity = similarityMatrix(vectors, dims, Int32Array.from({ length: n }, (_, i) => i));
   const near = nearestNeighbours(similarity, n, k, floor);
+  return { vectors: drawnToward(vectors, dims, near, k), similarity, near };
+}
+
+/** Each vector plus 1/k of each of its neighbours (`near`, k per vector, -1 for none), at unit length. */
+function drawnToward(vectors: Float32Array, dims: number, near: Int32Array, k: number): Float32Array {
   const out = Float32Array.from(vectors);
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < vectors.length / dims; i++) {
     const y = out.subarray(i * dims, i * dims + dims);
     for (let q = i * k; q < i * k + k; q++) {
       const j = near[q]!;
@@ -112,7 +117,7 @@ function drawnTowardNeighbours(vectors: Float32Array, dims: number, k: number, f
     }
     normalize(y);
   }
-  return { vectors: out, similarity, near };
+  return out;
 }
 
 /**
@@ -178,16 +183,7 @@ export function smoothedInCells(input: Float32Array, dims: number, k: number, fl
       }
     }
   }
-  const vectors = Float32Array.from(input);
-  for (let i = 0; i < n; i++) {
-    const y = vectors.subarray(i * dims, i * dims + dims);
-    for (let q = i * k; q < i * k + k; q++) {
-      const j = near[q]!;
-      if (j >= 0) for (let d = 0; d < dims; d++) y[d]! += input[j * dims + d]! / k;
-    }
-    normalize(y);
-  }
-  return { vectors, near };
+  return { vectors: drawnToward(input, dims, near, k), near };
 }
 
 /**
