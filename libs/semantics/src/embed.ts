@@ -59,7 +59,8 @@ export function stem(word: string): string {
   return word.replace(/ies$/, 'y').replace(/(ing|ed|es|s)$/, '');
 }
 
-function hashOf(feature: string): number {
+/** FNV-1a, 32 bits. */
+export function hashOf(feature: string): number {
   let h = 2166136261;
   for (let i = 0; i < feature.length; i++) {
     h ^= feature.charCodeAt(i);

@@ -1,4 +1,4 @@
-import { tokenize } from './embed';
+import { hashOf, tokenize } from './embed';
 
 /**
  * Texts said again: the same message forwarded, pasted into a second ticket, sent with a typo fixed or a
@@ -40,17 +40,8 @@ export interface Vocabulary {
   rankOf(word: string): number | undefined;
 }
 
-/** Two 32-bit hashes of a word (FNV-1a with two offsets), summed per set so a word's removal is a subtraction. */
-function hashesOf(word: string): [number, number] {
-  let a = 2166136261;
-  let b = 0x811c9dc5 ^ 0x5bd1e995;
-  for (let i = 0; i < word.length; i++) {
-    const c = word.charCodeAt(i);
-    a = Math.imul(a ^ c, 16777619);
-    b = Math.imul(b ^ c, 0x01000193) ^ (b >>> 15);
-  }
-  return [a >>> 0, b >>> 0];
-}
+/** Two 32-bit hashes of a word (FNV-1a of the word and of it salted), summed per set so a word's removal is a subtraction. */
+const hashesOf = (word: string): [number, number] => [hashOf(word), hashOf(`\u0000${word}`)];
 
 /** The words only one side has, of two sorted word lists. */
 function difference(a: readonly string[], b: readonly string[]): { onlyA: string[]; onlyB: string[] } {
