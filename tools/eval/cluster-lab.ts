@@ -1,7 +1,7 @@
 /**
  * Opportunities measured in process, without the service: the CLINC150 texts (../shared/data) embedded as
  * the worker embeds a signal, then one full re-clustering as libs/evidence runs it (the same thresholds,
- * neighbours and texts, in content order), with the product's stable floor and with the plain cut beside it.
+ * neighbours and texts, in content order): by the neighbour graph's communities, as the product groups, and by average link kept where it lasts beside it (the grouping before, docs/adr/0022).
  * Prints opportunities per true intent / NMI / ARI per set, and the seconds each clustering took. `npm run eval:evidence -- --within-domain`
  * measures the real thing end to end (placement between re-clusterings, ids, the order signals arrive in);
  * this is where a change of the grouping is tried first (seconds, not minutes).
@@ -85,44 +85,44 @@ function duplicatesIn(rows: Labelled[], texts: string[], copies: Set<number>): s
   return `${joined} join another (${otherIntent} of another intent${copies.size ? `; ${copiesJoined} of the ${copies.size} edited copies` : ''})`;
 }
 
-/** One full re-clustering of the rows as signals (title: the text's first 200 characters; content: the text), with and without the stable floor. */
-async function measure(rows: Labelled[], copies: Set<number>): Promise<{ cut: Figures; stable: Figures; duplicates: string }> {
+/** One full re-clustering of the rows as signals (title: the text's first 200 characters; content: the text), by communities as the product groups and by average link as it did before. */
+async function measure(rows: Labelled[], copies: Set<number>): Promise<{ averageLink: Figures; communities: Figures; duplicates: string }> {
   const texts = rows.map((r) => signalText({ title: r.text.slice(0, 200), content: r.text }));
   const { vectors, dims, denseDims } = await vectorsOf(texts);
   const input = {
     dims, denseDims, keywords: texts.map((t) => embedder.keywords(t)), texts: texts.map((t) => `${t}\n`),
     orderKeys: rows.map((r, i) => `${createHash('md5').update(`${orderSalt}${r.text}`).digest('hex')}\u0000${i}`),
-    threshold: OPPORTUNITY_THRESHOLD, neighbours: OPPORTUNITY_NEIGHBOURS,
+    threshold: OPPORTUNITY_THRESHOLD, neighbours: OPPORTUNITY_NEIGHBOURS, stableFloor: OPPORTUNITY_STABLE_FLOOR,
   };
   const labels = rows.map((r) => r.label);
   const intents = new Set(labels).size;
-  const figures = (stableFloor: number | undefined): Figures => {
+  const figures = (communities: boolean): Figures => {
     const started = performance.now();
-    const out = recluster({ ...input, vectors: Float32Array.from(vectors), stableFloor }, vocabulary);
+    const out = recluster({ ...input, vectors: Float32Array.from(vectors), communities }, vocabulary);
     const seconds = (performance.now() - started) / 1000;
     const clusters = [...out.labels].map(String);
     return [out.sizes.length / intents, nmi(labels, clusters), ari(labels, clusters), seconds];
   };
-  return { cut: figures(undefined), stable: figures(OPPORTUNITY_STABLE_FLOOR), duplicates: duplicatesIn(rows, texts, copies) };
+  return { averageLink: figures(false), communities: figures(true), duplicates: duplicatesIn(rows, texts, copies) };
 }
 
 const show = (f: Figures) => `${f[0].toFixed(2)} / ${f[1].toFixed(3)} / ${f[2].toFixed(3)} (${f[3].toFixed(1)} s)`;
 const mean = (list: Figures[]): Figures => [0, 1, 2, 3].map((k) => list.reduce((a, f) => a + f[k]!, 0) / list.length) as Figures;
 
-console.log(`Opportunities in process (CLINC150, ${encoder ? encoder.model : 'built-in vectors'}${vocabulary ? '' : ', near-duplicates apart'}; per true intent / NMI / ARI (seconds)), the cut at ${OPPORTUNITY_NEIGHBOURS.threshold} → kept where they last (floor ${OPPORTUNITY_STABLE_FLOOR}):`);
-console.log('| set | signals | the cut | kept where they last | near-duplicates |');
+console.log(`Opportunities in process (CLINC150, ${encoder ? encoder.model : 'built-in vectors'}${vocabulary ? '' : ', near-duplicates apart'}; per true intent / NMI / ARI (seconds)), average link kept where it lasts (floor ${OPPORTUNITY_STABLE_FLOOR}) → the neighbour graph's communities:`);
+console.log('| set | signals | average link | communities | near-duplicates |');
 console.log('|---|---|---|---|---|');
 for (const set of sets) {
   const [scope, per] = set.split(':') as [string, string];
   const scopes = scope === 'each' ? [...new Set(domainOf.values())].sort() : [scope];
-  const results: Array<{ cut: Figures; stable: Figures }> = [];
+  const results: Array<{ averageLink: Figures; communities: Figures }> = [];
   for (const one of scopes) {
     const domains = one.split('+');
     const { rows, copies } = sampleWithCopies(one === 'all' ? pool : pool.filter((r) => domains.includes(domainOf.get(r.label)!)), Number(per));
     // The edited copies are the last rows.
     const r = await measure(rows, new Set(Array.from({ length: copies }, (_, k) => rows.length - copies + k)));
     results.push(r);
-    console.log(`| ${one} × ${per} | ${rows.length} | ${show(r.cut)} | ${show(r.stable)} | ${r.duplicates} |`);
+    console.log(`| ${one} × ${per} | ${rows.length} | ${show(r.averageLink)} | ${show(r.communities)} | ${r.duplicates} |`);
   }
-  if (results.length > 1) console.log(`| **mean of ${results.length}** × ${per} | | ${show(mean(results.map((r) => r.cut)))} | ${show(mean(results.map((r) => r.stable)))} | |`);
+  if (results.length > 1) console.log(`| **mean of ${results.length}** × ${per} | | ${show(mean(results.map((r) => r.averageLink)))} | ${show(mean(results.map((r) => r.communities)))} | |`);
 }

@@ -57,7 +57,7 @@ export const OPPORTUNITY_STABLE_FLOOR = 0.25;
  * Names the grouping method; saved with each full clustering. A product last clustered by another
  * method is clustered in full at its next update, and the worker queues one at start (the backfill).
  */
-export const CLUSTERING_METHOD = `average-link-${OPPORTUNITY_THRESHOLD}+neighbours-${OPPORTUNITY_NEIGHBOURS.count}-${OPPORTUNITY_NEIGHBOURS.threshold}+lone-to-nearest+latent-${LATENT_SHARE}+stable-${OPPORTUNITY_STABLE_FLOOR}+small-to-nearest+near-duplicates-once+two-probes`;
+export const CLUSTERING_METHOD = `average-link-${OPPORTUNITY_THRESHOLD}+neighbours-${OPPORTUNITY_NEIGHBOURS.count}-${OPPORTUNITY_NEIGHBOURS.threshold}+lone-to-nearest+latent-${LATENT_SHARE}+stable-${OPPORTUNITY_STABLE_FLOOR}+small-to-nearest+near-duplicates-once+two-probes+communities`;
 /** Products with at most this many signals are re-clustered in full after every change (well under a second). */
 export const SMALL_PRODUCT = 2_000;
 /** Larger products are re-clustered in full once this share of their signals changed since the last time. */
@@ -521,6 +521,7 @@ async function reclusterOnce(deps: OpportunityDeps, workspaceId: string, product
     threshold: OPPORTUNITY_THRESHOLD,
     neighbours: OPPORTUNITY_NEIGHBOURS,
     stableFloor: OPPORTUNITY_STABLE_FLOOR,
+    communities: true,
     exactLimit: options.exactLimit,
   }, [vectors.buffer as ArrayBuffer]));
   await yieldToLoop();

@@ -27,6 +27,8 @@ export interface ReclusterInput {
   neighbours?: { count: number; threshold: number } | undefined;
   /** With neighbours: the clusters kept are chosen between this similarity and the cut (see clusterVectors). */
   stableFloor?: number | undefined;
+  /** With neighbours: a set drawn toward them is grouped as its nearest-neighbour graph's communities (see clusterVectors). */
+  communities?: boolean | undefined;
   /**
    * The texts, in input order. With them, a set that is smoothed (50 to SMOOTH_LIMIT texts) is grouped on
    * each text's vector joined with its latent vector over the set's own vocabulary (./latent), weighing
@@ -150,7 +152,7 @@ export function recluster(input: ReclusterInput, vocabulary?: Vocabulary): Reclu
   const clusteredTexts = duplicates ? duplicates.kept.map((at) => texts![at]!) : texts;
   const grouped = neighbours && clusteredTexts && clusteredTexts.length <= SMOOTH_LIMIT ? withLatent(clustered, dims, clusteredTexts) : { vectors: clustered, dims };
   const sorted = clusterVectors(grouped.vectors, grouped.dims, {
-    threshold: input.threshold, exactLimit: input.exactLimit, neighbours, stableFloor: input.stableFloor, weights: duplicates?.weights,
+    threshold: input.threshold, exactLimit: input.exactLimit, neighbours, stableFloor: input.stableFloor, communities: input.communities, weights: duplicates?.weights,
   });
   // The sums as placement compares with them: of the members' own part, back to its scale.
   const sums = grouped.dims === dims ? sorted.sums : ownPart(sorted.sums, grouped.dims, dims);
