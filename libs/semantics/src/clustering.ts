@@ -76,7 +76,7 @@ export interface ClusterOptions {
    * average link: stableFloor then plays no part. Its clusters' sums stay those of the drawn vectors, which
    * placement compares with. A vector of `weights` is one node: near-duplicates are one message.
    * CLINC150 in process, opportunities per intent / NMI / ARI, average link and the stable cut →
-   * communities: all 150 intents × 30, 1.09 / 0.848 / 0.567 → 1.21 / 0.869 / 0.627; within one domain at
+   * communities: all 150 intents × 30, 1.09 / 0.848 / 0.567 → 1.17 / 0.869 / 0.627; within one domain at
    * 20 per intent, mean of the ten, 1.74 / 0.825 / 0.647 → 1.50 / 0.834 / 0.682 (docs/adr/0022).
    */
   communities?: boolean | undefined;
@@ -300,9 +300,8 @@ function nearestKept(S: Float32Array, n: number, k: number, floor: number): Near
 }
 
 /**
- * Each of n vectors' k most alike candidates offered (`near`, -1 for none), the least alike of them
- * tracked so that a candidate below it costs one comparison: finding 21 neighbours among 7,300 vectors
- * took 13 s when each offer scanned the row.
+ * Each of n vectors' k most alike candidates offered (`near`, -1 for none, with their similarities), the
+ * least alike of them tracked so that a candidate below it costs one comparison rather than a scan of the row.
  */
 class NearestKept {
   readonly near: Int32Array;
