@@ -111,7 +111,7 @@ export function louvain(graph: Graph, gamma: number): Int32Array {
     }
   }
   const numbered = renumbered(community);
-  const count = Math.max(-1, ...numbered) + 1;
+  const count = numbered.reduce((most, c) => Math.max(most, c + 1), 0);
   if (!movedAny || count === n) return numbered;
   // The communities as nodes of a smaller graph (a community's inner edges become a loop), grouped again.
   const merged: Array<Map<number, number>> = Array.from({ length: count }, () => new Map());
