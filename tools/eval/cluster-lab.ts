@@ -1,7 +1,8 @@
 /**
  * Opportunities measured in process, without the service: the CLINC150 texts (../shared/data) embedded as
  * the worker embeds a signal, then one full re-clustering as libs/evidence runs it (the same thresholds,
- * neighbours and texts, in content order): by the neighbour graph's communities, as the product groups, and by average link kept where it lasts beside it (the grouping before, docs/adr/0022).
+ * neighbours and texts, in content order): by the neighbour graph's communities, as the product groups,
+ * and beside it by average link kept where it lasts (the grouping before, docs/adr/0022).
  * Prints opportunities per true intent / NMI / ARI per set, and the seconds each clustering took. `npm run eval:evidence -- --within-domain`
  * measures the real thing end to end (placement between re-clusterings, ids, the order signals arrive in);
  * this is where a change of the grouping is tried first (seconds, not minutes).
