@@ -75,7 +75,7 @@ describe('communities of a neighbour graph', () => {
     expect(weight(0, 2)).toBeLessThan(1);
   });
 
-  it('groups clouds of vectors into their themes, in one matrix or in cells, and the same whatever the number of themes', () => {
+  it('groups clouds of vectors into their themes, in one matrix or in cells, whatever the number of themes, and one theme as one', () => {
     const dims = 24;
     const clouds = (themes: number, per: number, seed: number) => {
       const rnd = random(seed);
@@ -88,6 +88,13 @@ describe('communities of a neighbour graph', () => {
       return { vectors, truth: Array.from({ length: themes * per }, (_, i) => i % themes) };
     };
     const options = { threshold: 0.35, neighbours: { count: 5, threshold: 0.4 }, communities: true };
+    // One theme said 120 times with small variations in 12 directions: modularity alone cuts it into pieces.
+    const rnd = random(7);
+    const centre = normalize(Float32Array.from({ length: dims }, () => rnd() - 0.5));
+    const ways = Array.from({ length: 12 }, () => normalize(Float32Array.from({ length: dims }, () => rnd() - 0.5)));
+    const oneTheme = new Float32Array(120 * dims);
+    for (let i = 0; i < 120; i++) oneTheme.set(normalize(Float32Array.from(centre, (x, d) => x + 0.35 * ways[i % 12]![d]! + (rnd() - 0.5) * 0.05)), i * dims);
+    expect(clusterVectors(oneTheme, dims, options).sizes).toEqual(Int32Array.from([120]));
     for (const [themes, per] of [[3, 40], [12, 40]] as const) {
       const { vectors, truth } = clouds(themes, per, themes);
       expect(samePartition(clusterVectors(vectors, dims, options).labels, truth)).toBe(true);
