@@ -81,6 +81,12 @@ async function ingest(service: BenchTarget, key: string, productId: string, proj
   }));
   for (let at = 0; at < records.length; at += 1_000) {
     const res = await fetch(`${service.url}/api/v1/ingest`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(records.slice(at, at + 1_000)) });
+    // Over the key's rate limit: wait as the answer says and send the same batch again, as a client should.
+    if (res.status === 429) {
+      await new Promise((resolve) => setTimeout(resolve, 1_000 * Number(res.headers.get('retry-after') ?? 1)));
+      at -= 1_000;
+      continue;
+    }
     if (res.status !== 202) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);
   }
   // Bookkeeping only: which source holds which text (read from the database, the way an operator would).
